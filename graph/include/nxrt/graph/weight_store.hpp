@@ -1,0 +1,62 @@
+// The bytes of a model's initializers. Inline data is held in memory; ONNX
+// external data is memory-mapped from files inside the model's folder. Every
+// tensor is exposed as a read-only byte span in ONNX's little-endian raw
+// layout (strings excepted, kept as a vector of std::string).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "nxrt/graph/dtype.hpp"
+#include "nxrt/support/status.hpp"
+
+namespace nxrt::graph {
+
+// A tensor's data as the store holds it.
+struct TensorData {
+  DataType dtype = DataType::kUndefined;
+  std::vector<int64_t> dims;
+  std::span<const std::byte> bytes;  // raw layout; empty for strings
+  std::vector<std::string> strings;  // for DataType::kString only
+};
+
+// Handle of one tensor in a store.
+struct WeightRef {
+  uint32_t index = UINT32_MAX;
+};
+
+class MappedFile;
+
+class WeightStore {
+ public:
+  WeightStore();
+  ~WeightStore();
+  WeightStore(WeightStore&&) noexcept;
+  WeightStore& operator=(WeightStore&&) noexcept;
+
+  // Stores a copy of `bytes` (already in raw layout).
+  WeightRef AddOwned(DataType dtype, std::vector<int64_t> dims, std::vector<std::byte> bytes);
+  WeightRef AddStrings(std::vector<int64_t> dims, std::vector<std::string> strings);
+
+  // Maps `length` bytes at `offset` of `location`, a path relative to
+  // `model_dir`. Refuses a location that escapes the folder, a missing file,
+  // and a range beyond the file's end; a length of -1 means "to the end".
+  Result<WeightRef> AddExternal(DataType dtype, std::vector<int64_t> dims,
+                                const std::filesystem::path& model_dir,
+                                const std::string& location, int64_t offset, int64_t length);
+
+  const TensorData& Get(WeightRef ref) const { return *tensors_.at(ref.index); }
+  size_t size() const { return tensors_.size(); }
+
+ private:
+  std::vector<std::unique_ptr<TensorData>> tensors_;
+  std::vector<std::unique_ptr<std::vector<std::byte>>> owned_;
+  std::vector<std::shared_ptr<MappedFile>> mappings_;
+};
+
+}  // namespace nxrt::graph
