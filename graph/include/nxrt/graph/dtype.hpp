@@ -34,6 +34,9 @@ enum class DataType : int32_t {
   kUint4 = 21,
   kInt4 = 22,
   kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUint2 = 25,
+  kInt2 = 26,
 };
 
 // The DataType for an ONNX enum value, or nullopt for a value nxrt does not know.
@@ -42,7 +45,7 @@ std::optional<DataType> DataTypeFromOnnx(int32_t onnx_type);
 // Lower-case ONNX spelling: "float", "int64", "bfloat16"...
 std::string_view DataTypeName(DataType type);
 
-// Bits per element (4 for the 4-bit types, 0 for string and undefined).
+// Bits per element (4 or 2 for the packed types, 0 for string and undefined).
 size_t DataTypeBits(DataType type);
 
 }  // namespace nxrt::graph

@@ -10,6 +10,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "nxrt/graph/dtype.hpp"
@@ -30,6 +31,14 @@ struct WeightRef {
   uint32_t index = UINT32_MAX;
 };
 
+// Number of elements of a tensor of `dims`; an error for a negative dim or
+// a product that overflows.
+Result<uint64_t> ElementCount(std::span<const int64_t> dims);
+
+// Bytes of the raw layout of `count` elements of `dtype` (packed types round
+// up to whole bytes); an error on overflow or for string and undefined.
+Result<uint64_t> RawByteSize(DataType dtype, uint64_t count);
+
 class MappedFile;
 
 class WeightStore {
@@ -46,9 +55,10 @@ class WeightStore {
   // Maps `length` bytes at `offset` of `location`, a path relative to
   // `model_dir`. Refuses a location that escapes the folder, a missing file,
   // and a range beyond the file's end; a length of -1 means "to the end".
+  // Each file is mapped once per store, however many tensors it holds.
   Result<WeightRef> AddExternal(DataType dtype, std::vector<int64_t> dims,
-                                const std::filesystem::path& model_dir,
-                                const std::string& location, int64_t offset, int64_t length);
+                                const std::filesystem::path& model_dir, const std::string& location,
+                                int64_t offset, int64_t length);
 
   const TensorData& Get(WeightRef ref) const { return *tensors_.at(ref.index); }
   size_t size() const { return tensors_.size(); }
@@ -56,7 +66,7 @@ class WeightStore {
  private:
   std::vector<std::unique_ptr<TensorData>> tensors_;
   std::vector<std::unique_ptr<std::vector<std::byte>>> owned_;
-  std::vector<std::shared_ptr<MappedFile>> mappings_;
+  std::unordered_map<std::string, std::shared_ptr<MappedFile>> mapping_by_path_;
 };
 
 }  // namespace nxrt::graph
