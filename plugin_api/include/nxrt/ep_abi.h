@@ -1,4 +1,5 @@
-/* nxrt execution-provider ABI, version 1.
+/* nxrt execution-provider ABI, version 1.1 (docs/abi-changelog.md lists the
+ * changes between minors).
  *
  * The one contract between the nxrt host (libnxrt) and an execution-provider
  * plugin (libep_NAME.so). Pure C11: only opaque handles, plain structs and
@@ -41,7 +42,7 @@ extern "C" {
 /* ------------------------------------------------------------------------- */
 
 #define NXRT_EP_ABI_VERSION_MAJOR 1u
-#define NXRT_EP_ABI_VERSION_MINOR 0u
+#define NXRT_EP_ABI_VERSION_MINOR 1u
 #define NXRT_EP_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | ((minor)&0xFFFFu)))
 #define NXRT_EP_ABI_VERSION_MAJOR_OF(version) ((uint32_t)(version) >> 16)
 #define NXRT_EP_ABI_VERSION_MINOR_OF(version) ((uint32_t)(version)&0xFFFFu)
@@ -450,8 +451,9 @@ typedef struct nxrt_ep_api {
                         size_t input_count);
 
   /* Makes a kernel for `node` at concrete input shapes for one artifact
-   * configuration. On success *out is owned by the host, released through
-   * kernel_api->destroy. Required. */
+   * configuration. `inputs` has one entry per node input; an absent optional
+   * input has dtype NXRT_DTYPE_UNDEFINED and rank 0. On success *out is owned
+   * by the host, released through kernel_api->destroy. Required. */
   nxrt_status* (*create_kernel)(nxrt_ep* ep, const nxrt_artifact_config* config,
                                 const nxrt_node* node, const nxrt_shape* inputs,
                                 size_t input_count, int64_t opset, nxrt_kernel** out);
@@ -475,6 +477,12 @@ typedef struct nxrt_ep_api {
   nxrt_status* (*end_capture)(nxrt_ep* ep, nxrt_graph_slot slot, nxrt_graph_token* out);
   nxrt_status* (*replay)(nxrt_ep* ep, nxrt_graph_token token);
   nxrt_status* (*reset)(nxrt_ep* ep, nxrt_graph_token token);
+
+  /* Since 1.1. Whether this EP instance can capture device graphs (an EP may
+   * turn them off through its options, or lack the device feature). Called
+   * after create_ep, from any thread; `ep` is never NULL. Optional; default:
+   * nonzero exactly when all four device-graph functions above are set. */
+  nxrt_bool (*device_graphs_supported)(const nxrt_ep* ep);
 } nxrt_ep_api;
 
 /* The entry symbol's type. `host_abi_version` is the highest version the host
