@@ -1,0 +1,158 @@
+#include "nxrt/graph/lineage_closure.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
+#include <boost/graph/two_bit_color_map.hpp>
+
+namespace nxrt::graph {
+namespace {
+
+using LineageGraph =
+    boost::compressed_sparse_row_graph<boost::directedS, boost::no_property, LineageLink,
+                                       boost::no_property, uint32_t, size_t>;
+using Vertex = boost::graph_traits<LineageGraph>::vertex_descriptor;
+using Edge = boost::graph_traits<LineageGraph>::edge_descriptor;
+
+constexpr uint32_t kNoSymbol = UINT32_MAX;
+
+// The search's FIFO. Every vertex enters at most once, so a reserved vector
+// with a read cursor never reallocates and beats the default deque.
+class VertexQueue {
+ public:
+  explicit VertexQueue(size_t capacity) { items_.reserve(capacity); }
+  void push(Vertex v) { items_.push_back(v); }
+  void pop() { ++head_; }
+  Vertex& top() { return items_[head_]; }
+  bool empty() const { return head_ == items_.size(); }
+
+ private:
+  std::vector<Vertex> items_;
+  size_t head_ = 0;
+};
+
+// Records what the search reaches; copied by value into the search, so it
+// holds pointers to the closure's tables.
+class RecordingVisitor : public boost::default_bfs_visitor {
+ public:
+  RecordingVisitor(std::vector<uint8_t>* flags, std::vector<SymbolId>* reached,
+                   uint32_t* predecessor, uint32_t* root, LineageLink* via)
+      : flags_(flags), reached_(reached), predecessor_(predecessor), root_(root), via_(via) {}
+
+  void tree_edge(Edge e, const LineageGraph& g) const {
+    if (predecessor_ == nullptr) return;
+    const Vertex from = boost::source(e, g);
+    const Vertex to = boost::target(e, g);
+    predecessor_[to] = from;
+    root_[to] = root_[from];
+    via_[to] = g[e];
+  }
+
+  void discover_vertex(Vertex v, const LineageGraph&) const {
+    if ((*flags_)[v] != 0) return;  // a seed, recorded before the search
+    (*flags_)[v] = 1;
+    reached_->push_back(SymbolId{v});
+  }
+
+ private:
+  std::vector<uint8_t>* flags_;
+  std::vector<SymbolId>* reached_;
+  uint32_t* predecessor_;
+  uint32_t* root_;
+  LineageLink* via_;
+};
+
+size_t VertexCount(const SymbolLineage& lineage, std::span<const SymbolId> seeds,
+                   size_t symbol_count) {
+  size_t count = symbol_count;
+  auto widen = [&count](SymbolId s) {
+    if (s.valid()) count = std::max(count, static_cast<size_t>(s.index) + 1);
+  };
+  for (const auto& [a, b] : lineage.unifications) {
+    widen(a);
+    widen(b);
+  }
+  for (const auto& [derived, source] : lineage.derivations) {
+    widen(derived);
+    widen(source);
+  }
+  for (SymbolId s : seeds) widen(s);
+  return count;
+}
+
+}  // namespace
+
+LineageClosure LineageClosure::Compute(const SymbolLineage& lineage,
+                                       std::span<const SymbolId> seeds, size_t symbol_count,
+                                       ClosureDetail detail) {
+  LineageClosure closure;
+  const size_t vertex_count = VertexCount(lineage, seeds, symbol_count);
+  closure.reached_flags_.assign(vertex_count, 0);
+  const bool explain = detail == ClosureDetail::kExplain;
+  if (explain) {
+    closure.predecessor_.assign(vertex_count, kNoSymbol);
+    closure.root_.assign(vertex_count, kNoSymbol);
+    closure.via_.assign(vertex_count, LineageLink::kUnification);
+  }
+
+  std::vector<Vertex> sources;
+  sources.reserve(seeds.size());
+  for (SymbolId s : seeds) {
+    if (!s.valid() || closure.reached_flags_[s.index] != 0) continue;
+    closure.reached_flags_[s.index] = 1;
+    closure.reached_.push_back(s);
+    sources.push_back(s.index);
+    if (explain) closure.root_[s.index] = s.index;
+  }
+
+  std::vector<std::pair<Vertex, Vertex>> edges;
+  std::vector<LineageLink> links;
+  edges.reserve(2 * lineage.unifications.size() + lineage.derivations.size());
+  links.reserve(edges.capacity());
+  for (const auto& [a, b] : lineage.unifications) {
+    if (!a.valid() || !b.valid() || a == b) continue;
+    edges.emplace_back(a.index, b.index);
+    edges.emplace_back(b.index, a.index);
+    links.insert(links.end(), 2, LineageLink::kUnification);
+  }
+  for (const auto& [derived, source] : lineage.derivations) {
+    if (!derived.valid() || !source.valid() || derived == source) continue;
+    edges.emplace_back(source.index, derived.index);
+    links.push_back(LineageLink::kDerivation);
+  }
+  closure.edge_count_ = edges.size();
+  if (edges.empty() || sources.empty()) return closure;
+
+  const LineageGraph graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(),
+                           links.begin(), vertex_count);
+  edges = {};
+  links = {};
+
+  boost::two_bit_color_map<boost::property_map<LineageGraph, boost::vertex_index_t>::const_type>
+      colors(vertex_count, boost::get(boost::vertex_index, graph));
+  VertexQueue queue(vertex_count);
+  RecordingVisitor visitor(
+      &closure.reached_flags_, &closure.reached_, explain ? closure.predecessor_.data() : nullptr,
+      explain ? closure.root_.data() : nullptr, explain ? closure.via_.data() : nullptr);
+  boost::breadth_first_visit(graph, sources.begin(), sources.end(), queue, visitor, colors);
+  return closure;
+}
+
+SymbolId LineageClosure::RootOf(SymbolId symbol) const {
+  if (!Contains(symbol) || root_.empty()) return SymbolId{};
+  return SymbolId{root_[symbol.index]};
+}
+
+std::vector<LineageClosure::Step> LineageClosure::PathTo(SymbolId symbol) const {
+  std::vector<Step> path;
+  if (!RootOf(symbol).valid()) return path;
+  for (uint32_t at = symbol.index; at != kNoSymbol; at = predecessor_[at]) {
+    path.push_back(Step{SymbolId{at}, via_[at]});
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+}  // namespace nxrt::graph
