@@ -36,7 +36,29 @@ struct Value {
   std::optional<WeightRef> initializer;   // set for constants
 };
 
-enum class AttributeType { kFloat, kInt, kString, kTensor, kGraph, kFloats, kInts, kStrings };
+// Sparse tensor attributes arrive densified, as kTensor and kTensors.
+enum class AttributeType {
+  kFloat,
+  kInt,
+  kString,
+  kTensor,
+  kGraph,
+  kFloats,
+  kInts,
+  kStrings,
+  kTensors,
+  kGraphs,
+  kTypeProto,
+  kTypeProtos,
+};
+
+// A value's declared type, as a TYPE_PROTO attribute carries it (Optional's
+// "type"); its symbols live in the owning graph's table.
+struct ValueType {
+  ValueKind kind = ValueKind::kUnknown;
+  DataType dtype = DataType::kUndefined;
+  std::optional<Shape> shape;
+};
 
 struct Attribute {
   std::string name;
@@ -49,6 +71,10 @@ struct Attribute {
   std::vector<std::string> strings;
   std::optional<WeightRef> tensor;  // in the owning graph's weight store
   std::shared_ptr<Graph> graph;     // If/Loop/Scan body
+  std::vector<WeightRef> tensors;
+  std::vector<std::shared_ptr<Graph>> graphs;
+  std::optional<ValueType> type_proto;
+  std::vector<ValueType> type_protos;
 };
 
 struct Node {

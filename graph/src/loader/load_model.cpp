@@ -1,0 +1,91 @@
+#include <climits>
+#include <exception>
+#include <fstream>
+#include <system_error>
+
+#include "loader/graph_builder.hpp"
+#include "nxrt/graph/loader.hpp"
+#include "nxrt/support/log.hpp"
+
+namespace nxrt::graph {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+Result<std::vector<std::byte>> ReadWholeFile(const fs::path& file) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(file, ec);
+  if (ec || !fs::exists(status)) {
+    return NotFound(file.string() + ": model file does not exist; check the path");
+  }
+  if (!fs::is_regular_file(status)) {
+    return InvalidArgument(file.string() + ": is not a regular file; pass the model.onnx file");
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Unavailable(file.string() + ": cannot be opened for reading; check permissions");
+  const auto size = fs::file_size(file, ec);
+  if (ec) return Unavailable(file.string() + ": cannot read its size (" + ec.message() + ")");
+  std::vector<std::byte> bytes(size);
+  if (size > 0 &&
+      !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
+    return Unavailable(file.string() + ": read failed; check the file and the disk");
+  }
+  return bytes;
+}
+
+Result<Graph> LoadParsedModel(const onnx::ModelProto& model, const std::string& display_name,
+                              const fs::path& external_data_dir) {
+  if (!model.has_graph()) {
+    return InvalidArgument(display_name +
+                           ": holds no graph; the file is empty, truncated or not an ONNX model");
+  }
+  if (model.opset_import_size() == 0) {
+    return InvalidArgument(display_name +
+                           ": declares no opset_import; the file is truncated or was written "
+                           "by a broken exporter");
+  }
+  std::map<std::string, int64_t> opsets;
+  for (const auto& opset : model.opset_import()) {
+    opsets[NormalizeDomain(opset.domain())] = opset.version();
+  }
+  ModelLoadContext context;
+  context.model_name = display_name;
+  context.external_data_dir = external_data_dir;
+  context.weights = std::make_shared<WeightStore>();
+  CollectDimParams(model.graph(), context.dim_params);
+  NXRT_ASSIGN_OR_RETURN(Graph graph,
+                        BuildGraph(model.graph(), context, nullptr, opsets, display_name));
+  GetLogger()->debug("{}: loaded {} nodes, {} values, {} weights", display_name, graph.nodes.size(),
+                     graph.values.size(), graph.weights->size());
+  return graph;
+}
+
+}  // namespace
+
+Result<Graph> LoadModelFromBytes(std::span<const std::byte> model_bytes,
+                                 const std::string& display_name,
+                                 const fs::path& external_data_dir) {
+  if (model_bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return Unsupported(display_name +
+                       ": is larger than 2 GiB; save its weights as ONNX external data");
+  }
+  try {
+    onnx::ModelProto model;
+    if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) {
+      return InvalidArgument(display_name +
+                             ": is not a valid ONNX protobuf (truncated or corrupt); "
+                             "re-export or re-download the model");
+    }
+    return LoadParsedModel(model, display_name, external_data_dir);
+  } catch (const std::exception& e) {
+    return Internal(display_name + ": loading failed: " + e.what());
+  }
+}
+
+Result<Graph> LoadModelFromFile(const fs::path& model_file) {
+  NXRT_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ReadWholeFile(model_file));
+  return LoadModelFromBytes(bytes, model_file.string(), model_file.parent_path());
+}
+
+}  // namespace nxrt::graph
