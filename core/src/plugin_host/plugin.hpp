@@ -65,8 +65,9 @@ class Plugin {
   Plugin() = default;
 
   std::filesystem::path path_;
-  boost::dll::shared_library library_;
+  // Declared before the library so it is destroyed after the library unloads.
   std::unique_ptr<nxrt_host_context> host_context_;
+  boost::dll::shared_library library_;
   std::string name_;
   std::string vendor_;
   std::string version_;

@@ -102,7 +102,10 @@ typedef enum nxrt_dtype {
   NXRT_DTYPE_FLOAT8E5M2FNUZ = 20,
   NXRT_DTYPE_UINT4 = 21,
   NXRT_DTYPE_INT4 = 22,
-  NXRT_DTYPE_FLOAT4E2M1 = 23
+  NXRT_DTYPE_FLOAT4E2M1 = 23,
+  NXRT_DTYPE_FLOAT8E8M0 = 24, /* since 1.1 */
+  NXRT_DTYPE_UINT2 = 25,      /* since 1.1 */
+  NXRT_DTYPE_INT2 = 26        /* since 1.1 */
 } nxrt_dtype;
 
 /* What a value slot holds. An absent optional input or output is NONE. */
@@ -140,7 +143,13 @@ typedef enum nxrt_attr_type {
   NXRT_ATTR_GRAPH = 5,
   NXRT_ATTR_FLOATS = 6,
   NXRT_ATTR_INTS = 7,
-  NXRT_ATTR_STRINGS = 8
+  NXRT_ATTR_STRINGS = 8,
+  /* Since 1.1. Reported by node_attr_type only, so that a plugin can decline
+   * a node whose attribute it has no getter for. */
+  NXRT_ATTR_TENSORS = 9,
+  NXRT_ATTR_GRAPHS = 10,
+  NXRT_ATTR_TYPE_PROTO = 11,
+  NXRT_ATTR_TYPE_PROTOS = 12
 } nxrt_attr_type;
 
 /* Device-graph slots: Primary records single-token decode, Verify the K-token
