@@ -1,0 +1,84 @@
+// Loads every model of the ONNX backend test suites: Debian's libonnx
+// test data (onnx 1.12) and the node cases exported from the onnx package
+// in .venv (see cmake/NxrtTestData.cmake).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "nxrt/graph/loader.hpp"
+
+namespace nxrt::graph {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<fs::path> ModelsUnder(const fs::path& root) {
+  std::vector<fs::path> models;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file() && it->path().filename() == "model.onnx")
+      models.push_back(it->path());
+  }
+  std::sort(models.begin(), models.end());
+  return models;
+}
+
+// Loads each model; returns "path: error" for every failure.
+std::vector<std::string> LoadAll(const std::vector<fs::path>& models) {
+  std::vector<std::string> failures;
+  for (const fs::path& model : models) {
+    Result<Graph> graph = LoadModelFromFile(model);
+    if (!graph.ok()) failures.push_back(graph.status().ToString());
+  }
+  return failures;
+}
+
+std::string Join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const std::string& line : lines) out += line + "\n";
+  return out;
+}
+
+TEST(ModelCorpusTest, EveryDebianTestModelLoads) {
+  const fs::path data = "/usr/share/libonnx-testdata/data";
+  if (!fs::exists(data)) GTEST_SKIP() << data << " is missing; install libonnx-testdata";
+  size_t total = 0;
+  for (const char* suite : {"node", "pytorch-converted", "pytorch-operator", "simple", "real"}) {
+    const std::vector<fs::path> models = ModelsUnder(data / suite);
+    const std::vector<std::string> failures = LoadAll(models);
+    std::cout << "[ corpus   ] " << suite << ": " << models.size() - failures.size() << " of "
+              << models.size() << " models load\n";
+    EXPECT_TRUE(failures.empty()) << failures.size() << " models failed:\n" << Join(failures);
+    total += models.size();
+  }
+  // The node suite alone holds hundreds; finding none means the walk broke.
+  EXPECT_GT(total, 900u);
+}
+
+fs::path OnnxNodeCasesDir() {
+  if (const char* env = std::getenv("NXRT_ONNX_NODE_CASES")) return env;
+  const fs::path in_build = fs::path(NXRT_BINARY_DIR) / "onnx-node-cases";
+  if (fs::exists(in_build)) return in_build;
+  return fs::path(NXRT_SOURCE_DIR) / "build" / "onnx-node-cases";
+}
+
+TEST(ModelCorpusTest, EveryExportedOnnxNodeCaseLoads) {
+  const fs::path cases = OnnxNodeCasesDir();
+  if (!fs::exists(cases / ".export-complete")) {
+    GTEST_SKIP() << "no exported onnx node cases at " << cases
+                 << "; run scripts/export-onnx-node-cases (needs .venv)";
+  }
+  const std::vector<fs::path> models = ModelsUnder(cases);
+  const std::vector<std::string> failures = LoadAll(models);
+  std::cout << "[ corpus   ] exported onnx node cases: " << models.size() - failures.size()
+            << " of " << models.size() << " models load\n";
+  EXPECT_GT(models.size(), 1000u);
+  EXPECT_TRUE(failures.empty()) << failures.size() << " models failed:\n" << Join(failures);
+}
+
+}  // namespace
+}  // namespace nxrt::graph
