@@ -1,0 +1,92 @@
+// Hand-built graphs for the capture tests: symbols, shaped values and nodes in
+// a few lines each, with lineage records written directly, so the classifier
+// is tested apart from shape inference.
+#pragma once
+
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "nxrt/graph/ir.hpp"
+
+namespace nxrt::graph::testing {
+
+// A dim written as a number or a symbol.
+using D = std::variant<int64_t, SymbolId>;
+
+class TestGraph {
+ public:
+  Graph graph;
+
+  SymbolId Declared(const std::string& name) { return graph.DeclareSymbol(name); }
+  SymbolId Minted(const std::string& name) {
+    return graph.AddSymbol(Symbol{name, SymbolOrigin::kMinted, {}});
+  }
+  // A derived symbol with a derivation record from each source.
+  SymbolId Derived(const std::string& name, std::initializer_list<SymbolId> sources) {
+    const SymbolId id = graph.AddSymbol(Symbol{name, SymbolOrigin::kDerived, {}});
+    for (SymbolId source : sources) graph.lineage.derivations.emplace_back(id, source);
+    return id;
+  }
+  void Unify(SymbolId a, SymbolId b) { graph.lineage.unifications.emplace_back(a, b); }
+  // Marks every symbol added from now on as minted by inference.
+  void StartInference() {
+    graph.inference_symbol_floor = static_cast<uint32_t>(graph.symbols.size());
+  }
+
+  static Shape MakeShape(std::initializer_list<D> dims) {
+    Shape shape;
+    for (const D& d : dims) {
+      shape.push_back(std::holds_alternative<int64_t>(d) ? Dim::Static(std::get<int64_t>(d))
+                                                         : Dim::Symbolic(std::get<SymbolId>(d)));
+    }
+    return shape;
+  }
+
+  ValueId Value(const std::string& name, std::initializer_list<D> dims) {
+    graph::Value v;
+    v.name = name;
+    v.dtype = DataType::kFloat32;
+    v.shape = MakeShape(dims);
+    return graph.AddValue(std::move(v));
+  }
+  ValueId Unshaped(const std::string& name) {
+    graph::Value v;
+    v.name = name;
+    v.dtype = DataType::kFloat32;
+    return graph.AddValue(std::move(v));
+  }
+  ValueId Input(const std::string& name, std::initializer_list<D> dims) {
+    const ValueId id = Value(name, dims);
+    graph.value(id).is_graph_input = true;
+    graph.inputs.push_back(id);
+    return id;
+  }
+  ValueId Output(const std::string& name, std::initializer_list<D> dims) {
+    const ValueId id = Value(name, dims);
+    graph.outputs.push_back(id);
+    return id;
+  }
+
+  NodeId Node(const std::string& op_type, const std::string& domain, const std::string& name,
+              std::vector<std::optional<ValueId>> inputs,
+              std::vector<std::optional<ValueId>> outputs) {
+    graph::Node n;
+    n.op_type = op_type;
+    n.domain = domain;
+    n.name = name;
+    n.inputs = std::move(inputs);
+    n.outputs = std::move(outputs);
+    return graph.AddNode(std::move(n));
+  }
+  NodeId Op(const std::string& op_type, const std::string& name,
+            std::vector<std::optional<ValueId>> inputs,
+            std::vector<std::optional<ValueId>> outputs) {
+    return Node(op_type, "", name, std::move(inputs), std::move(outputs));
+  }
+};
+
+}  // namespace nxrt::graph::testing
