@@ -87,6 +87,64 @@ class TestGraph {
             std::vector<std::optional<ValueId>> outputs) {
     return Node(op_type, "", name, std::move(inputs), std::move(outputs));
   }
+
+  // An attention node with its KV tensors laid out [batch, 2, seq, 64].
+  struct Attention {
+    NodeId node;
+    ValueId past_key, past_value, present_key, present_value;
+  };
+
+  // com.microsoft GroupQueryAttention: q, k, v, past_key, past_value,
+  // seqlens_k (when `with_seqlens_k`), total_sequence_length.
+  Attention Gqa(const std::string& name, D batch, D past_seq, D present_seq, bool with_seqlens_k) {
+    Attention a = KvTensors(name, batch, past_seq, present_seq);
+    const ValueId q = Value(name + ".q", {batch, 1, 512});
+    const ValueId kv = Value(name + ".kv", {batch, 1, 128});
+    std::optional<ValueId> seqlens;
+    if (with_seqlens_k) seqlens = Value(name + ".seqlens_k", {batch});
+    const ValueId total = Value(name + ".total_len", {});
+    const ValueId out = Value(name + ".out", {batch, 1, 512});
+    a.node = Node("GroupQueryAttention", "com.microsoft", name,
+                  {q, kv, kv, a.past_key, a.past_value, seqlens, total},
+                  {out, a.present_key, a.present_value});
+    return a;
+  }
+
+  // Default-domain Attention: q, k, v, attn_mask (when given), past_key,
+  // past_value.
+  Attention DefaultAttention(const std::string& name, D batch, D past_seq, D present_seq,
+                             std::optional<ValueId> mask) {
+    Attention a = KvTensors(name, batch, past_seq, present_seq);
+    const ValueId q = Value(name + ".q", {batch, 8, 1, 64});
+    const ValueId kv = Value(name + ".kv", {batch, 2, 1, 64});
+    const ValueId out = Value(name + ".out", {batch, 8, 1, 64});
+    a.node = Node("Attention", "", name, {q, kv, kv, mask, a.past_key, a.past_value},
+                  {out, a.present_key, a.present_value});
+    return a;
+  }
+
+  // pkg.nxrt IndexShare: q, k, v, past_key, past_value, attention bias (when
+  // given).
+  Attention IndexShare(const std::string& name, D batch, D past_seq, D present_seq,
+                       std::optional<ValueId> bias) {
+    Attention a = KvTensors(name, batch, past_seq, present_seq);
+    const ValueId q = Value(name + ".q", {batch, 8, 1, 64});
+    const ValueId kv = Value(name + ".kv", {batch, 2, 1, 64});
+    const ValueId out = Value(name + ".out", {batch, 8, 1, 64});
+    a.node = Node("IndexShare", "pkg.nxrt", name, {q, kv, kv, a.past_key, a.past_value, bias},
+                  {out, a.present_key, a.present_value});
+    return a;
+  }
+
+ private:
+  Attention KvTensors(const std::string& name, D batch, D past_seq, D present_seq) {
+    Attention a;
+    a.past_key = Value(name + ".cache_k", {batch, 2, past_seq, 64});
+    a.past_value = Value(name + ".cache_v", {batch, 2, past_seq, 64});
+    a.present_key = Value(name + ".next_k", {batch, 2, present_seq, 64});
+    a.present_value = Value(name + ".next_v", {batch, 2, present_seq, 64});
+    return a;
+  }
 };
 
 }  // namespace nxrt::graph::testing
