@@ -1,0 +1,57 @@
+// What a mock EP instance is told to do, parsed from its create_ep options:
+//
+//   log=ID                  call-log name (default "default")
+//   claim=Add,Relu | *      ops to claim (default *)
+//   decline=Op:reason;...   ops to decline with that reason (wins over claim)
+//   capture_safe=0|1        kernels say they are capture-safe (default 1)
+//   share=0|1               kernels share prepared constants (default 0)
+//   device_graphs=0|1       the instance captures device graphs (default 1)
+//   fail_POINT=N            the Nth call (from 1) of POINT fails; POINT is one
+//                           of claim, create_kernel, prepare, adopt, compute,
+//                           reset, begin_capture, end_capture, replay
+//   telemetry=key:n,...     values kernels report (uploaded_bytes,
+//                           committed_bytes, logical_bytes, unique_bytes,
+//                           page_ins, physical_bytes); unset: no telemetry
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "nxrt/ep_abi.h"
+#include "nxrt/ep_sdk.hpp"
+
+namespace nxrt::mock {
+
+enum class FaultPoint {
+  kClaim,
+  kCreateKernel,
+  kPrepare,
+  kAdopt,
+  kCompute,
+  kReset,
+  kBeginCapture,
+  kEndCapture,
+  kReplay,
+};
+
+const char* FaultPointName(FaultPoint point);
+
+struct MockConfig {
+  std::string log_id = "default";
+  bool claim_all = true;
+  std::set<std::string> claimed_ops;
+  std::map<std::string, std::string> declined_ops;  // op -> reason
+  bool capture_safe = true;
+  bool share_constants = false;
+  bool device_graphs = true;
+  std::map<FaultPoint, uint64_t> fail_on_call;  // point -> failing call number
+  std::optional<nxrt_telemetry> telemetry;
+
+  // Throws nxrt::sdk::Error(INVALID_ARGUMENT) naming a bad key or value.
+  static MockConfig Parse(const nxrt::sdk::Options& options);
+};
+
+}  // namespace nxrt::mock

@@ -1,0 +1,116 @@
+#include "mock_kernel.hpp"
+
+#include <vector>
+
+#include "call_log.hpp"
+#include "mock_ops.hpp"
+
+namespace nxrt::mock {
+namespace {
+
+// A copy of a kernel's constant inputs, shared between shape variants.
+class MockConstants : public nxrt::sdk::SharedState {
+ public:
+  explicit MockConstants(std::vector<std::vector<std::byte>> bytes) : bytes_(std::move(bytes)) {
+    Live().shared_states.fetch_add(1);
+  }
+  ~MockConstants() override { Live().shared_states.fetch_sub(1); }
+  MockConstants(const MockConstants&) = delete;
+  MockConstants& operator=(const MockConstants&) = delete;
+
+ private:
+  std::vector<std::vector<std::byte>> bytes_;
+};
+
+}  // namespace
+
+MockKernel::MockKernel(std::shared_ptr<MockEpState> state, std::string op)
+    : state_(std::move(state)), op_(std::move(op)), id_(state_->AddKernel(this)) {
+  Live().kernels.fetch_add(1);
+}
+
+MockKernel::~MockKernel() {
+  state_->RemoveKernel(id_);
+  Live().kernels.fetch_sub(1);
+  state_->Log("destroy_kernel " + Tag());
+}
+
+void MockKernel::Run(nxrt::sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+                     std::span<nxrt_value> outputs) {
+  RunMockOp(op_, ctx, inputs, outputs);
+}
+
+void MockKernel::Compute(nxrt::sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+                         std::span<nxrt_value> outputs) {
+  state_->CountCall(FaultPoint::kCompute);
+  if (state_->RecordIfCapturing(this, id_, inputs, outputs)) {
+    state_->Log("record " + Tag());
+    return;
+  }
+  state_->Log("compute " + Tag());
+  Run(ctx, inputs, outputs);
+}
+
+void MockKernel::SetConstantInputs(std::span<const nxrt_bool> flags) {
+  std::string text;
+  for (nxrt_bool f : flags) text += f ? '1' : '0';
+  state_->Log("set_constant_inputs " + Tag() + " " + text);
+}
+
+void MockKernel::PrepareConstantInputs(std::span<const nxrt_constant_input> constants) {
+  state_->CountCall(FaultPoint::kPrepare);
+  state_->Log("prepare " + Tag() + " " + std::to_string(constants.size()));
+  if (!state_->config().share_constants) return;
+  std::vector<std::vector<std::byte>> bytes;
+  for (const nxrt_constant_input& c : constants) {
+    const auto* begin = static_cast<const std::byte*>(c.bytes);
+    bytes.emplace_back(begin, begin + (begin ? c.byte_size : 0));
+  }
+  constants_ = std::make_shared<MockConstants>(std::move(bytes));
+}
+
+std::shared_ptr<nxrt::sdk::SharedState> MockKernel::ShareableConstantState() {
+  state_->Log("share " + Tag() + (constants_ ? " some" : " none"));
+  return constants_;
+}
+
+bool MockKernel::AdoptShareableConstantState(const std::shared_ptr<nxrt::sdk::SharedState>& state) {
+  state_->CountCall(FaultPoint::kAdopt);
+  const bool adopted =
+      state_->config().share_constants && dynamic_cast<MockConstants*>(state.get()) != nullptr;
+  if (adopted) constants_ = state;
+  state_->Log("adopt " + Tag() + (adopted ? " adopted" : " declined"));
+  return adopted;
+}
+
+void MockKernel::SetCaptureSeqIndependent(bool independent) {
+  state_->Log("capture_decision " + Tag() + (independent ? " 1" : " 0"));
+}
+
+bool MockKernel::CaptureSafe() const {
+  return state_->config().capture_safe;
+}
+
+bool MockKernel::TelemetryArm(uint32_t request_id) {
+  armed_ = state_->config().telemetry.has_value();
+  state_->Log("telemetry_arm " + Tag() + " " + std::to_string(request_id) +
+              (armed_ ? " armed" : " nothing"));
+  return armed_;
+}
+
+void MockKernel::TelemetryReset() {
+  state_->Log("telemetry_reset " + Tag());
+}
+
+std::optional<nxrt_telemetry> MockKernel::TelemetrySnapshot() {
+  state_->Log("telemetry_snapshot " + Tag());
+  if (!armed_) return std::nullopt;
+  return state_->config().telemetry;
+}
+
+void MockKernel::TelemetryDisarm() {
+  armed_ = false;
+  state_->Log("telemetry_disarm " + Tag());
+}
+
+}  // namespace nxrt::mock
