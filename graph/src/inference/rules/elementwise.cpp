@@ -1,0 +1,301 @@
+// Unary maps, broadcasting binary and variadic ops, comparisons, Where and
+// PRelu. Every broadcast goes through NodeContext::BroadcastShapes, which
+// calls SymbolInterner::BroadcastDim.
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "inference/element_propagation.hpp"
+#include "inference/integer_ops.hpp"
+#include "inference/rule_registry.hpp"
+
+namespace nxrt::graph::inference {
+namespace {
+
+Status SameAsFirstInput(NodeContext& ctx) {
+  const Shape* shape = ctx.input_shape(0);
+  ctx.SetOutputDtype(0, ctx.input_dtype(0));
+  if (shape == nullptr) return ctx.Unknown("input 0 has unknown rank");
+  ctx.SetOutput(0, ctx.input_dtype(0), *shape);
+  return Status::Ok();
+}
+
+Status BoolOfFirstInput(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, DataType::kBool);
+  const Shape* shape = ctx.input_shape(0);
+  if (shape == nullptr) return ctx.Unknown("input 0 has unknown rank");
+  ctx.SetOutput(0, DataType::kBool, *shape);
+  return Status::Ok();
+}
+
+// Broadcast of every present input; nullopt (with the status set) on failure.
+Result<Shape> BroadcastAll(NodeContext& ctx, size_t first) {
+  std::optional<Shape> out;
+  for (size_t i = first; i < ctx.num_inputs(); ++i) {
+    if (!ctx.has_input(i)) continue;
+    const Shape* s = ctx.input_shape(i);
+    if (s == nullptr) return ctx.Unknown("input " + std::to_string(i) + " has unknown rank");
+    if (!out) {
+      out = *s;
+      continue;
+    }
+    NXRT_ASSIGN_OR_RETURN(out, ctx.BroadcastShapes(*out, *s));
+  }
+  if (!out) return ctx.Unknown("no inputs");
+  return *out;
+}
+
+std::vector<size_t> PresentInputs(const NodeContext& ctx, size_t first) {
+  std::vector<size_t> out;
+  for (size_t i = first; i < ctx.num_inputs(); ++i) {
+    if (ctx.has_input(i)) out.push_back(i);
+  }
+  return out;
+}
+
+std::optional<int64_t> BothStatic(std::span<const Dim> a, auto fn) {
+  if (!a[0].is_static() || !a[1].is_static()) return std::nullopt;
+  return fn(a[0].extent(), a[1].extent());
+}
+
+// Element arithmetic for the integer ops that build shape tensors.
+ElementFn ArithmeticFn(NodeContext& ctx, const std::string& op) {
+  SymbolInterner& symbols = ctx.symbols();
+  if (op == "Add")
+    return [&symbols](std::span<const Dim> a) -> std::optional<Dim> {
+      return symbols.Add(a[0], a[1]);
+    };
+  if (op == "Sub")
+    return [&symbols](std::span<const Dim> a) -> std::optional<Dim> {
+      return symbols.Sub(a[0], a[1]);
+    };
+  if (op == "Mul")
+    return [&symbols](std::span<const Dim> a) -> std::optional<Dim> {
+      return symbols.Mul(a[0], a[1]);
+    };
+  if (op == "Div")
+    return [&symbols](std::span<const Dim> a) -> std::optional<Dim> {
+      if (a[0].is_static() && a[1].is_static()) {
+        if (a[1].extent() == 0 || (a[0].extent() == INT64_MIN && a[1].extent() == -1)) {
+          return std::nullopt;
+        }
+        return Dim::Static(a[0].extent() / a[1].extent());  // ONNX truncates
+      }
+      return symbols.FloorDiv(a[0], a[1]);
+    };
+  if (op == "Mod")
+    return [&symbols](std::span<const Dim> a) -> std::optional<Dim> {
+      return symbols.Lower({SymbolExpr::Op::kMod,
+                            {a[0].is_static() ? SymbolOperand::Constant(a[0].extent())
+                                              : SymbolOperand::Of(a[0].symbol()),
+                             a[1].is_static() ? SymbolOperand::Constant(a[1].extent())
+                                              : SymbolOperand::Of(a[1].symbol())}});
+    };
+  if (op == "Max" || op == "Min") {
+    const bool is_max = op == "Max";
+    return [&symbols, is_max](std::span<const Dim> a) -> std::optional<Dim> {
+      Dim acc = a[0];
+      for (size_t i = 1; i < a.size(); ++i) {
+        acc = is_max ? symbols.Max(acc, a[i]) : symbols.Min(acc, a[i]);
+      }
+      return acc;
+    };
+  }
+  if (op == "Equal")
+    return [](std::span<const Dim> a) -> std::optional<Dim> {
+      if (a[0] == a[1]) return Dim::Static(1);
+      if (a[0].is_static() && a[1].is_static()) return Dim::Static(0);
+      return std::nullopt;
+    };
+  auto compare = [](auto pred) {
+    return [pred](std::span<const Dim> a) -> std::optional<Dim> {
+      auto v = BothStatic(a, [&](int64_t x, int64_t y) -> int64_t { return pred(x, y) ? 1 : 0; });
+      return v ? std::optional<Dim>(Dim::Static(*v)) : std::nullopt;
+    };
+  };
+  if (op == "Less") return compare([](int64_t x, int64_t y) { return x < y; });
+  if (op == "LessOrEqual") return compare([](int64_t x, int64_t y) { return x <= y; });
+  if (op == "Greater") return compare([](int64_t x, int64_t y) { return x > y; });
+  if (op == "GreaterOrEqual") return compare([](int64_t x, int64_t y) { return x >= y; });
+  if (op == "And") return compare([](int64_t x, int64_t y) { return x != 0 && y != 0; });
+  if (op == "Or") return compare([](int64_t x, int64_t y) { return x != 0 || y != 0; });
+  if (op == "Xor") return compare([](int64_t x, int64_t y) { return (x != 0) != (y != 0); });
+  return nullptr;
+}
+
+Status Broadcasting(NodeContext& ctx, DataType dtype) {
+  ctx.SetOutputDtype(0, dtype);
+  NXRT_ASSIGN_OR_RETURN(Shape shape, BroadcastAll(ctx, 0));
+  ctx.SetOutput(0, dtype, shape);
+  if (ElementFn fn = ArithmeticFn(ctx, ctx.node().op_type)) {
+    PropagateElementwise(ctx, PresentInputs(ctx, 0), shape, fn);
+  }
+  return Status::Ok();
+}
+
+Status SameTypeBroadcast(NodeContext& ctx) {
+  DataType dtype = DataType::kUndefined;
+  for (size_t i = 0; i < ctx.num_inputs() && dtype == DataType::kUndefined; ++i) {
+    dtype = ctx.input_dtype(i);
+  }
+  return Broadcasting(ctx, dtype);
+}
+
+Status FirstTypeBroadcast(NodeContext& ctx) {
+  return Broadcasting(ctx, ctx.input_dtype(0));
+}
+
+Status BoolBroadcast(NodeContext& ctx) {
+  return Broadcasting(ctx, DataType::kBool);
+}
+
+Status Where(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, ctx.input_dtype(1));
+  NXRT_ASSIGN_OR_RETURN(Shape shape, BroadcastAll(ctx, 0));
+  ctx.SetOutput(0, ctx.input_dtype(1), shape);
+  const std::array<size_t, 3> inputs{0, 1, 2};
+  PropagateElementwise(ctx, inputs, shape, [](std::span<const Dim> a) -> std::optional<Dim> {
+    if (!a[0].is_static()) return std::nullopt;
+    return a[0].extent() != 0 ? a[1] : a[2];
+  });
+  return Status::Ok();
+}
+
+// Unary maps whose element values are tracked through.
+Status UnaryTracked(NodeContext& ctx) {
+  NXRT_RETURN_IF_ERROR(SameAsFirstInput(ctx));
+  const Shape& shape = *ctx.input_shape(0);
+  const std::string& op = ctx.node().op_type;
+  SymbolInterner& symbols = ctx.symbols();
+  const std::array<size_t, 1> inputs{0};
+  if (op == "Identity") {
+    PropagateElementwise(ctx, inputs, shape, [](std::span<const Dim> a) { return a[0]; });
+  } else if (op == "Neg") {
+    PropagateElementwise(ctx, inputs, shape, [&symbols](std::span<const Dim> a) {
+      return std::optional<Dim>(symbols.Sub(Dim::Static(0), a[0]));
+    });
+  } else if (op == "Abs") {
+    PropagateElementwise(ctx, inputs, shape, [](std::span<const Dim> a) -> std::optional<Dim> {
+      if (a[0].is_symbolic()) return a[0];
+      if (a[0].extent() == INT64_MIN) return std::nullopt;
+      return Dim::Static(a[0].extent() < 0 ? -a[0].extent() : a[0].extent());
+    });
+  }
+  return Status::Ok();
+}
+
+Status Not(NodeContext& ctx) {
+  NXRT_RETURN_IF_ERROR(BoolOfFirstInput(ctx));
+  const std::array<size_t, 1> inputs{0};
+  PropagateElementwise(ctx, inputs, *ctx.input_shape(0),
+                       [](std::span<const Dim> a) -> std::optional<Dim> {
+                         if (!a[0].is_static()) return std::nullopt;
+                         return Dim::Static(a[0].extent() == 0 ? 1 : 0);
+                       });
+  return Status::Ok();
+}
+
+Status PRelu(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, ctx.input_dtype(0));
+  const Shape* x = ctx.input_shape(0);
+  const Shape* slope = ctx.input_shape(1);
+  if (x == nullptr) return ctx.Unknown("input 0 has unknown rank");
+  if (slope == nullptr) {
+    ctx.SetOutput(0, ctx.input_dtype(0), *x);
+    return Status::Ok();
+  }
+  NXRT_ASSIGN_OR_RETURN(Shape shape, ctx.BroadcastShapes(*x, *slope));
+  ctx.SetOutput(0, ctx.input_dtype(0), shape);
+  return Status::Ok();
+}
+
+Status Dropout(NodeContext& ctx) {
+  NXRT_RETURN_IF_ERROR(SameAsFirstInput(ctx));
+  if (ctx.has_output(1)) ctx.SetOutput(1, DataType::kBool, *ctx.input_shape(0));
+  return Status::Ok();
+}
+
+Status CastLike(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, ctx.input_dtype(1));
+  const Shape* shape = ctx.input_shape(0);
+  if (shape == nullptr) return ctx.Unknown("input 0 has unknown rank");
+  ctx.SetOutput(0, ctx.input_dtype(1), *shape);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddElementwiseRules(RuleTable& t) {
+  for (const char* op : {"Acos",
+                         "Acosh",
+                         "Asin",
+                         "Asinh",
+                         "Atan",
+                         "Atanh",
+                         "Ceil",
+                         "Cos",
+                         "Cosh",
+                         "Erf",
+                         "Exp",
+                         "Floor",
+                         "Log",
+                         "Reciprocal",
+                         "Relu",
+                         "Round",
+                         "Sigmoid",
+                         "Sign",
+                         "Sin",
+                         "Sinh",
+                         "Sqrt",
+                         "Tan",
+                         "Tanh",
+                         "Elu",
+                         "Celu",
+                         "Selu",
+                         "LeakyRelu",
+                         "HardSigmoid",
+                         "HardSwish",
+                         "Softplus",
+                         "Softsign",
+                         "ThresholdedRelu",
+                         "Shrink",
+                         "Mish",
+                         "Gelu",
+                         "Softmax",
+                         "LogSoftmax",
+                         "Hardmax",
+                         "Clip",
+                         "CumSum",
+                         "LRN",
+                         "MeanVarianceNormalization",
+                         "Trilu",
+                         "ReverseSequence",
+                         "BitwiseNot",
+                         "Swish",
+                         "ScatterElements",
+                         "Scatter",
+                         "ScatterND"}) {
+    t.Add("", op, SameAsFirstInput);
+  }
+  for (const char* op : {"QuickGelu", "FastGelu", "BiasGelu", "Gelu"}) {
+    t.Add("com.microsoft", op, SameAsFirstInput);
+  }
+  for (const char* op : {"Identity", "Neg", "Abs"}) t.Add("", op, UnaryTracked);
+  for (const char* op : {"IsInf", "IsNaN"}) t.Add("", op, BoolOfFirstInput);
+  t.Add("", "Not", Not);
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Mod", "BitShift", "BitwiseAnd", "BitwiseOr",
+                         "BitwiseXor", "Max", "Min", "Sum", "Mean"}) {
+    t.Add("", op, SameTypeBroadcast);
+  }
+  t.Add("", "Pow", FirstTypeBroadcast);
+  for (const char* op :
+       {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor"}) {
+    t.Add("", op, BoolBroadcast);
+  }
+  t.Add("", "Where", Where);
+  t.Add("", "PRelu", PRelu);
+  t.Add("", "Dropout", Dropout);
+  t.Add("", "CastLike", CastLike);
+}
+
+}  // namespace nxrt::graph::inference

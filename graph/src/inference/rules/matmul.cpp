@@ -1,0 +1,164 @@
+// Matrix products: MatMul (and its integer and quantized forms), Gemm and
+// Einsum. Batch dims, Gemm's C and Einsum's ellipsis broadcast through the
+// BroadcastDim chokepoint.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "inference/rule_registry.hpp"
+
+namespace nxrt::graph::inference {
+namespace {
+
+// Contracted extents must agree; two different statics prove the model wrong.
+Status CheckContraction(NodeContext& ctx, Dim a, Dim b, const Shape& sa, const Shape& sb) {
+  if (a.is_static() && b.is_static() && a.extent() != b.extent()) {
+    return ctx.ModelError("contracted extents differ: " + ctx.ShapeText(sa) + " x " +
+                          ctx.ShapeText(sb) + "; fix the weight or the input shape");
+  }
+  return Status::Ok();
+}
+
+Status MatMulShape(NodeContext& ctx, DataType dtype, size_t lhs, size_t rhs) {
+  ctx.SetOutputDtype(0, dtype);
+  const Shape* a_in = ctx.input_shape(lhs);
+  const Shape* b_in = ctx.input_shape(rhs);
+  if (a_in == nullptr || b_in == nullptr) return ctx.Unknown("an operand has unknown rank");
+  if (a_in->empty() || b_in->empty()) return ctx.ModelError("MatMul operands must not be scalars");
+  Shape a = *a_in, b = *b_in;
+  const bool a_vector = a.size() == 1, b_vector = b.size() == 1;
+  if (a_vector) a.insert(a.begin(), Dim::Static(1));
+  if (b_vector) b.push_back(Dim::Static(1));
+  NXRT_RETURN_IF_ERROR(CheckContraction(ctx, a.back(), b[b.size() - 2], *a_in, *b_in));
+  Shape a_batch(a.begin(), a.end() - 2), b_batch(b.begin(), b.end() - 2);
+  NXRT_ASSIGN_OR_RETURN(Shape out, ctx.BroadcastShapes(a_batch, b_batch));
+  if (!a_vector) out.push_back(a[a.size() - 2]);
+  if (!b_vector) out.push_back(b.back());
+  ctx.SetOutput(0, dtype, std::move(out));
+  return Status::Ok();
+}
+
+Status MatMul(NodeContext& ctx) {
+  return MatMulShape(ctx, ctx.input_dtype(0), 0, 1);
+}
+Status MatMulInteger(NodeContext& ctx) {
+  return MatMulShape(ctx, DataType::kInt32, 0, 1);
+}
+Status QLinearMatMul(NodeContext& ctx) {
+  return MatMulShape(ctx, ctx.input_dtype(7), 0, 3);
+}
+
+Status Gemm(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, ctx.input_dtype(0));
+  const Shape* a = ctx.input_shape(0);
+  const Shape* b = ctx.input_shape(1);
+  if (a == nullptr || b == nullptr) return ctx.Unknown("an operand has unknown rank");
+  if (a->size() != 2 || b->size() != 2) return ctx.ModelError("Gemm operands must be matrices");
+  const bool ta = ctx.Int("transA", 0) != 0, tb = ctx.Int("transB", 0) != 0;
+  Dim m = (*a)[ta ? 1 : 0], ka = (*a)[ta ? 0 : 1];
+  Dim kb = (*b)[tb ? 1 : 0], n = (*b)[tb ? 0 : 1];
+  NXRT_RETURN_IF_ERROR(CheckContraction(ctx, ka, kb, *a, *b));
+  Shape out{m, n};
+  if (const Shape* c = ctx.input_shape(2)) {
+    NXRT_ASSIGN_OR_RETURN(Shape broadcast, ctx.BroadcastShapes(out, *c));
+    if (broadcast.size() != 2) return ctx.ModelError("Gemm C must broadcast to [M, N]");
+    out = broadcast;
+  }
+  ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
+  return Status::Ok();
+}
+
+std::string StripSpaces(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c != ' ') out += c;
+  }
+  return out;
+}
+
+std::vector<std::string> SplitTerms(const std::string& s) {
+  std::vector<std::string> out(1);
+  for (char c : s) {
+    if (c == ',')
+      out.emplace_back();
+    else
+      out.back() += c;
+  }
+  return out;
+}
+
+Status Einsum(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, ctx.input_dtype(0));
+  const std::string equation = StripSpaces(ctx.String("equation", ""));
+  const size_t arrow = equation.find("->");
+  std::vector<std::string> terms = SplitTerms(equation.substr(0, arrow));
+  if (terms.size() != ctx.num_inputs()) return ctx.ModelError("equation does not match inputs");
+  std::map<char, Dim> letters;
+  std::map<char, int> counts;
+  std::optional<Shape> ellipsis;
+  for (size_t i = 0; i < terms.size(); ++i) {
+    const Shape* shape = ctx.input_shape(i);
+    if (shape == nullptr) return ctx.Unknown("an operand has unknown rank");
+    std::string term = terms[i];
+    const size_t dots = term.find("...");
+    size_t named = term.size() - (dots == std::string::npos ? 0 : 3);
+    if (named > shape->size()) return ctx.ModelError("operand rank below the equation's");
+    size_t ell_rank = dots == std::string::npos ? 0 : shape->size() - named;
+    if (dots == std::string::npos && named != shape->size()) {
+      return ctx.ModelError("operand " + std::to_string(i) + " rank does not match the equation");
+    }
+    size_t axis = 0;
+    for (size_t k = 0; k < term.size(); ++k) {
+      if (term[k] == '.') {
+        Shape part(shape->begin() + axis, shape->begin() + axis + ell_rank);
+        if (!ellipsis) {
+          ellipsis = part;
+        } else {
+          NXRT_ASSIGN_OR_RETURN(ellipsis, ctx.BroadcastShapes(*ellipsis, part));
+        }
+        axis += ell_rank;
+        k += 2;
+        continue;
+      }
+      Dim d = (*shape)[axis++];
+      auto [it, fresh] = letters.emplace(term[k], d);
+      if (!fresh) {
+        NXRT_ASSIGN_OR_RETURN(it->second, ctx.Broadcast(it->second, d));
+      }
+      ++counts[term[k]];
+    }
+  }
+  Shape out;
+  if (arrow == std::string::npos) {
+    if (ellipsis) out = *ellipsis;
+    for (const auto& [letter, count] : counts) {
+      if (count == 1) out.push_back(letters.at(letter));
+    }
+  } else {
+    const std::string rhs = equation.substr(arrow + 2);
+    for (size_t k = 0; k < rhs.size(); ++k) {
+      if (rhs[k] == '.') {
+        if (ellipsis) out.insert(out.end(), ellipsis->begin(), ellipsis->end());
+        k += 2;
+        continue;
+      }
+      auto it = letters.find(rhs[k]);
+      if (it == letters.end()) return ctx.ModelError("output letter missing from the inputs");
+      out.push_back(it->second);
+    }
+  }
+  ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddMatMulRules(RuleTable& t) {
+  t.Add("", "MatMul", MatMul);
+  t.Add("", "MatMulInteger", MatMulInteger);
+  t.Add("", "QLinearMatMul", QLinearMatMul);
+  t.Add("", "Gemm", Gemm);
+  t.Add("", "Einsum", Einsum);
+}
+
+}  // namespace nxrt::graph::inference
