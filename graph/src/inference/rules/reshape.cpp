@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "inference/dim_algebra.hpp"
+#include "inference/element_propagation.hpp"
 #include "inference/rule_registry.hpp"
 
 namespace nxrt::graph::inference {
@@ -55,9 +56,8 @@ Status Reshape(NodeContext& ctx) {
       out[*inferred] = *q;
     }
   } else if (data != nullptr) {
-    Dim in_count = Product(ctx.symbols(), *data);
-    Dim out_count = Product(ctx.symbols(), out);
-    if (in_count.is_static() && out_count.is_static() && in_count.extent() != out_count.extent()) {
+    size_t in_count = 0, out_count = 0;
+    if (StaticCount(*data, in_count) && StaticCount(out, out_count) && in_count != out_count) {
       return ctx.ModelError("cannot reshape " + describe() + ": element counts differ");
     }
   }
