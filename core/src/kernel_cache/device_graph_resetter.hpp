@@ -1,0 +1,22 @@
+// How the kernel cache asks the executor to drop its captured device graphs.
+//
+// A captured graph may have baked in the address of a workspace owned by a
+// kernel; evicting that kernel frees the workspace, and replaying the graph
+// afterwards would read freed device memory. So before every eviction the
+// cache has the executor reset both slots (Primary and Verify), whichever
+// one might hold such a graph.
+#pragma once
+
+#include "nxrt/support/status.hpp"
+
+namespace nxrt::kernel_cache {
+
+class DeviceGraphResetter {
+ public:
+  virtual ~DeviceGraphResetter() = default;
+  // Resets the Primary and Verify slots; an empty slot is a no-op. Called
+  // without any cache lock held; it must not call the cache's GetOrCreate.
+  virtual Status ResetAllSlots() = 0;
+};
+
+}  // namespace nxrt::kernel_cache
