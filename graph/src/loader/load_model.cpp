@@ -26,6 +26,10 @@ Result<std::vector<std::byte>> ReadWholeFile(const fs::path& file) {
   if (!in) return Unavailable(file.string() + ": cannot be opened for reading; check permissions");
   const auto size = fs::file_size(file, ec);
   if (ec) return Unavailable(file.string() + ": cannot read its size (" + ec.message() + ")");
+  if (size > static_cast<uintmax_t>(INT_MAX)) {
+    return Unsupported(file.string() +
+                       ": is larger than 2 GiB; save its weights as ONNX external data");
+  }
   std::vector<std::byte> bytes(size);
   if (size > 0 &&
       !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
@@ -84,8 +88,12 @@ Result<Graph> LoadModelFromBytes(std::span<const std::byte> model_bytes,
 }
 
 Result<Graph> LoadModelFromFile(const fs::path& model_file) {
-  NXRT_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ReadWholeFile(model_file));
-  return LoadModelFromBytes(bytes, model_file.string(), model_file.parent_path());
+  try {
+    NXRT_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ReadWholeFile(model_file));
+    return LoadModelFromBytes(bytes, model_file.string(), model_file.parent_path());
+  } catch (const std::exception& e) {
+    return Internal(model_file.string() + ": loading failed: " + e.what());
+  }
 }
 
 }  // namespace nxrt::graph
