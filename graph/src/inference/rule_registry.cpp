@@ -35,6 +35,7 @@ const RuleTable& Rules() {
     AddAttentionRules(t);
     AddControlFlowRules(t);
     AddDataDependentRules(t);
+    AddSignalRules(t);
     return t;
   }();
   return table;

@@ -36,5 +36,6 @@ void AddNormalizationRules(RuleTable& table);
 void AddAttentionRules(RuleTable& table);
 void AddControlFlowRules(RuleTable& table);
 void AddDataDependentRules(RuleTable& table);
+void AddSignalRules(RuleTable& table);
 
 }  // namespace nxrt::graph::inference

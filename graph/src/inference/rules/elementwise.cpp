@@ -223,6 +223,24 @@ Status CastLike(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// Quantize/Dequantize keep the shape; the element type comes from the
+// output_dtype attribute when set, else from the zero point (quantize) or the
+// scale (dequantize).
+Status QuantizeLinear(NodeContext& ctx) {
+  const auto declared = DataTypeFromOnnx(static_cast<int32_t>(ctx.Int("output_dtype", 0)));
+  DataType dtype = declared.value_or(DataType::kUndefined);
+  if (dtype == DataType::kUndefined) {
+    const bool quantize = ctx.node().op_type == "QuantizeLinear";
+    dtype =
+        quantize ? (ctx.has_input(2) ? ctx.input_dtype(2) : DataType::kUint8) : ctx.input_dtype(1);
+  }
+  ctx.SetOutputDtype(0, dtype);
+  const Shape* shape = ctx.input_shape(0);
+  if (shape == nullptr) return ctx.Unknown("input 0 has unknown rank");
+  ctx.SetOutput(0, dtype, *shape);
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddElementwiseRules(RuleTable& t) {
@@ -296,6 +314,8 @@ void AddElementwiseRules(RuleTable& t) {
   t.Add("", "PRelu", PRelu);
   t.Add("", "Dropout", Dropout);
   t.Add("", "CastLike", CastLike);
+  t.Add("", "QuantizeLinear", QuantizeLinear);
+  t.Add("", "DequantizeLinear", QuantizeLinear);
 }
 
 }  // namespace nxrt::graph::inference

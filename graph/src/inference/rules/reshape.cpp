@@ -70,11 +70,14 @@ Status Flatten(NodeContext& ctx) {
   ctx.SetOutputDtype(0, ctx.input_dtype(0));
   const Shape* data = ctx.input_shape(0);
   if (data == nullptr) return ctx.Unknown("input 0 has unknown rank");
-  auto axis = ctx.Axis(ctx.Int("axis", 1), data->size() + 1);
-  if (!axis) return ctx.ModelError("axis out of range for " + ctx.ShapeText(*data));
+  const auto rank = static_cast<int64_t>(data->size());
+  int64_t axis = ctx.Int("axis", 1);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis > rank)
+    return ctx.ModelError("axis out of range for " + ctx.ShapeText(*data));
   std::span<const Dim> all(*data);
-  Dim outer = Product(ctx.symbols(), all.subspan(0, *axis));
-  Dim inner = Product(ctx.symbols(), all.subspan(*axis));
+  Dim outer = Product(ctx.symbols(), all.subspan(0, static_cast<size_t>(axis)));
+  Dim inner = Product(ctx.symbols(), all.subspan(static_cast<size_t>(axis)));
   ctx.SetOutput(0, ctx.input_dtype(0), {outer, inner});
   ForwardElements(ctx);
   return Status::Ok();
