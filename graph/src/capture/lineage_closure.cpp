@@ -90,6 +90,7 @@ LineageClosure LineageClosure::Compute(const SymbolLineage& lineage,
   LineageClosure closure;
   const size_t vertex_count = VertexCount(lineage, seeds, symbol_count);
   closure.reached_flags_.assign(vertex_count, 0);
+  closure.reached_.reserve(vertex_count);
   const bool explain = detail == ClosureDetail::kExplain;
   if (explain) {
     closure.predecessor_.assign(vertex_count, kNoSymbol);
