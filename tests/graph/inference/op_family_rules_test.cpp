@@ -1,0 +1,244 @@
+// One check per rule family on hand-built graphs with symbolic dims: what the
+// node test cases (all static) cannot show.
+#include <gtest/gtest.h>
+
+#include "inference_test_graph.hpp"
+
+namespace nxrt::graph {
+namespace {
+
+using testing::IntAttr;
+using testing::IntsAttr;
+using testing::StringAttr;
+using testing::TestGraph;
+
+TEST(OpFamilyRules, MatMulBroadcastsBatchDimsThroughTheChokepoint) {
+  TestGraph t;
+  t.Input("a", {"batch", 1, "seq", 64});
+  t.Input("b", {"beam", 4, 64, 32});
+  t.Op("MatMul", {"a", "b"}, {"c"});
+  ASSERT_TRUE(t.Infer().ok());
+  const Shape& c = t.ShapeOf("c");
+  ASSERT_EQ(c.size(), 4u);
+  EXPECT_EQ(c[1], Dim::Static(4));
+  EXPECT_EQ(c[2], t.Sym("seq"));
+  EXPECT_EQ(c[3], Dim::Static(32));
+  EXPECT_EQ(t.graph.lineage.unifications.size(), 1u);
+}
+
+TEST(OpFamilyRules, MatMulContractionMismatchIsAModelError) {
+  TestGraph t;
+  t.Input("a", {"seq", 64});
+  t.Input("b", {32, 16});
+  t.Op("MatMul", {"a", "b"}, {"c"});
+  EXPECT_EQ(t.Infer().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(OpFamilyRules, GemmWithTransposesAndBroadcastC) {
+  TestGraph t;
+  t.Input("a", {64, "batch"});
+  t.Input("b", {32, 64});
+  t.Input("c", {32});
+  t.Op("Gemm", {"a", "b", "c"}, {"y"}, {IntAttr("transA", 1), IntAttr("transB", 1)});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("y"), (Shape{t.Sym("batch"), Dim::Static(32)}));
+}
+
+TEST(OpFamilyRules, EinsumEllipsisBroadcasts) {
+  TestGraph t;
+  t.Input("a", {"batch", "heads", "seq", 64});
+  t.Input("b", {"batch", 1, 64, "kv"});
+  t.Op("Einsum", {"a", "b"}, {"c"}, {StringAttr("equation", "...ij,...jk->...ik")});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("c"), (Shape{t.Sym("batch"), t.Sym("heads"), t.Sym("seq"), t.Sym("kv")}));
+}
+
+TEST(OpFamilyRules, ConvOverSymbolicSpatialDimsDerivesTheOutputExtent) {
+  TestGraph t;
+  t.Input("x", {"n", 3, "h", 32});
+  t.Input("w", {16, 3, 3, 3});
+  t.Op("Conv", {"x", "w"}, {"y"}, {IntsAttr("strides", {2, 2}), IntsAttr("pads", {1, 1, 1, 1})});
+  ASSERT_TRUE(t.Infer().ok());
+  const Shape& y = t.ShapeOf("y");
+  ASSERT_EQ(y.size(), 4u);
+  EXPECT_EQ(y[0], t.Sym("n"));
+  EXPECT_EQ(y[1], Dim::Static(16));
+  EXPECT_EQ(y[3], Dim::Static(16));
+  ASSERT_TRUE(y[2].is_symbolic());
+  EXPECT_EQ(t.graph.symbol(y[2].symbol()).origin, SymbolOrigin::kDerived);
+}
+
+TEST(OpFamilyRules, PoolingAndGlobalPooling) {
+  TestGraph t;
+  t.Input("x", {"n", 8, 9, 9});
+  t.Op("MaxPool", {"x"}, {"y", "idx"},
+       {IntsAttr("kernel_shape", {2, 2}), IntsAttr("strides", {2, 2}), IntAttr("ceil_mode", 1)});
+  t.Op("GlobalAveragePool", {"x"}, {"g"});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("y"), (Shape{t.Sym("n"), Dim::Static(8), Dim::Static(5), Dim::Static(5)}));
+  EXPECT_EQ(t.V("idx").dtype, DataType::kInt64);
+  EXPECT_EQ(t.ShapeOf("g"), (Shape{t.Sym("n"), Dim::Static(8), Dim::Static(1), Dim::Static(1)}));
+}
+
+TEST(OpFamilyRules, ReductionsAndArgMax) {
+  TestGraph t;
+  t.Input("x", {"batch", "seq", 16});
+  t.Int64s("axes", {1});
+  t.Op("ReduceSum", {"x", "axes"}, {"keep"});
+  t.Op("ReduceMean", {"x", "axes"}, {"drop"}, {IntAttr("keepdims", 0)});
+  t.Op("ArgMax", {"x"}, {"arg"}, {IntAttr("axis", -1), IntAttr("keepdims", 0)});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("keep"), (Shape{t.Sym("batch"), Dim::Static(1), Dim::Static(16)}));
+  EXPECT_EQ(t.ShapeOf("drop"), (Shape{t.Sym("batch"), Dim::Static(16)}));
+  EXPECT_EQ(t.ShapeOf("arg"), (Shape{t.Sym("batch"), t.Sym("seq")}));
+  EXPECT_EQ(t.V("arg").dtype, DataType::kInt64);
+}
+
+TEST(OpFamilyRules, ConcatAddsAlongTheAxisAndBroadcastsTheRest) {
+  TestGraph t;
+  t.Input("past", {"batch", 2, "past_seq", 64});
+  t.Input("now", {"batch", 2, "seq", 64});
+  t.Op("Concat", {"past", "now"}, {"all"}, {IntAttr("axis", 2)});
+  ASSERT_TRUE(t.Infer().ok());
+  const Shape& all = t.ShapeOf("all");
+  ASSERT_TRUE(all[2].is_symbolic());
+  const Symbol& total = t.graph.symbol(all[2].symbol());
+  EXPECT_EQ(total.origin, SymbolOrigin::kDerived);
+  EXPECT_EQ(total.expr.op, SymbolExpr::Op::kAdd);
+  EXPECT_EQ(all[0], t.Sym("batch"));
+}
+
+TEST(OpFamilyRules, SliceOfASymbolicAxis) {
+  TestGraph t;
+  t.Input("x", {"batch", "seq", 64});
+  t.Int64s("starts", {1, 0});
+  t.Int64s("ends", {INT64_MAX, 32});
+  t.Int64s("axes", {1, 2});
+  t.Op("Slice", {"x", "starts", "ends", "axes"}, {"y"});
+  ASSERT_TRUE(t.Infer().ok());
+  const Shape& y = t.ShapeOf("y");
+  EXPECT_EQ(y[0], t.Sym("batch"));
+  EXPECT_EQ(y[2], Dim::Static(32));
+  ASSERT_TRUE(y[1].is_symbolic());
+  const Symbol& rest = t.graph.symbol(y[1].symbol());
+  EXPECT_EQ(rest.expr.op, SymbolExpr::Op::kSub);
+}
+
+TEST(OpFamilyRules, SplitGatherAndExpand) {
+  TestGraph t;
+  t.Input("x", {"batch", 12});
+  t.Int64s("sizes", {4, 8});
+  t.Op("Split", {"x", "sizes"}, {"a", "b"}, {IntAttr("axis", 1)});
+  t.Input("table", {1000, 64});
+  t.Input("ids", {"batch", "seq"}, DataType::kInt64);
+  t.Op("Gather", {"table", "ids"}, {"emb"});
+  t.Int64s("target", {3, 1, 1});
+  t.Op("Expand", {"a", "target"}, {"wide"});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("a"), (Shape{t.Sym("batch"), Dim::Static(4)}));
+  EXPECT_EQ(t.ShapeOf("b"), (Shape{t.Sym("batch"), Dim::Static(8)}));
+  EXPECT_EQ(t.ShapeOf("emb"), (Shape{t.Sym("batch"), t.Sym("seq"), Dim::Static(64)}));
+  EXPECT_EQ(t.ShapeOf("wide"), (Shape{Dim::Static(3), t.Sym("batch"), Dim::Static(4)}));
+}
+
+TEST(OpFamilyRules, NormalisationAndSoftmaxKeepTheShape) {
+  TestGraph t;
+  t.Input("x", {"batch", "seq", 64});
+  t.Input("scale", {64});
+  t.Op("LayerNormalization", {"x", "scale"}, {"y", "mean", "inv"});
+  t.Op("Softmax", {"y"}, {"p"});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("p"), t.ShapeOf("x"));
+  EXPECT_EQ(t.ShapeOf("mean"), (Shape{t.Sym("batch"), t.Sym("seq"), Dim::Static(1)}));
+}
+
+TEST(OpFamilyRules, TopKRangeAndUniqueMintOrReadTheirExtents) {
+  TestGraph t;
+  t.Input("x", {"batch", 100});
+  t.Int64s("k", {5});
+  t.Op("TopK", {"x", "k"}, {"values", "indices"});
+  t.Input("limit", {}, DataType::kInt64);
+  t.Scalar("start", 0);
+  t.Scalar("step", 1);
+  t.Op("Range", {"start", "limit", "step"}, {"r"});
+  t.Op("Unique", {"x"}, {"u", "ui", "uinv", "uc"});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("indices"), (Shape{t.Sym("batch"), Dim::Static(5)}));
+  EXPECT_EQ(t.V("indices").dtype, DataType::kInt64);
+  const Dim r = t.ShapeOf("r")[0];
+  ASSERT_TRUE(r.is_symbolic());
+  EXPECT_EQ(t.graph.symbol(r.symbol()).origin, SymbolOrigin::kMinted);
+  const Dim u = t.ShapeOf("u")[0];
+  ASSERT_TRUE(u.is_symbolic());
+  EXPECT_EQ(t.ShapeOf("uc")[0], u);
+}
+
+TEST(OpFamilyRules, UnknownInputRankLeavesTheOutputUnknownWithoutFailing) {
+  TestGraph t;
+  t.RankUnknownInput("x");
+  t.Op("Relu", {"x"}, {"y"});
+  t.Op("Shape", {"y"}, {"s"});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_FALSE(t.V("y").shape.has_value());
+  EXPECT_EQ(t.V("y").dtype, DataType::kFloat32);
+  ShapeInferenceOptions strict;
+  strict.fail_on_unknown_shape = true;
+  TestGraph u;
+  u.RankUnknownInput("x");
+  u.Op("Relu", {"x"}, {"y"});
+  EXPECT_FALSE(u.Infer(strict).ok());
+}
+
+TEST(OpFamilyRules, OpsWithoutOwnRuleUseTheOnnxSchema) {
+  TestGraph t;
+  t.Input("x", {2, 3, 3});
+  t.Op("Det", {"x"}, {"d"});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("d"), (Shape{Dim::Static(2)}));
+  EXPECT_EQ(t.V("d").dtype, DataType::kFloat32);
+}
+
+TEST(OpFamilyRules, SchemaFallbackKeepsOurSymbols) {
+  TestGraph t;
+  t.Input("x", {"batch", "seq", 4});
+  t.Op("Det", {"x"}, {"d"});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("d"), (Shape{t.Sym("batch")}));
+}
+
+TEST(OpFamilyRules, IfMergesBranchShapes) {
+  TestGraph t;
+  t.Input("cond", {}, DataType::kBool);
+  t.Input("x", {"batch", 4});
+  auto branch = [](const char* op) {
+    auto body = std::make_shared<Graph>();
+    Value outer;
+    outer.name = "x";
+    outer.is_outer_scope = true;
+    ValueId x = body->AddValue(std::move(outer));
+    Value out;
+    out.name = std::string("y_") + op;
+    ValueId y = body->AddValue(std::move(out));
+    Node n;
+    n.op_type = op;
+    n.inputs = {x};
+    n.outputs = {y};
+    body->AddNode(std::move(n));
+    body->outputs.push_back(y);
+    return body;
+  };
+  Attribute then_branch, else_branch;
+  then_branch.name = "then_branch";
+  then_branch.type = AttributeType::kGraph;
+  then_branch.graph = branch("Relu");
+  else_branch.name = "else_branch";
+  else_branch.type = AttributeType::kGraph;
+  else_branch.graph = branch("Neg");
+  t.Op("If", {"cond"}, {"y"}, {then_branch, else_branch});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("y"), (Shape{t.Sym("batch"), Dim::Static(4)}));
+  EXPECT_EQ(t.V("y").dtype, DataType::kFloat32);
+}
+
+}  // namespace
+}  // namespace nxrt::graph
