@@ -116,28 +116,50 @@ void ExpectMatches(const TestValue& value, const Value& declared, const fs::path
   }
 }
 
-TEST(TestDataTest, EveryDebianNodeCaseFileMatchesItsModel) {
-  if (!fs::exists(kNodeCases)) GTEST_SKIP() << kNodeCases << " is missing";
+// Decodes every data file of every case under `cases` with the kind its
+// model declares and checks it against the declared type.
+std::map<TestValueKind, size_t> CheckCaseFiles(const fs::path& cases) {
   size_t files = 0;
   std::map<TestValueKind, size_t> kinds;
-  for (const auto& entry : fs::directory_iterator(kNodeCases)) {
+  for (const auto& entry : fs::directory_iterator(cases)) {
+    if (!entry.is_directory()) continue;
     Result<Graph> graph = LoadModelFromFile(entry.path() / "model.onnx");
-    ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+    EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+    if (!graph.ok()) continue;
     for (const CaseFile& file : FilesOfCase(entry.path(), *graph)) {
       const Value& declared = graph->value(file.declared);
       Result<TestValue> value = ReadTestValueFile(file.path, TestProtoKindFor(declared.kind));
-      ASSERT_TRUE(value.ok()) << value.status().ToString();
+      EXPECT_TRUE(value.ok()) << value.status().ToString();
+      if (!value.ok()) continue;
       ExpectMatches(*value, declared, file.path);
       ++kinds[value->kind];
       ++files;
     }
   }
-  std::cout << "[ testdata ] " << files << " files: " << kinds[TestValueKind::kTensor]
-            << " tensors, " << kinds[TestValueKind::kSequence] << " sequences, "
+  std::cout << "[ testdata ] " << cases.string() << ": " << files
+            << " files: " << kinds[TestValueKind::kTensor] << " tensors, "
+            << kinds[TestValueKind::kSequence] << " sequences, "
             << kinds[TestValueKind::kAbsentOptional] << " absent optionals\n";
+  return kinds;
+}
+
+TEST(TestDataTest, EveryDebianNodeCaseFileMatchesItsModel) {
+  if (!fs::exists(kNodeCases)) GTEST_SKIP() << kNodeCases << " is missing";
+  std::map<TestValueKind, size_t> kinds = CheckCaseFiles(kNodeCases);
   EXPECT_GT(kinds[TestValueKind::kTensor], 1000u);
   EXPECT_GT(kinds[TestValueKind::kSequence], 10u);
   EXPECT_GT(kinds[TestValueKind::kAbsentOptional], 0u);
+}
+
+TEST(TestDataTest, EveryExportedOnnxNodeCaseFileMatchesItsModel) {
+  const fs::path cases = fs::path(NXRT_BINARY_DIR) / "onnx-node-cases";
+  if (!fs::exists(cases / ".export-complete")) {
+    GTEST_SKIP() << "no exported onnx node cases at " << cases
+                 << "; run scripts/export-onnx-node-cases (needs .venv)";
+  }
+  std::map<TestValueKind, size_t> kinds = CheckCaseFiles(cases);
+  EXPECT_GT(kinds[TestValueKind::kTensor], 2000u);
+  EXPECT_GT(kinds[TestValueKind::kSequence], 10u);
 }
 
 TEST(TestDataTest, SequenceFile) {
