@@ -21,8 +21,8 @@ using ::testing::HasSubstr;
 class ExternalDataTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::random_device seed;
-    root_ = fs::temp_directory_path() / ("nxrt_external_data_" + std::to_string(seed()));
+    std::random_device random;
+    root_ = fs::temp_directory_path() / ("nxrt_external_data_" + std::to_string(random()));
     model_dir_ = root_ / "model";
     fs::create_directories(model_dir_ / "weights");
     // 16 floats 0..15 in weights/w.bin, and a secret file outside the folder.
