@@ -1,0 +1,57 @@
+// What every CPU kernel shares: its capture-safety statement (true when
+// compute writes only into preallocated outputs, so a recorded call can be
+// replayed without the host) and the claim checks op families build on.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "dtype.hpp"
+#include "nxrt/ep_sdk.hpp"
+#include "op_registry.hpp"
+#include "tensor.hpp"
+
+namespace nxrt::cpu {
+
+class CpuKernel : public sdk::Kernel {
+ public:
+  explicit CpuKernel(bool capture_safe) : capture_safe_(capture_safe) {}
+  bool CaptureSafe() const override { return capture_safe_; }
+
+ private:
+  bool capture_safe_;
+};
+
+// The reason to decline when input `index` is absent, not a tensor, or of a
+// dtype outside `List`; nullopt when it is fine.
+template <typename List>
+std::optional<std::string> CheckInputDtype(const sdk::Node& node,
+                                           std::span<const nxrt_value_info> inputs, size_t index,
+                                           List list) {
+  const std::string op(node.op_type());
+  if (index >= inputs.size() || inputs[index].kind == NXRT_VALUE_NONE) {
+    return op + ": input " + std::to_string(index) + " is required";
+  }
+  if (inputs[index].kind != NXRT_VALUE_TENSOR) {
+    return op + ": sequence inputs not supported";
+  }
+  if (!Contains(list, inputs[index].dtype)) {
+    return op + ": dtype " + DtypeName(inputs[index].dtype) + " not supported";
+  }
+  return std::nullopt;
+}
+
+inline sdk::ClaimResult ClaimUnless(const std::optional<std::string>& reason) {
+  return reason ? sdk::ClaimResult::Declined(*reason) : sdk::ClaimResult::Claimed();
+}
+
+// Claims when input 0 has a dtype in `List`.
+template <typename List>
+ClaimFn ClaimInputDtype(List list, size_t index = 0) {
+  return [list, index](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+    return ClaimUnless(CheckInputDtype(node, inputs, index, list));
+  };
+}
+
+}  // namespace nxrt::cpu

@@ -1,0 +1,65 @@
+// The ops the CPU EP implements: for each ONNX op type (default domain), the
+// first opset it is claimed at, a claim check that declines with a reason
+// (dtype, attribute or opset not implemented), and a kernel factory. Each op
+// family file registers its ops through one Register* function.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "nxrt/ep_sdk.hpp"
+
+namespace nxrt::cpu {
+
+using ClaimFn = std::function<sdk::ClaimResult(const sdk::Node& node, int64_t opset,
+                                               std::span<const nxrt_value_info> inputs)>;
+using CreateFn = std::function<std::unique_ptr<sdk::Kernel>(
+    const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset)>;
+
+// For kernels that read what the SDK's Node does not wrap (tensor
+// attributes) through the host table.
+using CreateWithHostFn =
+    std::function<std::unique_ptr<sdk::Kernel>(const sdk::Host& host, const sdk::Node& node,
+                                               std::span<const nxrt_shape> inputs, int64_t opset)>;
+
+struct OpDefinition {
+  OpDefinition(int64_t since, ClaimFn claim_fn, CreateFn create_fn)
+      : since_opset(since), claim(std::move(claim_fn)), create(std::move(create_fn)) {}
+  OpDefinition(int64_t since, ClaimFn claim_fn, CreateWithHostFn create_fn)
+      : since_opset(since), claim(std::move(claim_fn)), create_with_host(std::move(create_fn)) {}
+
+  int64_t since_opset = 1;
+  ClaimFn claim;
+  CreateFn create;  // used unless create_with_host is set
+  CreateWithHostFn create_with_host;
+};
+
+class OpRegistry {
+ public:
+  void Add(std::string op_type, OpDefinition definition);
+  // nullptr when the op type is not implemented.
+  const OpDefinition* Find(std::string_view op_type) const;
+  size_t size() const { return ops_.size(); }
+
+ private:
+  std::map<std::string, OpDefinition, std::less<>> ops_;
+};
+
+// Every op of every family, built on first use.
+const OpRegistry& CpuOps();
+
+// The op families.
+void RegisterUnaryOps(OpRegistry& registry);
+void RegisterBinaryOps(OpRegistry& registry);
+void RegisterVariadicOps(OpRegistry& registry);
+void RegisterCastOps(OpRegistry& registry);
+void RegisterMatMulOps(OpRegistry& registry);
+void RegisterShapeOps(OpRegistry& registry);
+void RegisterGeneratorOps(OpRegistry& registry);
+
+}  // namespace nxrt::cpu

@@ -1,0 +1,269 @@
+// Elementwise binary ops with numpy broadcasting: arithmetic, Pow with a
+// separately typed exponent, Mod, PRelu, comparisons, logic and bit ops. The
+// broadcast plan is made once when the kernel is made (its shapes are
+// concrete then); the inner loop is specialised for equal, scalar-left and
+// scalar-right operands so the compiler vectorises the common cases.
+#include <cmath>
+#include <cstring>
+#include <type_traits>
+
+#include "broadcast.hpp"
+#include "cpu_kernel.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+struct BinaryParams {
+  bool flag = false;  // Mod: fmod; BitShift: shift right
+};
+
+template <typename TA, typename TB, typename Out, typename Op>
+void RunBinary(const BroadcastPlan<2>& plan, const nxrt_tensor& a_tensor,
+               const nxrt_tensor& b_tensor, nxrt_tensor& out_tensor, const BinaryParams& params) {
+  using CA = ComputeType<TA>;
+  using CB = ComputeType<TB>;
+  const TA* a = DataAs<TA>(a_tensor);
+  const TB* b = DataAs<TB>(b_tensor);
+  Out* y = MutableDataAs<Out>(out_tensor);
+  const Op op{params};
+  const int64_t sa = plan.strides[0].back();
+  const int64_t sb = plan.strides[1].back();
+  ForEachRow(plan, [&](const std::array<int64_t, 2>& offsets, int64_t o, int64_t n) {
+    const TA* pa = a + offsets[0];
+    const TB* pb = b + offsets[1];
+    Out* py = y + o;
+    if (sa == 1 && sb == 1) {
+      for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(CA(pa[i]), CB(pb[i])));
+    } else if (sa == 0 && sb == 1) {
+      const CA va = CA(pa[0]);
+      for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(va, CB(pb[i])));
+    } else if (sa == 1 && sb == 0) {
+      const CB vb = CB(pb[0]);
+      for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(CA(pa[i]), vb));
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        py[i] = static_cast<Out>(op(CA(pa[i * sa]), CB(pb[i * sb])));
+      }
+    }
+  });
+}
+
+using BinaryFn = void (*)(const BroadcastPlan<2>&, const nxrt_tensor&, const nxrt_tensor&,
+                          nxrt_tensor&, const BinaryParams&);
+
+#define NXRT_BINARY_OP(Name, expr)    \
+  struct Name {                       \
+    BinaryParams p;                   \
+    template <typename A, typename B> \
+    auto operator()(A a, B b) const { \
+      return expr;                    \
+    }                                 \
+  };
+
+NXRT_BINARY_OP(Add, a + b)
+NXRT_BINARY_OP(Sub, a - b)
+NXRT_BINARY_OP(Mul, a* b)
+NXRT_BINARY_OP(Equal, a == b)
+NXRT_BINARY_OP(Less, a < b)
+NXRT_BINARY_OP(LessOrEqual, a <= b)
+NXRT_BINARY_OP(Greater, a > b)
+NXRT_BINARY_OP(GreaterOrEqual, a >= b)
+NXRT_BINARY_OP(And, a&& b)
+NXRT_BINARY_OP(Or, a || b)
+NXRT_BINARY_OP(Xor, a != b)
+NXRT_BINARY_OP(BitwiseAnd, a& b)
+NXRT_BINARY_OP(BitwiseOr, a | b)
+NXRT_BINARY_OP(BitwiseXor, a ^ b)
+NXRT_BINARY_OP(PRelu, a < A(0) ? A(a * b) : a)
+NXRT_BINARY_OP(Pow, std::pow(static_cast<double>(a), static_cast<double>(b)))
+#undef NXRT_BINARY_OP
+
+struct Div {
+  BinaryParams p;
+  template <typename A, typename B>
+  A operator()(A a, B b) const {
+    if constexpr (std::is_integral_v<A>) {
+      if (b == 0) return 0;  // integer division by zero has no value; never trap
+    }
+    return static_cast<A>(a / b);
+  }
+};
+
+struct Mod {
+  BinaryParams p;  // flag: fmod (truncated), else floored like Python
+  template <typename A, typename B>
+  A operator()(A a, B b) const {
+    if constexpr (std::is_floating_point_v<A>) {
+      const A r = std::fmod(a, b);
+      if (p.flag || r == 0 || ((r < 0) == (b < 0))) return r;
+      return r + b;
+    } else {
+      if (b == 0) return 0;
+      const A r = static_cast<A>(a % b);
+      if constexpr (std::is_signed_v<A>) {
+        if (!p.flag && r != 0 && ((r < 0) != (b < 0))) return static_cast<A>(r + b);
+      }
+      return r;
+    }
+  }
+};
+
+struct BitShift {
+  BinaryParams p;  // flag: right
+  template <typename A, typename B>
+  A operator()(A a, B b) const {
+    if (b >= static_cast<B>(sizeof(A) * 8)) return 0;
+    return static_cast<A>(p.flag ? a >> b : a << b);
+  }
+};
+
+class BinaryKernel : public CpuKernel {
+ public:
+  BinaryKernel(BinaryFn fn, BinaryParams params, nxrt_dtype out_dtype, const std::string& op,
+               std::span<const nxrt_shape> inputs)
+      : CpuKernel(true), fn_(fn), params_(params), out_dtype_(out_dtype), op_(op) {
+    a_dims_.assign(inputs[0].dims, inputs[0].dims + inputs[0].rank);
+    b_dims_.assign(inputs[1].dims, inputs[1].dims + inputs[1].rank);
+    plan_ = MakeBroadcastPlan<2>({a_dims_, b_dims_}, op_);
+  }
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& a = inputs[0].tensor;
+    const nxrt_tensor& b = inputs[1].tensor;
+    if (!std::ranges::equal(DimsSpan(a), a_dims_) || !std::ranges::equal(DimsSpan(b), b_dims_)) {
+      FailInvalid(op_ + ": kernel made for " + DimsText(a_dims_) + " and " + DimsText(b_dims_) +
+                  " got " + DimsText(DimsSpan(a)) + " and " + DimsText(DimsSpan(b)));
+    }
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, out_dtype_, plan_.out_dims);
+    fn_(plan_, a, b, out, params_);
+  }
+
+ private:
+  BinaryFn fn_;
+  BinaryParams params_;
+  nxrt_dtype out_dtype_;
+  std::string op_;
+  Dims a_dims_;
+  Dims b_dims_;
+  BroadcastPlan<2> plan_;
+};
+
+// Both operands of one dtype in `List`; the output is that dtype, or bool
+// for a predicate.
+template <typename Op, bool kPredicate, typename List>
+void AddBinary(OpRegistry& registry, const char* name, List list,
+               BinaryParams (*read)(const sdk::Node&) = nullptr) {
+  registry.Add(name,
+               {1,
+                [list](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                  if (auto reason = CheckInputDtype(node, inputs, 0, list)) {
+                    return sdk::ClaimResult::Declined(*reason);
+                  }
+                  return ClaimUnless(CheckInputDtype(node, inputs, 1, list));
+                },
+                [list, read, name](const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                                   int64_t) -> std::unique_ptr<sdk::Kernel> {
+                  if (inputs[0].dtype != inputs[1].dtype) {
+                    FailInvalid(std::string(name) + ": operands have dtypes " +
+                                DtypeName(inputs[0].dtype) + " and " + DtypeName(inputs[1].dtype));
+                  }
+                  nxrt_dtype out_dtype = kPredicate ? NXRT_DTYPE_BOOL : inputs[0].dtype;
+                  BinaryFn fn = Dispatch(list, inputs[0].dtype, name, [](auto tag) -> BinaryFn {
+                    using T = typename decltype(tag)::type;
+                    using Out = std::conditional_t<kPredicate, bool, T>;
+                    return &RunBinary<T, T, Out, Op>;
+                  });
+                  return std::make_unique<BinaryKernel>(fn, read ? read(node) : BinaryParams{},
+                                                        out_dtype, name, inputs);
+                }});
+}
+
+using PowBaseTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
+
+// Equal on strings compares the bytes of each element.
+void RunEqualStrings(const BroadcastPlan<2>& plan, const nxrt_tensor& a_tensor,
+                     const nxrt_tensor& b_tensor, nxrt_tensor& out_tensor, const BinaryParams&) {
+  const auto* a = DataAs<nxrt_string_view>(a_tensor);
+  const auto* b = DataAs<nxrt_string_view>(b_tensor);
+  bool* y = MutableDataAs<bool>(out_tensor);
+  const int64_t sa = plan.strides[0].back();
+  const int64_t sb = plan.strides[1].back();
+  ForEachRow(plan, [&](const std::array<int64_t, 2>& offsets, int64_t o, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const nxrt_string_view& x = a[offsets[0] + i * sa];
+      const nxrt_string_view& z = b[offsets[1] + i * sb];
+      y[o + i] = x.size == z.size && (x.size == 0 || std::memcmp(x.data, z.data, x.size) == 0);
+    }
+  });
+}
+
+}  // namespace
+
+void RegisterBinaryOps(OpRegistry& r) {
+  AddBinary<Add, false>(r, "Add", NumericTypes{});
+  AddBinary<Sub, false>(r, "Sub", NumericTypes{});
+  AddBinary<Mul, false>(r, "Mul", NumericTypes{});
+  AddBinary<Div, false>(r, "Div", NumericTypes{});
+  AddBinary<PRelu, false>(r, "PRelu", NumericTypes{});
+  AddBinary<Mod, false>(r, "Mod", NumericTypes{}, [](const sdk::Node& node) {
+    return BinaryParams{node.AttrInt("fmod", 0) != 0};
+  });
+  AddBinary<BitShift, false>(r, "BitShift", UnsignedIntTypes{}, [](const sdk::Node& node) {
+    return BinaryParams{node.AttrString("direction", "") == "RIGHT"};
+  });
+  AddBinary<BitwiseAnd, false>(r, "BitwiseAnd", IntTypes{});
+  AddBinary<BitwiseOr, false>(r, "BitwiseOr", IntTypes{});
+  AddBinary<BitwiseXor, false>(r, "BitwiseXor", IntTypes{});
+  AddBinary<And, true>(r, "And", TypeList<bool>{});
+  AddBinary<Or, true>(r, "Or", TypeList<bool>{});
+  AddBinary<Xor, true>(r, "Xor", TypeList<bool>{});
+  AddBinary<Less, true>(r, "Less", NumericTypes{});
+  AddBinary<LessOrEqual, true>(r, "LessOrEqual", NumericTypes{});
+  AddBinary<Greater, true>(r, "Greater", NumericTypes{});
+  AddBinary<GreaterOrEqual, true>(r, "GreaterOrEqual", NumericTypes{});
+
+  OpRegistry numeric_equal;
+  AddBinary<Equal, true>(numeric_equal, "Equal", AllTypes{});
+  const OpDefinition numeric = *numeric_equal.Find("Equal");
+  r.Add("Equal",
+        {1,
+         [numeric](const sdk::Node& node, int64_t opset, std::span<const nxrt_value_info> inputs) {
+           if (inputs.size() == 2 && inputs[0].dtype == NXRT_DTYPE_STRING &&
+               inputs[1].dtype == NXRT_DTYPE_STRING) {
+             return sdk::ClaimResult::Claimed();
+           }
+           return numeric.claim(node, opset, inputs);
+         },
+         [numeric](const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                   int64_t opset) -> std::unique_ptr<sdk::Kernel> {
+           if (inputs[0].dtype == NXRT_DTYPE_STRING && inputs[1].dtype == NXRT_DTYPE_STRING) {
+             return std::make_unique<BinaryKernel>(&RunEqualStrings, BinaryParams{},
+                                                   NXRT_DTYPE_BOOL, "Equal", inputs);
+           }
+           return numeric.create(node, inputs, opset);
+         }});
+
+  r.Add("Pow", {1,
+                [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                  if (auto reason = CheckInputDtype(node, inputs, 0, PowBaseTypes{})) {
+                    return sdk::ClaimResult::Declined(*reason);
+                  }
+                  return ClaimUnless(CheckInputDtype(node, inputs, 1, NumericTypes{}));
+                },
+                [](const sdk::Node&, std::span<const nxrt_shape> inputs,
+                   int64_t) -> std::unique_ptr<sdk::Kernel> {
+                  BinaryFn fn = Dispatch(PowBaseTypes{}, inputs[0].dtype, "Pow", [&](auto base) {
+                    using TA = typename decltype(base)::type;
+                    return Dispatch(NumericTypes{}, inputs[1].dtype, "Pow",
+                                    [](auto exponent) -> BinaryFn {
+                                      using TB = typename decltype(exponent)::type;
+                                      return &RunBinary<TA, TB, TA, Pow>;
+                                    });
+                  });
+                  return std::make_unique<BinaryKernel>(fn, BinaryParams{}, inputs[0].dtype, "Pow",
+                                                        inputs);
+                }});
+}
+
+}  // namespace nxrt::cpu

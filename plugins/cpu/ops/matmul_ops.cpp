@@ -1,0 +1,440 @@
+// MatMul (numpy batched broadcasting, 1-D promotion), Gemm and MatMulInteger.
+// float and double go through OpenBLAS; float16 and bfloat16 are widened to
+// float around sgemm; integer types use plain loops. A constant B is packed
+// once in prepare_constant_inputs (widened to the compute type, with Gemm's
+// transB applied) and shared, so a later shape variant of the node adopts it.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "broadcast.hpp"
+#include "cpu_kernel.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+// Row-major C[M,N] = alpha * op(A) * op(B) + beta * C.
+void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
+              const float* a, const float* b, float beta, float* c) {
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), alpha, a, static_cast<int>(trans_a ? m : k), b,
+              static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
+}
+void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
+              const double* a, const double* b, double beta, double* c) {
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), alpha, a, static_cast<int>(trans_a ? m : k), b,
+              static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
+}
+
+// Integer C[M,N] = op(A) * op(B) (+ C when accumulate), in loops.
+template <typename T>
+void LoopGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, const T* b,
+              bool accumulate, T* c) {
+  for (int64_t i = 0; i < m; ++i) {
+    T* row = c + i * n;
+    if (!accumulate) std::fill(row, row + n, T(0));
+    for (int64_t p = 0; p < k; ++p) {
+      const T av = trans_a ? a[p * m + i] : a[i * k + p];
+      if (trans_b) {
+        for (int64_t j = 0; j < n; ++j) row[j] = static_cast<T>(row[j] + av * b[j * k + p]);
+      } else {
+        const T* brow = b + p * n;
+        for (int64_t j = 0; j < n; ++j) row[j] = static_cast<T>(row[j] + av * brow[j]);
+      }
+    }
+  }
+}
+
+template <typename T>
+inline constexpr bool kUsesBlas = kIsFloat<T>;
+
+// A constant B widened to its compute type, shared between shape variants.
+class PackedMatrix : public sdk::SharedState {
+ public:
+  nxrt_dtype dtype = NXRT_DTYPE_UNDEFINED;
+  Dims dims;                  // of the constant as given
+  bool transposed = false;    // transB applied
+  std::vector<float> floats;  // float, float16, bfloat16
+  std::vector<double> doubles;
+};
+
+template <typename T, typename C>
+void Widen(const T* src, int64_t count, C* dst) {
+  for (int64_t i = 0; i < count; ++i) dst[i] = static_cast<C>(src[i]);
+}
+
+std::shared_ptr<PackedMatrix> Pack(const nxrt_constant_input& constant, bool transpose) {
+  auto packed = std::make_shared<PackedMatrix>();
+  packed->dtype = constant.dtype;
+  packed->dims.assign(constant.dims, constant.dims + constant.rank);
+  packed->transposed = transpose;
+  const int64_t count = ElementCount(packed->dims);
+  const int64_t rows = constant.rank == 2 ? packed->dims[0] : 0;
+  const int64_t cols = constant.rank == 2 ? packed->dims[1] : 0;
+  auto fill = [&](auto* dst, auto widen) {
+    widen(dst);
+    if (!transpose) return;
+    std::vector<std::remove_pointer_t<decltype(dst)>> copy(dst, dst + count);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t c = 0; c < cols; ++c) dst[c * rows + r] = copy[r * cols + c];
+    }
+  };
+  Dispatch(FloatTypes{}, constant.dtype, "pack", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T* src = static_cast<const T*>(constant.bytes);
+    if constexpr (std::is_same_v<T, double>) {
+      packed->doubles.resize(count);
+      fill(packed->doubles.data(), [&](double* dst) { Widen(src, count, dst); });
+    } else {
+      packed->floats.resize(count);
+      fill(packed->floats.data(), [&](float* dst) { Widen(src, count, dst); });
+    }
+  });
+  return packed;
+}
+
+// Kernel base for MatMul and Gemm: constant-B packing and sharing.
+class PackingKernel : public CpuKernel {
+ public:
+  PackingKernel(nxrt_dtype dtype, Dims b_dims, bool transpose_b)
+      : CpuKernel(true), dtype_(dtype), b_dims_(std::move(b_dims)), transpose_b_(transpose_b) {}
+
+  void SetConstantInputs(std::span<const nxrt_bool> flags) override {
+    b_constant_ = flags.size() > 1 && flags[1] != 0;
+  }
+  void PrepareConstantInputs(std::span<const nxrt_constant_input> constants) override {
+    if (!Contains(FloatTypes{}, dtype_)) return;
+    for (const nxrt_constant_input& c : constants) {
+      if (c.input_index == 1) packed_ = Pack(c, transpose_b_ && c.rank == 2);
+    }
+  }
+  std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return packed_; }
+  bool AdoptShareableConstantState(const std::shared_ptr<sdk::SharedState>& state) override {
+    auto packed = std::dynamic_pointer_cast<PackedMatrix>(state);
+    if (!packed || packed->dtype != dtype_ || packed->dims != b_dims_ ||
+        packed->transposed != (transpose_b_ && b_dims_.size() == 2)) {
+      return false;
+    }
+    packed_ = std::move(packed);
+    return true;
+  }
+
+ protected:
+  // B in compute type C: the packed constant, or `scratch` widened from the
+  // input. Sets *transposed to whether transB still has to be applied.
+  template <typename T, typename C>
+  const C* BData(const nxrt_tensor& b, std::vector<C>& scratch, bool* still_transposed) const {
+    *still_transposed = transpose_b_;
+    if (packed_) {
+      *still_transposed = transpose_b_ && !packed_->transposed;
+      if constexpr (std::is_same_v<C, double>) return packed_->doubles.data();
+      if constexpr (std::is_same_v<C, float>) return packed_->floats.data();
+    }
+    if constexpr (std::is_same_v<T, C>) {
+      return DataAs<T>(b);
+    } else {
+      Widen(DataAs<T>(b), ElementCount(b), scratch.data());
+      return scratch.data();
+    }
+  }
+
+  nxrt_dtype dtype_;
+  Dims b_dims_;
+  bool transpose_b_;
+  bool b_constant_ = false;
+  std::shared_ptr<PackedMatrix> packed_;
+};
+
+class MatMulKernel : public PackingKernel {
+ public:
+  MatMulKernel(nxrt_dtype dtype, std::span<const nxrt_shape> inputs)
+      : PackingKernel(dtype, Dims(inputs[1].dims, inputs[1].dims + inputs[1].rank), false) {
+    Dims a(inputs[0].dims, inputs[0].dims + inputs[0].rank);
+    Dims b = b_dims_;
+    if (a.empty() || b.empty()) FailInvalid("MatMul: operands must have rank 1 or more");
+    const bool a_vector = a.size() == 1;
+    const bool b_vector = b.size() == 1;
+    if (a_vector) a.insert(a.begin(), 1);
+    if (b_vector) b.push_back(1);
+    m_ = a[a.size() - 2];
+    k_ = a[a.size() - 1];
+    n_ = b[b.size() - 1];
+    if (b[b.size() - 2] != k_) {
+      FailInvalid("MatMul: inner dimensions differ: " + DimsText(a) + " x " + DimsText(b));
+    }
+    a_batch_.assign(a.begin(), a.end() - 2);
+    b_batch_.assign(b.begin(), b.end() - 2);
+    batch_ = MakeBroadcastPlan<2>({a_batch_, b_batch_}, "MatMul");
+    out_dims_ = batch_.out_dims;
+    if (!a_vector) out_dims_.push_back(m_);
+    if (!b_vector) out_dims_.push_back(n_);
+    // B shared by every batch and A contiguous: one GEMM with batch*M rows.
+    fold_batch_ = ElementCount(b_batch_) == 1;
+    const int64_t out_count = ElementCount(out_dims_);
+    if (dtype == NXRT_DTYPE_FLOAT16 || dtype == NXRT_DTYPE_BFLOAT16) {
+      a_scratch_.resize(ElementCount(a));
+      b_scratch_.resize(ElementCount(b));
+      out_scratch_.resize(out_count);
+    }
+  }
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
+    if (ElementCount(out_dims_) == 0) return;
+    Dispatch(NumericTypes{}, dtype_, "MatMul", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
+        Widen(DataAs<T>(inputs[0].tensor), ElementCount(inputs[0].tensor), a_scratch_.data());
+        bool transposed = false;
+        const float* b = BData<T, float>(inputs[1].tensor, b_scratch_, &transposed);
+        Run<float>(a_scratch_.data(), b, out_scratch_.data());
+        T* y = MutableDataAs<T>(out);
+        for (size_t i = 0; i < out_scratch_.size(); ++i) y[i] = T(out_scratch_[i]);
+      } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+        std::vector<T> unused;
+        bool transposed = false;
+        const T* b = BData<T, T>(inputs[1].tensor, unused, &transposed);
+        Run<T>(DataAs<T>(inputs[0].tensor), b, MutableDataAs<T>(out));
+      } else {
+        Run<T>(DataAs<T>(inputs[0].tensor), DataAs<T>(inputs[1].tensor), MutableDataAs<T>(out));
+      }
+    });
+  }
+
+ private:
+  template <typename C>
+  void Gemm(int64_t rows, const C* a, const C* b, C* y) const {
+    if constexpr (kUsesBlas<C>) {
+      BlasGemm(false, false, rows, n_, k_, C(1), a, b, C(0), y);
+    } else {
+      LoopGemm<C>(false, false, rows, n_, k_, a, b, false, y);
+    }
+  }
+
+  template <typename C>
+  void Run(const C* a, const C* b, C* y) const {
+    const int64_t batches = batch_.count;
+    if (fold_batch_ && ElementCount(a_batch_) == batches) {
+      Gemm<C>(batches * m_, a, b, y);
+      return;
+    }
+    const int64_t a_step = m_ * k_;
+    const int64_t b_step = k_ * n_;
+    const int64_t y_step = m_ * n_;
+    const int64_t sa = batch_.strides[0].back();
+    const int64_t sb = batch_.strides[1].back();
+    ForEachRow(batch_, [&](const std::array<int64_t, 2>& off, int64_t o, int64_t len) {
+      for (int64_t i = 0; i < len; ++i) {
+        Gemm<C>(m_, a + (off[0] + i * sa) * a_step, b + (off[1] + i * sb) * b_step,
+                y + (o + i) * y_step);
+      }
+    });
+  }
+
+  int64_t m_ = 0;
+  int64_t k_ = 0;
+  int64_t n_ = 0;
+  Dims a_batch_;
+  Dims b_batch_;
+  BroadcastPlan<2> batch_;
+  Dims out_dims_;
+  bool fold_batch_ = false;
+  std::vector<float> a_scratch_;
+  std::vector<float> b_scratch_;
+  std::vector<float> out_scratch_;
+};
+
+class GemmKernel : public PackingKernel {
+ public:
+  GemmKernel(const sdk::Node& node, nxrt_dtype dtype, std::span<const nxrt_shape> inputs)
+      : PackingKernel(dtype, Dims(inputs[1].dims, inputs[1].dims + inputs[1].rank),
+                      node.AttrInt("transB", 0) != 0),
+        trans_a_(node.AttrInt("transA", 0) != 0),
+        alpha_(node.AttrFloat("alpha", 1.0f)),
+        beta_(node.AttrFloat("beta", 1.0f)) {
+    const nxrt_shape& a = inputs[0];
+    if (a.rank != 2 || b_dims_.size() != 2) FailInvalid("Gemm: A and B must be 2-D");
+    m_ = trans_a_ ? a.dims[1] : a.dims[0];
+    k_ = trans_a_ ? a.dims[0] : a.dims[1];
+    n_ = transpose_b_ ? b_dims_[0] : b_dims_[1];
+    if ((transpose_b_ ? b_dims_[1] : b_dims_[0]) != k_)
+      FailInvalid("Gemm: inner dimensions differ");
+    if (inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED) {
+      c_dims_.assign(inputs[2].dims, inputs[2].dims + inputs[2].rank);
+      c_plan_ = MakeBroadcastPlan<2>({Dims{m_, n_}, c_dims_}, "Gemm");
+      if (c_plan_.out_dims != Dims{m_, n_}) FailInvalid("Gemm: C does not broadcast to (M, N)");
+      has_c_ = true;
+    }
+    if (dtype == NXRT_DTYPE_FLOAT16 || dtype == NXRT_DTYPE_BFLOAT16) {
+      a_scratch_.resize(m_ * k_);
+      b_scratch_.resize(k_ * n_);
+      out_scratch_.resize(m_ * n_);
+    }
+  }
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const Dims out_dims{m_, n_};
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims);
+    if (m_ * n_ == 0) return;
+    Dispatch(FloatTypes{}, dtype_, "Gemm", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = ComputeType<T>;
+      C* y = std::is_same_v<T, C> ? reinterpret_cast<C*>(out.data)
+                                  : reinterpret_cast<C*>(out_scratch_.data());
+      const C* a = nullptr;
+      if constexpr (std::is_same_v<T, C>) {
+        a = DataAs<T>(inputs[0].tensor);
+      } else {
+        Widen(DataAs<T>(inputs[0].tensor), m_ * k_, a_scratch_.data());
+        a = a_scratch_.data();
+      }
+      bool trans_b = false;
+      std::vector<C> unused;
+      const C* b = nullptr;
+      if constexpr (std::is_same_v<T, C>) {
+        b = BData<T, C>(inputs[1].tensor, unused, &trans_b);
+      } else {
+        b = BData<T, C>(inputs[1].tensor, b_scratch_, &trans_b);
+      }
+      C beta = 0;
+      if (has_c_ && beta_ != 0.0f) {
+        FillWithC<T, C>(inputs[2].tensor, y);
+        beta = static_cast<C>(beta_);
+      }
+      BlasGemm(trans_a_, trans_b, m_, n_, k_, static_cast<C>(alpha_), a, b, beta, y);
+      if constexpr (!std::is_same_v<T, C>) {
+        T* dst = MutableDataAs<T>(out);
+        for (int64_t i = 0; i < m_ * n_; ++i) dst[i] = T(y[i]);
+      }
+    });
+  }
+
+ private:
+  template <typename T, typename C>
+  void FillWithC(const nxrt_tensor& c_tensor, C* y) const {
+    const T* c = DataAs<T>(c_tensor);
+    const int64_t sc = c_plan_.strides[1].back();
+    ForEachRow(c_plan_, [&](const std::array<int64_t, 2>& off, int64_t o, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) y[o + i] = static_cast<C>(c[off[1] + i * sc]);
+    });
+  }
+
+  bool trans_a_;
+  float alpha_;
+  float beta_;
+  int64_t m_ = 0;
+  int64_t k_ = 0;
+  int64_t n_ = 0;
+  bool has_c_ = false;
+  Dims c_dims_;
+  BroadcastPlan<2> c_plan_;
+  std::vector<float> a_scratch_;
+  std::vector<float> b_scratch_;
+  std::vector<float> out_scratch_;
+};
+
+using MatMulTypes =
+    TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
+
+// MatMulInteger: (A - a_zero) x (B - b_zero) in int32; 2-D B with scalar or
+// per-column zero points, A batched.
+class MatMulIntegerKernel : public CpuKernel {
+ public:
+  MatMulIntegerKernel() : CpuKernel(false) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& a = inputs[0].tensor;
+    const nxrt_tensor& b = inputs[1].tensor;
+    if (a.rank < 1 || b.rank != 2) FailUnsupported("MatMulInteger: B must be 2-D");
+    const int64_t k = b.dims[0];
+    const int64_t n = b.dims[1];
+    if (a.dims[a.rank - 1] != k) FailInvalid("MatMulInteger: inner dimensions differ");
+    const int64_t rows = ElementCount(a) / std::max<int64_t>(k, 1);
+    Dims out_dims = DimsOf(a);
+    out_dims.back() = n;
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT32, out_dims);
+    const std::vector<int32_t> av = Widened(a);
+    const std::vector<int32_t> bv = Widened(b);
+    std::vector<int32_t> a_zero =
+        IsPresent(inputs, 2) ? Widened(inputs[2].tensor) : std::vector<int32_t>{0};
+    std::vector<int32_t> b_zero =
+        IsPresent(inputs, 3) ? Widened(inputs[3].tensor) : std::vector<int32_t>{0};
+    if (a_zero.size() != 1) FailUnsupported("MatMulInteger: per-row a_zero_point not implemented");
+    std::vector<int32_t> a_shifted(av.size());
+    for (size_t i = 0; i < av.size(); ++i) a_shifted[i] = av[i] - a_zero[0];
+    std::vector<int32_t> b_shifted(bv.size());
+    for (int64_t p = 0; p < k; ++p) {
+      for (int64_t j = 0; j < n; ++j) {
+        b_shifted[p * n + j] = bv[p * n + j] - b_zero[b_zero.size() == 1 ? 0 : j];
+      }
+    }
+    LoopGemm<int32_t>(false, false, rows, n, k, a_shifted.data(), b_shifted.data(), false,
+                      MutableDataAs<int32_t>(out));
+  }
+
+ private:
+  static std::vector<int32_t> Widened(const nxrt_tensor& t) {
+    std::vector<int32_t> v(ElementCount(t));
+    if (t.dtype == NXRT_DTYPE_UINT8) {
+      Widen(DataAs<uint8_t>(t), v.size(), v.data());
+    } else {
+      Widen(DataAs<int8_t>(t), v.size(), v.data());
+    }
+    return v;
+  }
+};
+
+}  // namespace
+
+void RegisterMatMulOps(OpRegistry& r) {
+  r.Add("MatMul", {1,
+                   [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                     if (auto reason = CheckInputDtype(node, inputs, 0, MatMulTypes{})) {
+                       return sdk::ClaimResult::Declined(*reason);
+                     }
+                     return ClaimUnless(CheckInputDtype(node, inputs, 1, MatMulTypes{}));
+                   },
+                   [](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
+                     return std::make_unique<MatMulKernel>(inputs[0].dtype, inputs);
+                   }});
+  r.Add("Gemm", {1,
+                 [](const sdk::Node& node, int64_t opset, std::span<const nxrt_value_info> inputs) {
+                   if (opset < 7 && node.AttrInt("broadcast", 0) == 0 && inputs.size() > 2) {
+                     return sdk::ClaimResult::Declined("Gemm: opset " + std::to_string(opset) +
+                                                       " without broadcast not implemented");
+                   }
+                   if (auto reason = CheckInputDtype(node, inputs, 0, FloatTypes{})) {
+                     return sdk::ClaimResult::Declined(*reason);
+                   }
+                   return ClaimUnless(CheckInputDtype(node, inputs, 1, FloatTypes{}));
+                 },
+                 [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                   return std::make_unique<GemmKernel>(node, inputs[0].dtype, inputs);
+                 }});
+  using Int8Types = TypeList<int8_t, uint8_t>;
+  r.Add("MatMulInteger",
+        {10,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           if (auto reason = CheckInputDtype(node, inputs, 0, Int8Types{})) {
+             return sdk::ClaimResult::Declined(*reason);
+           }
+           if (inputs.size() > 1 && inputs[1].rank != 2) {
+             return sdk::ClaimResult::Declined("MatMulInteger: B of rank " +
+                                               std::to_string(inputs[1].rank) +
+                                               " not implemented (2-D only)");
+           }
+           return ClaimUnless(CheckInputDtype(node, inputs, 1, Int8Types{}));
+         },
+         [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
+           return std::make_unique<MatMulIntegerKernel>();
+         }});
+}
+
+}  // namespace nxrt::cpu

@@ -1,0 +1,218 @@
+// Ops that only relabel or report a shape: Identity, Dropout (inference),
+// Reshape, Flatten, Squeeze, Unsqueeze, Shape and Size. The data ops copy the
+// input bytes unchanged under the new dims.
+#include <algorithm>
+
+#include "cpu_kernel.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+using CopyableTypes = AllTypes;
+
+bool CopyableDtype(nxrt_dtype dtype) {
+  return dtype == NXRT_DTYPE_STRING || Contains(CopyableTypes{}, dtype);
+}
+
+std::optional<std::string> CheckCopyable(const sdk::Node& node,
+                                         std::span<const nxrt_value_info> inputs) {
+  const std::string op(node.op_type());
+  if (inputs.empty() || inputs[0].kind == NXRT_VALUE_NONE) return op + ": input 0 is required";
+  if (inputs[0].kind != NXRT_VALUE_TENSOR) return op + ": sequence inputs not supported";
+  if (!CopyableDtype(inputs[0].dtype)) {
+    return op + ": dtype " + DtypeName(inputs[0].dtype) + " not supported";
+  }
+  return std::nullopt;
+}
+
+// The output dims a relabelling op gives its input's dims.
+using DimsRule = Dims (*)(const sdk::Node&, int64_t opset, const Dims& in,
+                          std::span<const nxrt_value> inputs);
+
+struct RelabelAttributes {
+  int64_t axis = 1;
+  int64_t allowzero = 0;
+  std::vector<int64_t> axes;
+};
+
+class RelabelKernel : public CpuKernel {
+ public:
+  using Rule = Dims (*)(const RelabelAttributes&, int64_t opset, const Dims& in,
+                        std::span<const nxrt_value> inputs);
+  RelabelKernel(Rule rule, RelabelAttributes attributes, int64_t opset, bool strings)
+      : CpuKernel(!strings), rule_(rule), attributes_(std::move(attributes)), opset_(opset) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& in = inputs[0].tensor;
+    const Dims out_dims = rule_(attributes_, opset_, DimsOf(in), inputs);
+    if (ElementCount(out_dims) != ElementCount(in)) {
+      FailInvalid("cannot relabel " + DimsText(DimsOf(in)) + " as " + DimsText(out_dims));
+    }
+    WriteCopy(ctx, outputs, 0, in, out_dims);
+    if (outputs.size() > 1 && outputs[1].kind == NXRT_VALUE_TENSOR) {
+      // Dropout's mask: every element kept at inference.
+      nxrt_tensor& mask = PrepareOutput(ctx, outputs, 1, NXRT_DTYPE_BOOL, out_dims);
+      std::fill_n(MutableDataAs<bool>(mask), ElementCount(out_dims), true);
+    }
+  }
+
+ private:
+  Rule rule_;
+  RelabelAttributes attributes_;
+  int64_t opset_;
+};
+
+Dims SameDims(const RelabelAttributes&, int64_t, const Dims& in, std::span<const nxrt_value>) {
+  return in;
+}
+
+Dims ReshapeDims(const RelabelAttributes& a, int64_t, const Dims& in,
+                 std::span<const nxrt_value> inputs) {
+  Dims shape = ReadInt64s(inputs[1].tensor);
+  int64_t inferred = -1;
+  int64_t known = 1;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0 && a.allowzero == 0) {
+      if (i >= in.size()) FailInvalid("Reshape: 0 copies a dimension the input does not have");
+      shape[i] = in[i];
+    }
+    if (shape[i] == -1) {
+      if (inferred >= 0) FailInvalid("Reshape: more than one -1 in the shape");
+      inferred = static_cast<int64_t>(i);
+    } else {
+      if (shape[i] < 0) FailInvalid("Reshape: negative dimension in the shape");
+      known *= shape[i];
+    }
+  }
+  if (inferred >= 0) shape[inferred] = known == 0 ? 0 : ElementCount(in) / known;
+  return shape;
+}
+
+Dims FlattenDims(const RelabelAttributes& a, int64_t, const Dims& in, std::span<const nxrt_value>) {
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const int64_t axis = a.axis < 0 ? a.axis + rank : a.axis;
+  if (axis < 0 || axis > rank) FailInvalid("Flatten: axis out of range");
+  int64_t outer = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= in[i];
+  return {outer, axis == rank ? 1 : ElementCount(in) / std::max<int64_t>(outer, 1)};
+}
+
+std::vector<int64_t> AxesFrom(const RelabelAttributes& a, int64_t opset,
+                              std::span<const nxrt_value> inputs) {
+  if (opset >= 13) return IsPresent(inputs, 1) ? ReadInt64s(inputs[1].tensor) : Dims{};
+  return a.axes;
+}
+
+Dims SqueezeDims(const RelabelAttributes& a, int64_t opset, const Dims& in,
+                 std::span<const nxrt_value> inputs) {
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::vector<bool> drop(in.size(), false);
+  const std::vector<int64_t> axes = AxesFrom(a, opset, inputs);
+  if (axes.empty()) {
+    for (size_t i = 0; i < in.size(); ++i) drop[i] = in[i] == 1;
+  }
+  for (int64_t axis : axes) {
+    const int64_t ax = NormalizeAxis(axis, rank, "Squeeze");
+    if (in[ax] != 1) FailInvalid("Squeeze: axis " + std::to_string(axis) + " is not 1");
+    drop[ax] = true;
+  }
+  Dims out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (!drop[i]) out.push_back(in[i]);
+  }
+  return out;
+}
+
+Dims UnsqueezeDims(const RelabelAttributes& a, int64_t opset, const Dims& in,
+                   std::span<const nxrt_value> inputs) {
+  const std::vector<int64_t> axes = AxesFrom(a, opset, inputs);
+  const int64_t rank = static_cast<int64_t>(in.size() + axes.size());
+  std::vector<bool> inserted(rank, false);
+  for (int64_t axis : axes) {
+    const int64_t ax = NormalizeAxis(axis, rank, "Unsqueeze");
+    if (inserted[ax]) FailInvalid("Unsqueeze: repeated axis");
+    inserted[ax] = true;
+  }
+  Dims out;
+  size_t next = 0;
+  for (int64_t i = 0; i < rank; ++i) out.push_back(inserted[i] ? 1 : in[next++]);
+  return out;
+}
+
+void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64_t since = 1) {
+  r.Add(name,
+        {since,
+         [](const sdk::Node& node, int64_t opset, std::span<const nxrt_value_info> inputs) {
+           const std::string op(node.op_type());
+           if (op == "Dropout") {
+             if (inputs.size() > 2 && inputs[2].kind != NXRT_VALUE_NONE) {
+               return sdk::ClaimResult::Declined(
+                   "Dropout: training_mode input not implemented (inference only)");
+             }
+             if (opset < 7 && node.AttrInt("is_test", 0) == 0) {
+               return sdk::ClaimResult::Declined("Dropout: is_test=0 (training) not implemented");
+             }
+           }
+           return ClaimUnless(CheckCopyable(node, inputs));
+         },
+         [rule](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+           RelabelAttributes a;
+           a.axis = node.AttrInt("axis", 1);
+           a.allowzero = node.AttrInt("allowzero", 0);
+           a.axes = node.AttrInts("axes");
+           return std::make_unique<RelabelKernel>(rule, std::move(a), opset,
+                                                  inputs[0].dtype == NXRT_DTYPE_STRING);
+         }});
+}
+
+class ShapeKernel : public CpuKernel {
+ public:
+  ShapeKernel(bool size_only, int64_t start, std::optional<int64_t> end)
+      : CpuKernel(true), size_only_(size_only), start_(start), end_(end) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const Dims in = DimsOf(inputs[0].tensor);
+    if (size_only_) {
+      nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT64, Dims{});
+      *MutableDataAs<int64_t>(out) = ElementCount(in);
+      return;
+    }
+    const int64_t rank = static_cast<int64_t>(in.size());
+    auto clamp = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
+    const int64_t start = clamp(start_);
+    const int64_t end = std::max(start, clamp(end_.value_or(rank)));
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT64, Dims{end - start});
+    std::copy(in.begin() + start, in.begin() + end, MutableDataAs<int64_t>(out));
+  }
+
+ private:
+  bool size_only_;
+  int64_t start_;
+  std::optional<int64_t> end_;
+};
+
+}  // namespace
+
+void RegisterShapeOps(OpRegistry& r) {
+  AddRelabel(r, "Identity", SameDims);
+  AddRelabel(r, "Dropout", SameDims);
+  AddRelabel(r, "Reshape", ReshapeDims, 5);
+  AddRelabel(r, "Flatten", FlattenDims);
+  AddRelabel(r, "Squeeze", SqueezeDims);
+  AddRelabel(r, "Unsqueeze", UnsqueezeDims);
+  auto claim_any = [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+    return ClaimUnless(CheckCopyable(node, inputs));
+  };
+  r.Add("Shape", {1, claim_any, [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
+                    std::optional<int64_t> end;
+                    if (node.attr_type("end") != NXRT_ATTR_UNDEFINED) end = node.AttrInt("end", 0);
+                    return std::make_unique<ShapeKernel>(false, node.AttrInt("start", 0), end);
+                  }});
+  r.Add("Size", {1, claim_any, [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
+                   return std::make_unique<ShapeKernel>(true, 0, std::nullopt);
+                 }});
+}
+
+}  // namespace nxrt::cpu

@@ -1,0 +1,162 @@
+// Max, Min, Sum and Mean over any number of broadcast inputs, and Where. The
+// variadic ops fold each input into the output in place: the output is the
+// left operand with contiguous strides, so each fold is one broadcast pass.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "broadcast.hpp"
+#include "cpu_kernel.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+enum class Fold { kMax, kMin, kSum, kMean };
+
+template <typename C>
+bool IsNan(C v) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
+template <typename T>
+void FoldInto(Fold fold, const Dims& out_dims, T* out, const nxrt_tensor& in, bool first) {
+  using C = ComputeType<T>;
+  const auto plan = MakeBroadcastPlan<2>({out_dims, DimsOf(in)}, "fold");
+  const T* x = DataAs<T>(in);
+  const int64_t sx = plan.strides[1].back();
+  ForEachRow(plan, [&](const std::array<int64_t, 2>& offsets, int64_t o, int64_t n) {
+    const T* px = x + offsets[1];
+    T* py = out + o;
+    if (first) {
+      for (int64_t i = 0; i < n; ++i) py[i] = px[i * sx];
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      const C a = static_cast<C>(py[i]);
+      const C b = static_cast<C>(px[i * sx]);
+      C r;
+      switch (fold) {
+        case Fold::kMax:
+          r = (IsNan(a) || IsNan(b)) ? (IsNan(a) ? a : b) : std::max(a, b);  // NaN wins
+          break;
+        case Fold::kMin:
+          r = (IsNan(a) || IsNan(b)) ? (IsNan(a) ? a : b) : std::min(a, b);
+          break;
+        default:
+          r = static_cast<C>(a + b);
+      }
+      py[i] = static_cast<T>(r);
+    }
+  });
+}
+
+class VariadicKernel : public CpuKernel {
+ public:
+  VariadicKernel(Fold fold, nxrt_dtype dtype, std::string op)
+      : CpuKernel(false), fold_(fold), dtype_(dtype), op_(std::move(op)) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    std::vector<Dims> shapes;
+    for (const nxrt_value& v : inputs) shapes.push_back(DimsOf(v.tensor));
+    const Dims out_dims = BroadcastDims(shapes, op_);
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims);
+    if (ElementCount(out_dims) == 0) return;
+    Dispatch(NumericTypes{}, dtype_, op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* y = MutableDataAs<T>(out);
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        FoldInto<T>(fold_, out_dims, y, inputs[k].tensor, k == 0);
+      }
+      if (fold_ == Fold::kMean) {
+        using C = ComputeType<T>;
+        const int64_t n = ElementCount(out_dims);
+        const C count = static_cast<C>(inputs.size());
+        for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<C>(y[i]) / count);
+      }
+    });
+  }
+
+ private:
+  Fold fold_;
+  nxrt_dtype dtype_;
+  std::string op_;
+};
+
+ClaimFn ClaimAllInputs(auto list) {
+  return [list](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+    if (inputs.empty())
+      return sdk::ClaimResult::Declined(std::string(node.op_type()) + ": needs at least one input");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (auto reason = CheckInputDtype(node, inputs, i, list)) {
+        return sdk::ClaimResult::Declined(*reason);
+      }
+    }
+    return sdk::ClaimResult::Claimed();
+  };
+}
+
+void AddVariadic(OpRegistry& r, const char* name, Fold fold, auto list) {
+  r.Add(name, {1, ClaimAllInputs(list),
+               [fold, name](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
+                 return std::make_unique<VariadicKernel>(fold, inputs[0].dtype, name);
+               }});
+}
+
+class WhereKernel : public CpuKernel {
+ public:
+  explicit WhereKernel(nxrt_dtype dtype) : CpuKernel(false), dtype_(dtype) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const auto plan = MakeBroadcastPlan<3>(
+        {DimsOf(inputs[0].tensor), DimsOf(inputs[1].tensor), DimsOf(inputs[2].tensor)}, "Where");
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, plan.out_dims);
+    const bool* c = DataAs<bool>(inputs[0].tensor);
+    const size_t size = DtypeSize(dtype_);
+    const auto* x = static_cast<const std::byte*>(inputs[1].tensor.data);
+    const auto* y = static_cast<const std::byte*>(inputs[2].tensor.data);
+    auto* z = static_cast<std::byte*>(out.data);
+    const int64_t sc = plan.strides[0].back();
+    const int64_t sx = plan.strides[1].back();
+    const int64_t sy = plan.strides[2].back();
+    ForEachRow(plan, [&](const std::array<int64_t, 3>& off, int64_t o, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        const std::byte* src =
+            c[off[0] + i * sc] ? x + (off[1] + i * sx) * size : y + (off[2] + i * sy) * size;
+        std::memcpy(z + (o + i) * size, src, size);
+      }
+    });
+  }
+
+ private:
+  nxrt_dtype dtype_;
+};
+
+}  // namespace
+
+void RegisterVariadicOps(OpRegistry& r) {
+  AddVariadic(r, "Max", Fold::kMax, NumericTypes{});
+  AddVariadic(r, "Min", Fold::kMin, NumericTypes{});
+  AddVariadic(r, "Sum", Fold::kSum, NumericTypes{});
+  AddVariadic(r, "Mean", Fold::kMean, FloatTypes{});
+  r.Add("Where", {1,
+                  [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                    if (auto reason = CheckInputDtype(node, inputs, 0, TypeList<bool>{})) {
+                      return sdk::ClaimResult::Declined(*reason);
+                    }
+                    if (auto reason = CheckInputDtype(node, inputs, 1, AllTypes{})) {
+                      return sdk::ClaimResult::Declined(*reason);
+                    }
+                    return ClaimUnless(CheckInputDtype(node, inputs, 2, AllTypes{}));
+                  },
+                  [](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
+                    return std::make_unique<WhereKernel>(inputs[1].dtype);
+                  }});
+}
+
+}  // namespace nxrt::cpu

@@ -1,0 +1,35 @@
+// Runs one ONNX backend node test case through the CPU EP as the host would:
+// load the model, claim its single node at the model's opset, make a kernel
+// at the test inputs' shapes, hand it its constant inputs, compute once with
+// outputs left for the kernel to allocate and once with them preallocated,
+// and compare every output with the expected one (rtol 1e-3, atol 1e-5, NaN
+// equal to NaN; exact for integers, bools and strings).
+#pragma once
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace nxrt_test {
+
+enum class CaseOutcome { kPassed, kFailed, kDeclined };
+
+struct CaseResult {
+  std::string name;
+  CaseOutcome outcome = CaseOutcome::kFailed;
+  std::string detail;  // the decline reason or the failure
+};
+
+// Single-node cases of the Debian ONNX test data whose op type is in
+// `op_types`, with their folders.
+std::vector<std::filesystem::path> NodeCasesFor(const std::set<std::string>& op_types);
+
+CaseResult RunNodeCase(const std::filesystem::path& case_dir);
+
+// Runs every case of `op_types`, prints the tally and each failure, and
+// returns the failures (a declined case is counted, never a failure).
+std::vector<CaseResult> RunFamily(const std::string& family, const std::set<std::string>& op_types,
+                                  size_t* ran = nullptr);
+
+}  // namespace nxrt_test
