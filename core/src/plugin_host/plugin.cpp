@@ -9,12 +9,19 @@
 #include <fstream>
 #include <type_traits>
 
+#include <boost/dll/shared_library.hpp>
+
 #include "nxrt/support/log.hpp"
 #include "plugin_host/abi_table.hpp"
 #include "plugin_host/host_api.hpp"
 #include "plugin_host/plugin_status.hpp"
 
 namespace nxrt::plugin_host {
+
+struct Plugin::Library {
+  boost::dll::shared_library handle;
+};
+
 namespace {
 
 std::string VersionText(uint32_t version) {
@@ -73,6 +80,7 @@ Result<std::shared_ptr<Plugin>> Plugin::Load(const std::filesystem::path& path) 
                   "is a folder, not a shared library; name the libep_*.so file");
   }
   std::shared_ptr<Plugin> plugin(new Plugin());
+  plugin->library_ = std::make_unique<Library>();
   plugin->path_ = path;
   plugin->host_context_ = std::make_unique<nxrt_host_context>();
   plugin->host_context_->plugin_name = NameFromFile(path);
@@ -82,19 +90,19 @@ Result<std::shared_ptr<Plugin>> Plugin::Load(const std::filesystem::path& path) 
   try {
     boost::dll::fs::error_code load_error;
     dlerror();  // a stale message must not be taken for this load's
-    plugin->library_.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local,
-                          load_error);
-    if (load_error || !plugin->library_.is_loaded()) {
+    plugin->library_->handle.load(
+        path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local, load_error);
+    if (load_error || !plugin->library_->handle.is_loaded()) {
       return Refuse(StatusCode::kInvalidArgument, path, LoadFailureCause(path, dlerror()));
     }
-    if (!plugin->library_.has(NXRT_EP_ENTRY_SYMBOL)) {
+    if (!plugin->library_->handle.has(NXRT_EP_ENTRY_SYMBOL)) {
       return Refuse(StatusCode::kInvalidArgument, path,
                     std::string("no entry symbol '") + NXRT_EP_ENTRY_SYMBOL +
                         "'; is it an nxrt plugin? define it with NXRT_EP_DEFINE_PLUGIN or export "
                         "it with NXRT_EP_EXPORT");
     }
-    init =
-        &plugin->library_.get<std::remove_pointer_t<nxrt_ep_plugin_init_fn>>(NXRT_EP_ENTRY_SYMBOL);
+    init = &plugin->library_->handle.get<std::remove_pointer_t<nxrt_ep_plugin_init_fn>>(
+        NXRT_EP_ENTRY_SYMBOL);
   } catch (const std::exception& e) {
     return Refuse(StatusCode::kInternal, path, std::string("loading failed: ") + e.what());
   }
@@ -163,6 +171,7 @@ Result<std::shared_ptr<Plugin>> Plugin::Load(const std::filesystem::path& path) 
   return plugin;
 }
 
+Plugin::Plugin() = default;
 Plugin::~Plugin() = default;
 
 std::string Plugin::Describe() const {

@@ -16,8 +16,6 @@
 #include <memory>
 #include <string>
 
-#include <boost/dll/shared_library.hpp>
-
 #include "nxrt/ep_abi.h"
 #include "nxrt/support/status.hpp"
 #include "plugin_host/host_context.hpp"
@@ -62,12 +60,13 @@ class Plugin {
   std::string Describe() const;
 
  private:
-  Plugin() = default;
+  Plugin();
+  struct Library;  // the Boost.DLL handle, kept out of this header
 
   std::filesystem::path path_;
   // Declared before the library so it is destroyed after the library unloads.
   std::unique_ptr<nxrt_host_context> host_context_;
-  boost::dll::shared_library library_;
+  std::unique_ptr<Library> library_;
   std::string name_;
   std::string vendor_;
   std::string version_;
