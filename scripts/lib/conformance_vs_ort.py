@@ -18,7 +18,8 @@ from onnx_test_cases import case_dirs, load_data_sets, mismatch
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTDATA = "/usr/share/libonnx-testdata/data"
 DEFAULT_FOLDERS = [f"{TESTDATA}/{suite}" for suite in ("node", "pytorch-converted", "pytorch-operator", "simple")]
-EXPORTED_CASES = os.path.join(ROOT, "build", "onnx-node-cases")
+# Where scripts/export-onnx-node-cases writes by default, then where the release build does.
+EXPORTED_CASE_FOLDERS = [os.path.join(ROOT, "build", "onnx-node-cases"), os.path.join(ROOT, "build", "release", "onnx-node-cases")]
 NXRT_CHUNK = 64
 
 
@@ -171,7 +172,7 @@ def folder_label(folder):
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("folders", nargs="*", help="folders of test cases, or single case folders "
-                        f"(default: {TESTDATA}/{{node,pytorch-converted,pytorch-operator,simple}} and build/onnx-node-cases)")
+                        f"(default: {TESTDATA}/{{node,pytorch-converted,pytorch-operator,simple}} and build/onnx-node-cases, else build/release/onnx-node-cases)")
     parser.add_argument("--nxrt", default=os.path.join(ROOT, "build", "release", "bin", "nxrt"), help="the nxrt binary")
     parser.add_argument("--timeout", type=float, default=60, help="seconds allowed per case (default 60)")
     parser.add_argument("--jobs", type=int, default=1, help="ORT worker processes (default 1)")
@@ -179,7 +180,7 @@ def main():
     parser.add_argument("--json-out", help="write every case's results to this file")
     args = parser.parse_args()
 
-    folders = args.folders or DEFAULT_FOLDERS + ([EXPORTED_CASES] if os.path.isdir(EXPORTED_CASES) else [])
+    folders = args.folders or DEFAULT_FOLDERS + [f for f in EXPORTED_CASE_FOLDERS if os.path.isdir(f)][:1]
     cases_by_folder = {}
     for folder in folders:
         if not os.path.isdir(folder):

@@ -1,0 +1,150 @@
+"""Times the generated models on nxrt (`nxrt bench --json`) and on ONNX Runtime
+in the same run, with the same input tensors, one thread each, and prints
+median latencies side by side with the ratio nxrt/ORT."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import onnxruntime as ort
+from onnx import numpy_helper
+
+from model_inputs import decoder_dims, load_model_header, random_feeds
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODEL_FOLDERS = [os.path.join(ROOT, "build", "release", "models"), os.path.join(ROOT, "build", "models")]
+
+# (row label, model file, symbolic dim bindings)
+ROWS = [
+    ("add_chain_1000", "add_chain_1000.onnx", {}),
+    ("mlp batch 1", "mlp.onnx", {"batch": 1}),
+    ("mlp batch 64", "mlp.onnx", {"batch": 64}),
+    ("cnn 1x3x64x64", "cnn.onnx", {}),
+    ("bert_layer batch 1 seq 128", "bert_layer.onnx", {"batch": 1, "seq": 128}),
+    ("decoder_2l_h512 decode, KV 128", "decoder_2l_h512.onnx", decoder_dims(past=128, new=1)),
+]
+
+
+def percentile_us(samples_ns, q):
+    return float(np.percentile(np.asarray(samples_ns, np.float64), q)) / 1e3
+
+
+def time_ort(model_path, feeds, runs, warmup):
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.log_severity_level = 3
+    session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
+    for _ in range(warmup):
+        session.run(None, feeds)
+    samples = []
+    for _ in range(runs):
+        start = time.perf_counter_ns()
+        session.run(None, feeds)
+        samples.append(time.perf_counter_ns() - start)
+    return percentile_us(samples, 50), percentile_us(samples, 90)
+
+
+def nxrt_has_bench_command(binary):
+    if not os.access(binary, os.X_OK):
+        return False
+    try:
+        return subprocess.run([binary, "bench", "--help"], capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def time_nxrt(binary, model_path, input_files, runs, warmup, timeout):
+    """(median µs, p90 µs) from `nxrt bench --json`, or raises RuntimeError with nxrt's own words."""
+    command = [binary, "bench", model_path]
+    for name, path in input_files.items():
+        command += ["--input", f"{name}={path}"]
+    command += ["--runs", str(runs), "--warmup", str(warmup), "--threads", "1", "--json"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"timed out after {timeout:g} s")
+    try:
+        report = json.loads(done.stdout)
+        return float(report["median_us"]), float(report["p90_us"])
+    except (ValueError, KeyError, TypeError):
+        said = (done.stderr or done.stdout).strip().splitlines()
+        raise RuntimeError(f"exit code {done.returncode}" + (f": {said[-1][:200]}" if said else ""))
+
+
+def write_inputs(folder, feeds):
+    """Writes each feed as a TensorProto .pb file; returns {input name: path}."""
+    os.makedirs(folder)
+    files = {}
+    for k, (name, array) in enumerate(feeds.items()):
+        path = os.path.join(folder, f"input_{k}.pb")
+        with open(path, "wb") as f:
+            f.write(numpy_helper.from_array(array, name).SerializeToString())
+        files[name] = path
+    return files
+
+
+def find_models_folder(requested):
+    candidates = [requested] if requested else MODEL_FOLDERS
+    for folder in candidates:
+        if all(os.path.isfile(os.path.join(folder, file)) for _, file, _ in ROWS):
+            return folder
+    return None
+
+
+def fmt(value):
+    return f"{value:.1f}" if isinstance(value, float) else value
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--models", help="folder of generated models (default: build/release/models, else build/models)")
+    parser.add_argument("--nxrt", default=os.path.join(ROOT, "build", "release", "bin", "nxrt"), help="the nxrt binary")
+    parser.add_argument("--runs", type=int, default=50, help="timed runs per row (default 50)")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed runs first (default 5)")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per nxrt bench call (default 300)")
+    parser.add_argument("--only", help="run only the rows whose label contains this text")
+    args = parser.parse_args()
+
+    models = find_models_folder(args.models)
+    if models is None:
+        where = args.models or " or ".join(MODEL_FOLDERS)
+        print(f"bench-vs-ort: the generated models are not in {where}; build, or run scripts/make-models", file=sys.stderr)
+        return 1
+    rows = [row for row in ROWS if not args.only or args.only in row[0]]
+    if not rows:
+        print(f"bench-vs-ort: no row matches '{args.only}'", file=sys.stderr)
+        return 1
+    with_nxrt = nxrt_has_bench_command(args.nxrt)
+    notes = [] if with_nxrt else [f"nxrt: {args.nxrt} is missing or has no `bench` command; ORT column only."]
+
+    header = f"{'model':<32}{'nxrt median µs':>16}{'ORT median µs':>16}{'nxrt/ORT':>10}{'nxrt p90 µs':>14}{'ORT p90 µs':>13}"
+    print(f"{len(rows)} rows, {args.runs} runs after {args.warmup} warm-up runs, one thread each, models from {models}")
+    print(header)
+    with tempfile.TemporaryDirectory(prefix="bench-vs-ort-") as scratch:
+        for n, (label, file, dims) in enumerate(rows):
+            model_path = os.path.join(models, file)
+            feeds = random_feeds(load_model_header(model_path), dims, seed=n)
+            input_files = write_inputs(os.path.join(scratch, f"row{n}"), feeds)
+            ort_median, ort_p90 = time_ort(model_path, feeds, args.runs, args.warmup)
+            nxrt_median, nxrt_p90, ratio = "n/a", "n/a", "n/a"
+            if with_nxrt:
+                try:
+                    nxrt_median, nxrt_p90 = time_nxrt(args.nxrt, model_path, input_files, args.runs, args.warmup, args.timeout)
+                    ratio = f"{nxrt_median / ort_median:.2f}"
+                except RuntimeError as error:
+                    nxrt_median = nxrt_p90 = "error"
+                    notes.append(f"nxrt {label}: {error}")
+            print(f"{label:<32}{fmt(nxrt_median):>16}{fmt(ort_median):>16}{ratio:>10}{fmt(nxrt_p90):>14}{fmt(ort_p90):>13}", flush=True)
+    for note in notes:
+        print(note)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
