@@ -137,6 +137,8 @@ class KernelCache {
 
   // Caller holds entries_mutex_ (either mode).
   Entry* Find(const NodeRef& node, std::span<const InputShape> shapes) const;
+  // The cached kernel, counted as a hit and marked used; nullptr on a miss.
+  KernelRef LookUpHit(const NodeRef& node, std::span<const InputShape> shapes);
   uint64_t Tick() { return clock_.fetch_add(1, std::memory_order_relaxed); }
   Result<std::unique_ptr<plugin_host::Kernel>> MakeKernel(const KernelRequest& request,
                                                           const NodeVariants* siblings);
@@ -144,8 +146,8 @@ class KernelCache {
   // and surplus variants leave; returns the evicted kernels for the caller to
   // release after the lock.
   std::vector<KernelRef> Publish(const NodeRef& node, std::span<const InputShape> shapes,
-                                 KernelRef kernel, uint64_t next_misses, uint64_t next_epoch,
-                                 size_t surplus);
+                                 KernelRef kernel, plugin_host::SharedConstantState offered,
+                                 uint64_t next_misses, uint64_t next_epoch, size_t surplus);
   // The node's oldest variant, for each node; caller holds miss_mutex_.
   std::vector<plugin_host::Kernel*> TelemetryKernels() const;
 

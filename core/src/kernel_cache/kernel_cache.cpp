@@ -1,0 +1,321 @@
+#include "kernel_cache/kernel_cache.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "kernel_cache/constant_inputs.hpp"
+#include "nxrt/support/checked_math.hpp"
+#include "nxrt/support/log.hpp"
+
+namespace nxrt::kernel_cache {
+namespace {
+
+using plugin_host::Kernel;
+using plugin_host::NodeView;
+using plugin_host::SharedConstantState;
+
+// Hit counts are statistics only, so at the maximum they stay there rather
+// than fail a dispatch or wrap to a misleading small number.
+void SaturatingIncrement(std::atomic<uint64_t>& counter) {
+  uint64_t current = counter.load(std::memory_order_relaxed);
+  while (current != std::numeric_limits<uint64_t>::max() &&
+         !counter.compare_exchange_weak(current, current + 1, std::memory_order_relaxed)) {
+  }
+}
+
+// The node's inferred infos with the concrete dims put in: what a claim at
+// concrete shapes sees. `dims` backs the pointers of the result.
+std::vector<nxrt_value_info> ConcreteInfos(const NodeView& node, std::span<const InputShape> shapes,
+                                           std::vector<std::vector<nxrt_dim>>& dims) {
+  std::vector<nxrt_value_info> infos(node.input_infos().begin(), node.input_infos().end());
+  dims.resize(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    nxrt_value_info& info = infos[i];
+    if (shapes[i].absent) {
+      info.kind = NXRT_VALUE_NONE;
+      info.rank = -1;
+      info.dims = nullptr;
+      continue;
+    }
+    for (int64_t extent : shapes[i].dims) dims[i].push_back({sizeof(nxrt_dim), extent, nullptr});
+    info.rank = static_cast<int64_t>(shapes[i].dims.size());
+    info.dims = dims[i].empty() ? nullptr : dims[i].data();
+  }
+  return infos;
+}
+
+std::vector<nxrt_shape> AbiShapes(const NodeView& node, std::span<const InputShape> shapes) {
+  std::vector<nxrt_shape> abi(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::vector<int64_t>& dims = shapes[i].dims;
+    abi[i] = nxrt_shape{sizeof(nxrt_shape),
+                        shapes[i].absent ? NXRT_DTYPE_UNDEFINED : node.input_infos()[i].dtype,
+                        shapes[i].absent ? 0 : dims.size(), dims.empty() ? nullptr : dims.data()};
+  }
+  return abi;
+}
+
+Status DeclinedError(const NodeView& node, int64_t opset, std::span<const InputShape> shapes,
+                     const plugin_host::ExecutionProvider& provider, const std::string& reason) {
+  const graph::Node& n = node.node();
+  return Unsupported(node.Describe() + " (domain '" + (n.domain.empty() ? "ai.onnx" : n.domain) +
+                     "', opset " + std::to_string(opset) + ") at input shapes " +
+                     FormatShapes(shapes) + " is declined by " + provider.Describe() + ": " +
+                     reason + "; add an EP that supports it or change the input shapes");
+}
+
+}  // namespace
+
+KernelCache::KernelCache(DeviceGraphResetter& device_graphs, KernelCacheOptions options)
+    : device_graphs_(device_graphs),
+      variants_per_node_(std::max<size_t>(options.variants_per_node, 1)),
+      readiness_(options.readiness_epoch),
+      hits_(options.counters.hits),
+      misses_(options.counters.misses),
+      prebind_hits_(options.counters.prebind_hits),
+      evictions_(options.counters.evictions) {}
+
+KernelCache::~KernelCache() = default;
+
+KernelCache::Entry* KernelCache::Find(const NodeRef& node,
+                                      std::span<const InputShape> shapes) const {
+  auto found = nodes_.find(node);
+  if (found == nodes_.end()) return nullptr;
+  for (const std::unique_ptr<Entry>& entry : found->second.variants) {
+    if (entry->key.MatchesShapes(shapes)) return entry.get();
+  }
+  return nullptr;
+}
+
+KernelRef KernelCache::GetPrebound(const PreBinding& binding, std::span<const InputShape> shapes) {
+  if (!binding.Matches(shapes)) return nullptr;
+  std::shared_lock lock(entries_mutex_);
+  Entry* entry = Find(binding.key().node, shapes);
+  if (entry == nullptr) return nullptr;
+  entry->last_used.store(Tick(), std::memory_order_relaxed);
+  SaturatingIncrement(prebind_hits_);
+  return entry->kernel;
+}
+
+bool KernelCache::HasPrebound(const PreBinding& binding, std::span<const InputShape> shapes) const {
+  if (!binding.Matches(shapes)) return false;
+  std::shared_lock lock(entries_mutex_);
+  return Find(binding.key().node, shapes) != nullptr;
+}
+
+KernelRef KernelCache::LookUpHit(const NodeRef& node, std::span<const InputShape> shapes) {
+  std::shared_lock lock(entries_mutex_);
+  Entry* entry = Find(node, shapes);
+  if (entry == nullptr) return nullptr;
+  entry->last_used.store(Tick(), std::memory_order_relaxed);
+  SaturatingIncrement(hits_);
+  return entry->kernel;
+}
+
+Result<KernelRef> KernelCache::GetOrCreate(const KernelRequest& request, PreBinding& binding) {
+  if (!request.node || request.provider == nullptr) {
+    return InvalidArgument("kernel cache: a kernel request needs a node view and an EP");
+  }
+  const NodeView& view = *request.node;
+  const std::span<const InputShape> shapes = request.input_shapes;
+  if (shapes.size() != view.input_infos().size()) {
+    return InvalidArgument(view.Describe() + ": the executor gave " +
+                           std::to_string(shapes.size()) + " input shapes for " +
+                           std::to_string(view.input_infos().size()) +
+                           " inputs; give one per node input, absent ones marked absent");
+  }
+  const NodeRef node{&view.graph(), view.id()};
+  if (KernelRef hit = LookUpHit(node, shapes)) {
+    binding.Bind(node, shapes);
+    return hit;
+  }
+
+  std::lock_guard miss_lock(miss_mutex_);
+  // Another thread may have made it while this one waited.
+  if (KernelRef hit = LookUpHit(node, shapes)) {
+    binding.Bind(node, shapes);
+    return hit;
+  }
+  // Every counter the publication moves is checked before any plugin work,
+  // so an exhausted one costs nothing and changes nothing.
+  const auto next_misses = CheckedAdd<uint64_t>(misses_.load(std::memory_order_relaxed), 1);
+  if (!next_misses) {
+    return Internal(view.Describe() +
+                    ": the kernel cache's miss counter is exhausted, so no new kernel can be "
+                    "published without wrapping the readiness epoch; recreate the session");
+  }
+  NXRT_ASSIGN_OR_RETURN(const uint64_t next_epoch, readiness_.CheckedNextEpoch());
+  // Only misses change nodes_, and this thread holds the miss lock.
+  auto found = nodes_.find(node);
+  const NodeVariants* siblings = found == nodes_.end() ? nullptr : &found->second;
+  const size_t variants = siblings ? siblings->variants.size() : 0;
+  const size_t surplus = variants + 1 > variants_per_node_ ? variants + 1 - variants_per_node_ : 0;
+  if (!CheckedAdd<uint64_t>(evictions_.load(std::memory_order_relaxed), surplus)) {
+    return Internal(view.Describe() +
+                    ": the kernel cache's eviction counter is exhausted; recreate the session");
+  }
+
+  NXRT_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, MakeKernel(request, siblings));
+  // Asked now, while no other thread can be running the new kernel.
+  SharedConstantState offered;
+  if (siblings == nullptr || !siblings->shared_constants) {
+    offered = kernel->ShareableConstantState();
+  }
+  if (surplus > 0) {
+    Status reset = device_graphs_.ResetAllSlots();
+    if (!reset.ok()) {
+      return reset.WithContext(view.Describe() +
+                               ": resetting the device graphs before evicting a kernel variant");
+    }
+  }
+  KernelRef published(std::move(kernel));
+  std::vector<KernelRef> evicted =
+      Publish(node, shapes, published, std::move(offered), *next_misses, next_epoch, surplus);
+  // The evicted kernels die here, outside the writer lock, unless another
+  // thread still holds one.
+  evicted.clear();
+  binding.Bind(node, shapes);
+  return published;
+}
+
+Result<std::unique_ptr<Kernel>> KernelCache::MakeKernel(const KernelRequest& request,
+                                                        const NodeVariants* siblings) {
+  const NodeView& view = *request.node;
+  const std::span<const InputShape> shapes = request.input_shapes;
+  plugin_host::ExecutionProvider& provider = *request.provider;
+
+  std::vector<std::vector<nxrt_dim>> dims;
+  const std::vector<nxrt_value_info> infos = ConcreteInfos(view, shapes, dims);
+  const std::vector<nxrt_layout> layouts(infos.size(), NXRT_LAYOUT_CONTIGUOUS);
+  NXRT_ASSIGN_OR_RETURN(const plugin_host::ClaimDecision decision,
+                        provider.Claim(view, request.opset, infos, layouts));
+  if (!decision.claimed) {
+    return DeclinedError(view, request.opset, shapes, provider, decision.reason);
+  }
+
+  NXRT_ASSIGN_OR_RETURN(const std::vector<nxrt_constant_input> constants,
+                        ResolveKernelConstantInputs(view.graph(), view.id(), shapes));
+  const std::vector<nxrt_shape> abi_shapes = AbiShapes(view, shapes);
+  NXRT_ASSIGN_OR_RETURN(
+      std::unique_ptr<Kernel> kernel,
+      provider.CreateKernel(request.artifact, request.node, abi_shapes, request.opset));
+
+  const size_t input_count = view.input_infos().size();
+  const auto flags = std::make_unique<bool[]>(input_count);
+  for (size_t i = 0; i < input_count; ++i) flags[i] = view.input_is_constant(i);
+  kernel->SetConstantInputs(std::span<const bool>(flags.get(), input_count));
+
+  bool adopted = false;
+  if (siblings != nullptr && siblings->shared_constants) {
+    NXRT_ASSIGN_OR_RETURN(adopted, kernel->AdoptShareableConstantState(siblings->shared_constants));
+  }
+  if (!adopted) {
+    NXRT_RETURN_IF_ERROR(kernel->PrepareConstantInputs(constants));
+    // An adopting kernel shares what its sibling measures, which is armed.
+    if (telemetry_request_) {
+      NXRT_RETURN_IF_ERROR(kernel->TelemetryArm(*telemetry_request_).status());
+    }
+  }
+  kernel->SetCaptureSeqIndependent(request.capture_seq_independent);
+  return kernel;
+}
+
+std::vector<KernelRef> KernelCache::Publish(const NodeRef& node, std::span<const InputShape> shapes,
+                                            KernelRef kernel, SharedConstantState offered,
+                                            uint64_t next_misses, uint64_t next_epoch,
+                                            size_t surplus) {
+  std::vector<KernelRef> evicted;
+  evicted.reserve(surplus);
+  auto entry = std::make_unique<Entry>();
+  entry->key.node = node;
+  entry->key.inputs.assign(shapes.begin(), shapes.end());
+  entry->kernel = std::move(kernel);
+
+  std::unique_lock lock(entries_mutex_);
+  NodeVariants& variants = nodes_[node];
+  entry->last_used.store(Tick(), std::memory_order_relaxed);
+  if (!variants.shared_constants && offered) variants.shared_constants = std::move(offered);
+  variants.variants.push_back(std::move(entry));
+  misses_.store(next_misses, std::memory_order_relaxed);
+  readiness_.AdvanceTo(next_epoch);
+  // The new variant is last and never a victim.
+  for (size_t i = 0; i < surplus; ++i) {
+    auto victim = std::min_element(variants.variants.begin(), variants.variants.end() - 1,
+                                   [](const auto& a, const auto& b) {
+                                     return a->last_used.load(std::memory_order_relaxed) <
+                                            b->last_used.load(std::memory_order_relaxed);
+                                   });
+    evicted.push_back(std::move((*victim)->kernel));
+    variants.variants.erase(victim);
+  }
+  entries_.fetch_add(1, std::memory_order_relaxed);
+  entries_.fetch_sub(surplus, std::memory_order_relaxed);
+  evictions_.fetch_add(surplus, std::memory_order_relaxed);
+  return evicted;
+}
+
+CacheStats KernelCache::stats() const {
+  return CacheStats{entries_.load(std::memory_order_relaxed), hits_.load(std::memory_order_relaxed),
+                    misses_.load(std::memory_order_relaxed),
+                    prebind_hits_.load(std::memory_order_relaxed),
+                    evictions_.load(std::memory_order_relaxed)};
+}
+
+std::vector<Kernel*> KernelCache::TelemetryKernels() const {
+  std::shared_lock lock(entries_mutex_);
+  std::vector<Kernel*> kernels;
+  kernels.reserve(nodes_.size());
+  for (const auto& [node, variants] : nodes_) {
+    if (!variants.variants.empty()) kernels.push_back(variants.variants.front()->kernel.get());
+  }
+  return kernels;
+}
+
+Result<size_t> KernelCache::ArmTelemetry(uint32_t request_id) {
+  std::lock_guard lock(miss_mutex_);
+  const std::vector<Kernel*> kernels = TelemetryKernels();
+  size_t armed = 0;
+  for (Kernel* kernel : kernels) {
+    Result<bool> answer = kernel->TelemetryArm(request_id);
+    if (!answer.ok()) {
+      // Leave no node half armed: disarm them all, the failed one too.
+      for (Kernel* armed_kernel : kernels) {
+        Status disarmed = armed_kernel->TelemetryDisarm();
+        if (!disarmed.ok()) GetLogger()->warn("{}", disarmed.message());
+      }
+      telemetry_request_.reset();
+      return answer.status();
+    }
+    if (*answer) ++armed;
+  }
+  telemetry_request_ = armed != 0 ? std::optional<uint32_t>(request_id) : std::nullopt;
+  return armed;
+}
+
+Status KernelCache::ResetTelemetry() {
+  std::lock_guard lock(miss_mutex_);
+  for (Kernel* kernel : TelemetryKernels()) NXRT_RETURN_IF_ERROR(kernel->TelemetryReset());
+  return Status::Ok();
+}
+
+Result<TelemetryTotals> KernelCache::SnapshotTelemetry() {
+  std::lock_guard lock(miss_mutex_);
+  TelemetrySum sum;
+  for (Kernel* kernel : TelemetryKernels()) {
+    NXRT_ASSIGN_OR_RETURN(const std::optional<nxrt_telemetry> snapshot,
+                          kernel->TelemetrySnapshot());
+    if (snapshot) NXRT_RETURN_IF_ERROR(sum.Add(*snapshot));
+  }
+  return sum.Totals();
+}
+
+Status KernelCache::DisarmTelemetry() {
+  std::lock_guard lock(miss_mutex_);
+  for (Kernel* kernel : TelemetryKernels()) NXRT_RETURN_IF_ERROR(kernel->TelemetryDisarm());
+  telemetry_request_.reset();
+  return Status::Ok();
+}
+
+}  // namespace nxrt::kernel_cache
