@@ -43,6 +43,51 @@ def probe(path, model, dims_list):
         for info, value in zip(session.get_outputs(), outputs):
             if not np.all(np.isfinite(value)):
                 raise ValueError(f"onnxruntime output {info.name} has non-finite values")
+    if any(i.name.startswith("past_key_values.") for i in model.graph.input):
+        check_kv_cache(session, model)
+
+
+def check_kv_cache(session, model):
+    """A prefill of all tokens and a prefill of all but the last followed by one
+    decode step must agree on the last token's logits. A fixed-capacity cache
+    is bound as one buffer for both past and present, as decoding loops do."""
+    past_inputs = [i for i in model.graph.input if i.name.startswith("past_key_values.")]
+    dims = past_inputs[0].type.tensor_type.shape.dim
+    kv_heads, head_dim = dims[1].dim_value, dims[3].dim_value
+    capacity = dims[2].dim_value if dims[2].HasField("dim_value") else None
+    tokens = random_feeds(model, decoder_dims(past=0, new=6), seed=7)["input_ids"]
+
+    def fresh_cache():
+        return {i.name: np.zeros([1, kv_heads, capacity or 0, head_dim], np.float32) for i in past_inputs}
+
+    def step(ids, total, cache):
+        binding = session.io_binding()
+        binding.bind_cpu_input("input_ids", ids)
+        binding.bind_cpu_input("attention_mask", np.ones([1, total], np.int64))
+        for name, value in cache.items():
+            binding.bind_ortvalue_input(name, value)
+            present = name.replace("past_key_values.", "present.")
+            if capacity:
+                binding.bind_ortvalue_output(present, value)
+            else:
+                binding.bind_output(present)
+        binding.bind_output("logits")
+        session.run_with_iobinding(binding)
+        *presents, logits = binding.get_outputs()  # in the order bound
+        if not capacity:
+            cache.update(zip(list(cache), presents))
+        return logits.numpy()[0, -1]
+
+    def as_ort_values(cache):
+        return {name: ort.OrtValue.ortvalue_from_numpy(value) for name, value in cache.items()}
+
+    whole = step(tokens, 6, as_ort_values(fresh_cache()))
+    cache = as_ort_values(fresh_cache())
+    step(tokens[:, :5], 5, cache)
+    stepped = step(tokens[:, 5:], 6, cache)
+    difference = float(np.abs(whole - stepped).max())
+    if difference > 1e-4:
+        raise ValueError(f"decode step after prefill differs from a whole prefill by {difference:g}")
 
 
 def write(path, model):
