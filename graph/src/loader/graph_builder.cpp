@@ -5,6 +5,7 @@
 #include <variant>
 #include <vector>
 
+#include "loader/quoted_name.hpp"
 #include "loader/sparse_tensor.hpp"
 #include "loader/tensor_proto_data.hpp"
 #include "loader/topological_order.hpp"
@@ -61,10 +62,6 @@ void CollectDimParams(const onnx::GraphProto& proto, std::unordered_set<std::str
 }
 
 namespace {
-
-std::string Quoted(const std::string& s) {
-  return "'" + s + "'";
-}
 
 // The attribute's type, deduced from its fields when an old exporter left
 // the type unset.
@@ -125,8 +122,8 @@ class GraphBuilder {
         "node " + (node.name().empty() ? "#" + std::to_string(index) : Quoted(node.name()));
     label += " (";
     const std::string domain = NormalizeDomain(node.domain());
-    if (!domain.empty()) label += domain + "::";
-    return label + node.op_type() + ")";
+    if (!domain.empty()) label += Printable(domain) + "::";
+    return label + Printable(node.op_type()) + ")";
   }
 
   SymbolId FreshSymbol() {

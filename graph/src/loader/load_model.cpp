@@ -4,6 +4,7 @@
 #include <system_error>
 
 #include "loader/graph_builder.hpp"
+#include "loader/quoted_name.hpp"
 #include "nxrt/graph/loader.hpp"
 #include "nxrt/support/log.hpp"
 
@@ -70,20 +71,21 @@ Result<Graph> LoadParsedModel(const onnx::ModelProto& model, const std::string& 
 Result<Graph> LoadModelFromBytes(std::span<const std::byte> model_bytes,
                                  const std::string& display_name,
                                  const fs::path& external_data_dir) {
+  // The name goes into one-line messages; the caller may pass any bytes.
+  const std::string shown = Printable(display_name);
   if (model_bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return Unsupported(display_name +
-                       ": is larger than 2 GiB; save its weights as ONNX external data");
+    return Unsupported(shown + ": is larger than 2 GiB; save its weights as ONNX external data");
   }
   try {
     onnx::ModelProto model;
     if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) {
-      return InvalidArgument(display_name +
+      return InvalidArgument(shown +
                              ": is not a valid ONNX protobuf (truncated or corrupt); "
                              "re-export or re-download the model");
     }
-    return LoadParsedModel(model, display_name, external_data_dir);
+    return LoadParsedModel(model, shown, external_data_dir);
   } catch (const std::exception& e) {
-    return Internal(display_name + ": loading failed: " + e.what());
+    return Internal(shown + ": loading failed: " + e.what());
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <span>
 
+#include "loader/quoted_name.hpp"
 #include "nxrt/graph/weight_store.hpp"
 
 namespace nxrt::graph {
@@ -38,8 +39,8 @@ Result<int64_t> ParseExternalNumber(const std::string& key, const std::string& t
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, number);
   if (ec != std::errc() || ptr != end || number < 0) {
-    return InvalidArgument("external data " + key + " '" + text +
-                           "' is not a non-negative integer");
+    return InvalidArgument("external data " + key + " " + Quoted(text) +
+                           " is not a non-negative integer");
   }
   return number;
 }

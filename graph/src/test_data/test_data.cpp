@@ -7,6 +7,7 @@
 #include <exception>
 #include <fstream>
 
+#include "loader/quoted_name.hpp"
 #include "loader/tensor_proto_data.hpp"
 
 namespace nxrt::graph {
@@ -32,7 +33,8 @@ namespace {
 
 Result<TestTensor> DecodeTensor(const onnx::TensorProto& proto) {
   if (HasExternalData(proto)) {
-    return Unsupported("tensor '" + proto.name() + "' uses external data; inline it in the file");
+    return Unsupported("tensor " + Quoted(proto.name()) +
+                       " uses external data; inline it in the file");
   }
   TestTensor tensor;
   tensor.name = proto.name();
@@ -59,12 +61,12 @@ Result<TestValue> FromTensor(const onnx::TensorProto& proto) {
 Result<TestValue> FromSequence(const onnx::SequenceProto& proto) {
   if (proto.elem_type() != onnx::SequenceProto::TENSOR &&
       proto.elem_type() != onnx::SequenceProto::UNDEFINED) {
-    return Unsupported("sequence '" + proto.name() + "' holds elem_type " +
+    return Unsupported("sequence " + Quoted(proto.name()) + " holds elem_type " +
                        std::to_string(proto.elem_type()) + "; only sequences of tensors are read");
   }
   if (proto.sparse_tensor_values_size() > 0 || proto.sequence_values_size() > 0 ||
       proto.map_values_size() > 0 || proto.optional_values_size() > 0) {
-    return Unsupported("sequence '" + proto.name() + "' holds non-tensor elements");
+    return Unsupported("sequence " + Quoted(proto.name()) + " holds non-tensor elements");
   }
   TestValue value;
   value.kind = TestValueKind::kSequence;
@@ -73,7 +75,7 @@ Result<TestValue> FromSequence(const onnx::SequenceProto& proto) {
     NXRT_ASSIGN_OR_RETURN(TestTensor tensor, DecodeTensor(element));
     if (value.element_dtype == DataType::kUndefined) value.element_dtype = tensor.dtype;
     if (tensor.dtype != value.element_dtype) {
-      return InvalidArgument("sequence '" + proto.name() + "' mixes element types " +
+      return InvalidArgument("sequence " + Quoted(proto.name()) + " mixes element types " +
                              std::string(DataTypeName(value.element_dtype)) + " and " +
                              std::string(DataTypeName(tensor.dtype)));
     }
@@ -87,7 +89,8 @@ Result<TestValue> FromOptional(const onnx::OptionalProto& proto) {
   switch (proto.elem_type()) {
     case onnx::OptionalProto::UNDEFINED:
       if (proto.has_tensor_value() || proto.has_sequence_value()) {
-        return InvalidArgument("optional '" + proto.name() + "' has a value but no elem_type");
+        return InvalidArgument("optional " + Quoted(proto.name()) +
+                               " has a value but no elem_type");
       }
       break;
     case onnx::OptionalProto::TENSOR:
@@ -97,7 +100,7 @@ Result<TestValue> FromOptional(const onnx::OptionalProto& proto) {
       if (proto.has_sequence_value()) inner = FromSequence(proto.sequence_value());
       break;
     default:
-      return Unsupported("optional '" + proto.name() + "' holds elem_type " +
+      return Unsupported("optional " + Quoted(proto.name()) + " holds elem_type " +
                          std::to_string(proto.elem_type()) +
                          "; only optional tensors and sequences are read");
   }
@@ -193,24 +196,24 @@ Result<std::vector<std::byte>> EncodeTensorProto(const TestTensor& tensor) {
   NXRT_ASSIGN_OR_RETURN(uint64_t count, ElementCount(tensor.dims));
   if (tensor.dtype == DataType::kString) {
     if (tensor.strings.size() != count) {
-      return InvalidArgument("tensor '" + tensor.name + "': " + std::to_string(count) +
+      return InvalidArgument("tensor " + Quoted(tensor.name) + ": " + std::to_string(count) +
                              " string elements expected, " + std::to_string(tensor.strings.size()) +
                              " given");
     }
     for (const std::string& s : tensor.strings) proto.add_string_data(s);
   } else {
     Status size = CheckRawSize(tensor.dtype, count, tensor.bytes.size());
-    if (!size.ok()) return size.WithContext("tensor '" + tensor.name + "'");
+    if (!size.ok()) return size.WithContext("tensor " + Quoted(tensor.name));
     proto.set_raw_data(reinterpret_cast<const char*>(tensor.bytes.data()), tensor.bytes.size());
   }
   try {
     std::vector<std::byte> out(proto.ByteSizeLong());
     if (!proto.SerializeToArray(out.data(), static_cast<int>(out.size()))) {
-      return Internal("tensor '" + tensor.name + "': serialization failed");
+      return Internal("tensor " + Quoted(tensor.name) + ": serialization failed");
     }
     return out;
   } catch (const std::exception& e) {
-    return Internal("tensor '" + tensor.name + "': serialization failed: " + e.what());
+    return Internal("tensor " + Quoted(tensor.name) + ": serialization failed: " + e.what());
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include <system_error>
 
+#include "loader/quoted_name.hpp"
 #include "nxrt/support/checked_math.hpp"
 #include "weights/mapped_file.hpp"
 
@@ -71,7 +72,7 @@ bool IsWithin(const fs::path& inner, const fs::path& folder) {
 // The canonical path of `location` under `model_dir`, refusing any location
 // that could read outside the model's folder.
 Result<fs::path> ResolveInsideFolder(const fs::path& model_dir, const std::string& location) {
-  const std::string where = "external data location '" + location + "'";
+  const std::string where = "external data location " + Quoted(location);
   if (location.empty()) return InvalidArgument(where + " is empty; name a file beside the model");
   const fs::path relative(location);
   if (relative.is_absolute() || relative.has_root_name() || relative.has_root_directory()) {
@@ -84,17 +85,17 @@ Result<fs::path> ResolveInsideFolder(const fs::path& model_dir, const std::strin
   std::error_code ec;
   const fs::path folder = fs::canonical(model_dir.empty() ? fs::path(".") : model_dir, ec);
   if (ec) {
-    return NotFound("model folder '" + model_dir.string() + "' cannot be resolved (" +
+    return NotFound("model folder " + Quoted(model_dir.string()) + " cannot be resolved (" +
                     ec.message() + ")");
   }
   const fs::path file = fs::canonical(folder / normal, ec);
   if (ec) {
-    return NotFound(where + ": file '" + (folder / normal).string() + "' is missing (" +
+    return NotFound(where + ": file " + Quoted((folder / normal).string()) + " is missing (" +
                     ec.message() + ")");
   }
   if (!IsWithin(file, folder)) {
-    return InvalidArgument(where + " resolves through a link to '" + file.string() +
-                           "', outside the model's folder '" + folder.string() + "'");
+    return InvalidArgument(where + " resolves through a link to " + Quoted(file.string()) +
+                           ", outside the model's folder " + Quoted(folder.string()));
   }
   return file;
 }
@@ -112,7 +113,7 @@ Result<WeightRef> WeightStore::AddExternal(DataType dtype, std::vector<int64_t> 
   }
   const std::span<const std::byte> whole = found->second->bytes();
   const std::string where =
-      "external data '" + location + "' (" + std::to_string(whole.size()) + " bytes)";
+      "external data " + Quoted(location) + " (" + std::to_string(whole.size()) + " bytes)";
   if (offset < 0) {
     return InvalidArgument(where + ": negative offset " + std::to_string(offset));
   }
