@@ -11,9 +11,7 @@ import subprocess
 import sys
 import time
 
-import onnx
-
-from onnx_test_cases import case_dirs, load_data_sets, mismatch
+from onnx_test_cases import case_dirs, one_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TESTDATA = "/usr/share/libonnx-testdata/data"
@@ -23,46 +21,16 @@ EXPORTED_CASE_FOLDERS = [os.path.join(ROOT, "build", "onnx-node-cases"), os.path
 NXRT_CHUNK = 64
 
 
-def one_line(error):
-    text = str(error).strip().splitlines()
-    return (text[0] if text else type(error).__name__)[:300]
-
-
-def check_case_on_ort(ort, case_dir):
-    """(status, message) of one case on ONNX Runtime: pass, fail (outputs differ) or error."""
-    model = onnx.load(os.path.join(case_dir, "model.onnx"))
-    data_sets = load_data_sets(case_dir, model)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    options.log_severity_level = 4
-    try:
-        session = ort.InferenceSession(os.path.join(case_dir, "model.onnx"), options, providers=["CPUExecutionProvider"])
-    except Exception as error:
-        return "error", f"session: {one_line(error)}"
-    output_names = [o.name for o in model.graph.output]
-    for n, (inputs, expected) in enumerate(data_sets):
-        try:
-            actual = session.run(output_names[:len(expected)], inputs)
-        except Exception as error:
-            return "error", f"run: {one_line(error)}"
-        for k, (want, got) in enumerate(zip(expected, actual)):
-            reason = mismatch(want, got, f"data set {n} output {k} ({output_names[k]})")
-            if reason:
-                return "fail", reason
-    return "pass", ""
-
-
 def ort_worker(connection):
     # Imported here so that only worker processes, never the parent, start ORT's threads.
-    import onnxruntime as ort
+    from ort_case_runner import check_case_on_ort
 
     while True:
         case_dir = connection.recv()
         if case_dir is None:
             return
         try:
-            result = check_case_on_ort(ort, case_dir)
+            result = check_case_on_ort(case_dir)
         except Exception as error:
             result = ("error", f"harness: {one_line(error)}")
         connection.send(result)

@@ -8,10 +8,16 @@ import re
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
+from onnx import helper, numpy_helper
 
 RTOL = 1e-3
 ATOL = 1e-5
+
+
+def one_line(error):
+    """The first line of an error's message, bounded, for one-line reports."""
+    text = str(error).strip().splitlines()
+    return (text[0] if text else type(error).__name__)[:300]
 
 
 def case_dirs(path):
@@ -43,7 +49,12 @@ def _load_value(path, type_proto):
         return numpy_helper.to_dict(proto)
     proto = onnx.TensorProto()
     proto.ParseFromString(data)
-    return numpy_helper.to_array(proto)
+    array = numpy_helper.to_array(proto)
+    declared = type_proto.tensor_type.elem_type
+    if declared == onnx.TensorProto.BFLOAT16 and proto.data_type == onnx.TensorProto.UINT16:
+        # Older onnx releases stored bfloat16 test data as its uint16 bit patterns.
+        return array.view(helper.tensor_dtype_to_np_dtype(declared))
+    return array
 
 
 def load_data_sets(case_dir, model):
