@@ -3,6 +3,7 @@
 // is tested apart from shape inference.
 #pragma once
 
+#include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -69,6 +70,17 @@ class TestGraph {
     const ValueId id = Value(name, dims);
     graph.outputs.push_back(id);
     return id;
+  }
+
+  ValueId Int64s(const std::string& name, std::vector<int64_t> values) {
+    std::vector<std::byte> bytes(values.size() * sizeof(int64_t));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    graph::Value v;
+    v.name = name;
+    v.dtype = DataType::kInt64;
+    v.initializer = graph.weights->AddOwned(DataType::kInt64, {static_cast<int64_t>(values.size())},
+                                            std::move(bytes));
+    return graph.AddValue(std::move(v));
   }
 
   NodeId Node(const std::string& op_type, const std::string& domain, const std::string& name,
