@@ -85,30 +85,27 @@ Result<TestValue> FromSequence(const onnx::SequenceProto& proto) {
 }
 
 Result<TestValue> FromOptional(const onnx::OptionalProto& proto) {
-  Result<TestValue> inner = InvalidArgument("unset");
-  switch (proto.elem_type()) {
-    case onnx::OptionalProto::UNDEFINED:
-      if (proto.has_tensor_value() || proto.has_sequence_value()) {
-        return InvalidArgument("optional " + Quoted(proto.name()) +
-                               " has a value but no elem_type");
-      }
-      break;
-    case onnx::OptionalProto::TENSOR:
-      if (proto.has_tensor_value()) inner = FromTensor(proto.tensor_value());
-      break;
-    case onnx::OptionalProto::SEQUENCE:
-      if (proto.has_sequence_value()) inner = FromSequence(proto.sequence_value());
-      break;
-    default:
-      return Unsupported("optional " + Quoted(proto.name()) + " holds elem_type " +
-                         std::to_string(proto.elem_type()) +
-                         "; only optional tensors and sequences are read");
-  }
-  if (!proto.has_tensor_value() && !proto.has_sequence_value()) {
+  const bool has_value = proto.has_tensor_value() || proto.has_sequence_value() ||
+                         proto.has_sparse_tensor_value() || proto.has_map_value() ||
+                         proto.has_optional_value();
+  if (!has_value) {
     TestValue absent;
     absent.kind = TestValueKind::kAbsentOptional;
     absent.name = proto.name();
     return absent;
+  }
+  Result<TestValue> inner = InvalidArgument("optional " + Quoted(proto.name()) +
+                                            " holds a value of another kind than its elem_type " +
+                                            std::to_string(proto.elem_type()));
+  if (proto.elem_type() == onnx::OptionalProto::TENSOR && proto.has_tensor_value()) {
+    inner = FromTensor(proto.tensor_value());
+  } else if (proto.elem_type() == onnx::OptionalProto::SEQUENCE && proto.has_sequence_value()) {
+    inner = FromSequence(proto.sequence_value());
+  } else if (proto.elem_type() != onnx::OptionalProto::TENSOR &&
+             proto.elem_type() != onnx::OptionalProto::SEQUENCE) {
+    return Unsupported("optional " + Quoted(proto.name()) + " holds elem_type " +
+                       std::to_string(proto.elem_type()) +
+                       "; only optional tensors and sequences are read");
   }
   if (inner.ok()) inner->name = proto.name();
   return inner;

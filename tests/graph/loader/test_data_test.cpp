@@ -12,6 +12,8 @@
 #include <random>
 #include <sstream>
 
+#include <onnx/onnx-data_pb.h>
+
 #include "nxrt/graph/loader.hpp"
 #include "nxrt/graph/test_data.hpp"
 
@@ -200,6 +202,73 @@ TEST(TestDataTest, TensorFileGuessedAndHinted) {
   EXPECT_EQ(guessed->tensor.dtype, DataType::kFloat32);
   EXPECT_EQ(guessed->tensor.bytes.size(), 3u * 4u * 5u * 4u);
   EXPECT_EQ(guessed->tensor.bytes, hinted->tensor.bytes);
+}
+
+std::vector<std::byte> BytesOf(const google::protobuf::MessageLite& message) {
+  const std::string text = message.SerializeAsString();
+  const auto* begin = reinterpret_cast<const std::byte*>(text.data());
+  return std::vector<std::byte>(begin, begin + text.size());
+}
+
+onnx::TensorProto SmallTensor(int64_t value) {
+  onnx::TensorProto t;
+  t.set_data_type(onnx::TensorProto::INT64);
+  t.add_dims(1);
+  t.add_int64_data(value);
+  return t;
+}
+
+TEST(TestDataTest, OptionalKinds) {
+  onnx::OptionalProto with_tensor;
+  with_tensor.set_name("o");
+  with_tensor.set_elem_type(onnx::OptionalProto::TENSOR);
+  *with_tensor.mutable_tensor_value() = SmallTensor(7);
+  Result<TestValue> tensor =
+      DecodeTestValue(BytesOf(with_tensor), "t.pb", TestProtoKind::kOptional);
+  ASSERT_TRUE(tensor.ok()) << tensor.status().ToString();
+  EXPECT_EQ(tensor->kind, TestValueKind::kTensor);
+  EXPECT_EQ(tensor->name, "o");
+  ASSERT_EQ(tensor->tensor.bytes.size(), 8u);
+  EXPECT_EQ(tensor->tensor.bytes[0], std::byte{7});
+
+  onnx::OptionalProto with_sequence;
+  with_sequence.set_elem_type(onnx::OptionalProto::SEQUENCE);
+  auto* sequence = with_sequence.mutable_sequence_value();
+  sequence->set_elem_type(onnx::SequenceProto::TENSOR);
+  *sequence->add_tensor_values() = SmallTensor(1);
+  *sequence->add_tensor_values() = SmallTensor(2);
+  Result<TestValue> seq = DecodeTestValue(BytesOf(with_sequence), "s.pb", TestProtoKind::kOptional);
+  ASSERT_TRUE(seq.ok()) << seq.status().ToString();
+  EXPECT_EQ(seq->kind, TestValueKind::kSequence);
+  ASSERT_EQ(seq->sequence.size(), 2u);
+  EXPECT_EQ(seq->sequence[1].bytes[0], std::byte{2});
+  EXPECT_EQ(seq->element_dtype, DataType::kInt64);
+
+  onnx::OptionalProto mismatched;
+  mismatched.set_elem_type(onnx::OptionalProto::TENSOR);
+  *mismatched.mutable_sequence_value() = *sequence;
+  EXPECT_FALSE(DecodeTestValue(BytesOf(mismatched), "m.pb", TestProtoKind::kOptional).ok());
+
+  onnx::OptionalProto empty;
+  empty.set_name("none");
+  empty.set_elem_type(onnx::OptionalProto::TENSOR);
+  Result<TestValue> absent = DecodeTestValue(BytesOf(empty), "e.pb", TestProtoKind::kOptional);
+  ASSERT_TRUE(absent.ok()) << absent.status().ToString();
+  EXPECT_EQ(absent->kind, TestValueKind::kAbsentOptional);
+}
+
+TEST(TestDataTest, SequenceOfMixedTypesIsRefused) {
+  onnx::SequenceProto sequence;
+  sequence.set_elem_type(onnx::SequenceProto::TENSOR);
+  *sequence.add_tensor_values() = SmallTensor(1);
+  onnx::TensorProto f;
+  f.set_data_type(onnx::TensorProto::FLOAT);
+  f.add_float_data(1.0f);
+  *sequence.add_tensor_values() = f;
+  Result<TestValue> value =
+      DecodeTestValue(BytesOf(sequence), "mixed.pb", TestProtoKind::kSequence);
+  ASSERT_FALSE(value.ok());
+  EXPECT_THAT(value.status().message(), ::testing::HasSubstr("mixed.pb"));
 }
 
 TEST(TestDataTest, EncodeThenDecodeRoundTrips) {
