@@ -8,9 +8,8 @@ GroupQueryAttention (both run on onnxruntime's CPU execution provider).
 from dataclasses import dataclass
 
 import numpy as np
-from onnx import helper
 
-from graph_builder import FLOAT, INT64, GraphBuilder
+from graph_builder import FLOAT, INT32, INT64, GraphBuilder
 
 OPSET = 21
 DECODER_OPSETS = {"": 23, "com.microsoft": 1}
@@ -175,10 +174,10 @@ def decoder(config=DecoderConfig()):
     axis_1 = g.const(np.array([1], np.int64), "axis_1")
     lengths = g.op("ReduceSum", [mask, axis_1], stem="mask.reduce_sum", keepdims=0)
     last_index = g.op("Sub", [lengths, one], stem="mask.sub")
-    seqlens_k = g.op("Cast", [last_index], stem="mask.seqlens_k", to=helper.np_dtype_to_tensor_dtype(np.dtype(np.int32)))
+    seqlens_k = g.op("Cast", [last_index], stem="mask.seqlens_k", to=INT32)
     mask_shape = g.op("Shape", [mask], stem="mask.shape")
     total_len = g.op("Gather", [mask_shape, one], stem="mask.total_len", axis=0)
-    total_len = g.op("Cast", [total_len], stem="mask.total_sequence_length", to=helper.np_dtype_to_tensor_dtype(np.dtype(np.int32)))
+    total_len = g.op("Cast", [total_len], stem="mask.total_sequence_length", to=INT32)
 
     inverse_freq = 1.0 / (10000.0 ** (np.arange(0, c.head_dim, 2, dtype=np.float64) / c.head_dim))
     angles = np.outer(np.arange(c.rotary_positions, dtype=np.float64), inverse_freq)
