@@ -2,7 +2,6 @@
 in the same run, with the same input tensors, one thread each, and prints
 median latencies side by side with the ratio nxrt/ORT."""
 import argparse
-import json
 import os
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import numpy as np
 import onnxruntime as ort
 from onnx import numpy_helper
 
+from json_report import parse_json_report
 from model_inputs import decoder_dims, load_model_header, random_feeds
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -70,7 +70,7 @@ def time_nxrt(binary, model_path, input_files, runs, warmup, timeout):
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"timed out after {timeout:g} s")
     try:
-        report = json.loads(done.stdout)
+        report = parse_json_report(done.stdout)
         return float(report["median_us"]), float(report["p90_us"])
     except (ValueError, KeyError, TypeError):
         said = (done.stderr or done.stdout).strip().splitlines()

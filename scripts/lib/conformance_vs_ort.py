@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 
+from json_report import parse_json_report
 from onnx_test_cases import case_dirs, one_line
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -111,7 +112,7 @@ def _run_nxrt_chunk(binary, chunk, timeout):
     try:
         done = subprocess.run([binary, "test", "--json", *chunk], capture_output=True, text=True,
                               timeout=timeout * len(chunk))
-        report = json.loads(done.stdout)
+        report = parse_json_report(done.stdout)
         by_path = {os.path.realpath(c.get("path", "")): c for c in report["cases"]}
         by_name = {c.get("name"): c for c in report["cases"]}
         results = {}
