@@ -1,0 +1,47 @@
+#include "device_graph/device_graphs.hpp"
+
+#include "nxrt/support/log.hpp"
+
+namespace nxrt::device_graph {
+
+Status DeviceGraphs::ResetCapture(Segment& segment, SlotCapture& slot) {
+  if (slot.token == 0) return Status::Ok();
+  const nxrt_graph_token token = slot.token;
+  // Forgotten first: a failed reset must not leave a token that might be
+  // replayed against freed memory.
+  slot.token = 0;
+  slot.captured.Clear();
+  slot.warm_valid = false;
+  resets_.fetch_add(1, std::memory_order_relaxed);
+  return provider(segment.provider).Reset(token);
+}
+
+Status DeviceGraphs::ResetAllSlots() {
+  Status first;
+  for (Segment& segment : segments_) {
+    for (SlotCapture& slot : segment.slots) {
+      Status reset = ResetCapture(segment, slot);
+      if (!reset.ok() && first.ok()) first = reset;
+    }
+  }
+  return first;
+}
+
+void DeviceGraphs::BeforeBufferFree() {
+  Status reset = ResetAllSlots();
+  if (!reset.ok())
+    GetLogger()->warn("resetting device graphs before freeing a buffer: {}", reset.message());
+}
+
+DeviceGraphCounters DeviceGraphs::counters() const {
+  DeviceGraphCounters c;
+  c.captures = captures_.load(std::memory_order_relaxed);
+  c.replays = replays_.load(std::memory_order_relaxed);
+  c.resets = resets_.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < fallbacks_.size(); ++i) {
+    c.eager_fallbacks[i] = fallbacks_[i].load(std::memory_order_relaxed);
+  }
+  return c;
+}
+
+}  // namespace nxrt::device_graph

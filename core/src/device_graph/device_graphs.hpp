@@ -1,0 +1,55 @@
+// The device graphs of one session: its segments, their captures in each
+// slot, and the counters a session reports.
+//
+// Resetting is central here because three different events must drop
+// captures before memory goes away: the kernel cache evicting a kernel, the
+// executor reallocating or freeing a bound buffer, and the session closing.
+// Each calls ResetAllSlots, which resets every live capture through its EP.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "device_graph/segment.hpp"
+#include "executor/value_buffer.hpp"
+#include "kernel_cache/device_graph_resetter.hpp"
+#include "nxrt/session_report.hpp"
+#include "partitioner/partition.hpp"
+
+namespace nxrt::device_graph {
+
+class DeviceGraphs : public kernel_cache::DeviceGraphResetter, public executor::BufferFreeListener {
+ public:
+  explicit DeviceGraphs(std::vector<partitioner::RankedProvider> providers)
+      : providers_(std::move(providers)) {}
+
+  std::vector<Segment>& segments() { return segments_; }
+
+  // Resets every live capture; keeps going past a failing reset and returns
+  // the first error. Counts each reset.
+  Status ResetAllSlots() override;
+  void BeforeBufferFree() override;
+  // Resets one capture and forgets its token.
+  Status ResetCapture(Segment& segment, SlotCapture& slot);
+
+  void CountCapture() { captures_.fetch_add(1, std::memory_order_relaxed); }
+  void CountReplay() { replays_.fetch_add(1, std::memory_order_relaxed); }
+  void CountFallback(EagerFallbackReason reason) {
+    fallbacks_[static_cast<size_t>(reason)].fetch_add(1, std::memory_order_relaxed);
+  }
+  DeviceGraphCounters counters() const;
+
+  plugin_host::ExecutionProvider& provider(size_t index) { return *providers_[index].provider; }
+
+ private:
+  std::vector<partitioner::RankedProvider> providers_;
+  std::vector<Segment> segments_;
+  std::atomic<uint64_t> captures_{0};
+  std::atomic<uint64_t> replays_{0};
+  std::atomic<uint64_t> resets_{0};
+  std::array<std::atomic<uint64_t>, static_cast<size_t>(EagerFallbackReason::kCount)> fallbacks_{};
+};
+
+}  // namespace nxrt::device_graph

@@ -1,0 +1,55 @@
+// A device-graph segment: a maximal run of consecutive plan nodes that the
+// capture classifier found eligible, all on one EP that captures device
+// graphs. Each slot (Primary, Verify) keeps its own capture of the segment.
+//
+// A capture is only valid for the exact tensors it recorded, so each slot
+// remembers what the capture bound (shapes, buffer addresses, allocation
+// epochs, kernels) and what the last eager run bound: a capture is taken once
+// a warm-up run saw the same bindings, and a replay first checks that nothing
+// moved.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "nxrt/ep_abi.h"
+
+namespace nxrt::device_graph {
+
+// What the nodes of a segment are bound to, flattened for comparison without
+// allocation: one list per kind of mismatch, so a fallback can say which.
+struct SegmentBindings {
+  std::vector<int64_t> shapes;
+  std::vector<uintptr_t> addresses;  // buffers and kernels
+  std::vector<uint64_t> epochs;
+
+  void Clear() {
+    shapes.clear();
+    addresses.clear();
+    epochs.clear();
+  }
+  // Copies into the existing capacity.
+  void AssignFrom(const SegmentBindings& other) {
+    shapes.assign(other.shapes.begin(), other.shapes.end());
+    addresses.assign(other.addresses.begin(), other.addresses.end());
+    epochs.assign(other.epochs.begin(), other.epochs.end());
+  }
+};
+
+struct SlotCapture {
+  nxrt_graph_token token = 0;  // 0: nothing captured
+  SegmentBindings captured;
+  SegmentBindings warm;  // the last eager run's bindings
+  bool warm_valid = false;
+};
+
+struct Segment {
+  size_t begin = 0;  // plan node indices [begin, end)
+  size_t end = 0;
+  size_t provider = 0;
+  std::array<SlotCapture, 2> slots;  // indexed by nxrt_graph_slot
+};
+
+}  // namespace nxrt::device_graph

@@ -1,0 +1,49 @@
+// The execution plan of one graph: its nodes in topological order, each with
+// the EP it was placed on, the value slots it reads and writes, the copies
+// that bring inputs from another EP's memory, and the scratch its dispatch
+// reuses run after run (input shapes, ABI values, the kernel pre-binding).
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "executor/value_buffer.hpp"
+#include "kernel_cache/kernel_cache.hpp"
+#include "nxrt/ep_abi.h"
+#include "nxrt/graph/ids.hpp"
+#include "plugin_host/node_view.hpp"
+
+namespace nxrt::executor {
+
+inline constexpr size_t kNoSlot = SIZE_MAX;
+
+// A copy of a value into the memory of the EP that consumes it.
+struct Transfer {
+  size_t from_slot = kNoSlot;
+  size_t to_slot = kNoSlot;
+  bool once = false;  // the source is a constant: copy on the first run only
+  bool done = false;
+  ValueBuffer staging;  // host bytes between two device memories
+};
+
+struct PlannedNode {
+  graph::NodeId id;
+  size_t provider = 0;
+  std::shared_ptr<const plugin_host::NodeView> view;
+  int64_t opset = 0;
+  bool capture_eligible = false;
+  std::vector<size_t> input_slots;   // kNoSlot for an absent input
+  std::vector<size_t> output_slots;  // kNoSlot for an absent output
+  std::vector<Transfer> transfers;   // run before the node
+
+  // Reused by every dispatch of the node.
+  std::vector<kernel_cache::InputShape> input_shapes;
+  std::vector<nxrt_value> inputs;
+  std::vector<nxrt_value> outputs;
+  std::vector<bool> preallocated;  // per output, this dispatch
+  kernel_cache::PreBinding binding;
+  kernel_cache::KernelRef kernel;
+};
+
+}  // namespace nxrt::executor

@@ -1,0 +1,1039 @@
+#include "executor/executor.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "nxrt/graph/symbol_binding.hpp"
+#include "nxrt/graph/weight_store.hpp"
+#include "nxrt/support/log.hpp"
+
+namespace nxrt::executor {
+namespace {
+
+using graph::DataType;
+
+nxrt_value NoneValue() {
+  nxrt_value v{};
+  v.struct_size = sizeof(nxrt_value);
+  v.kind = NXRT_VALUE_NONE;
+  v.tensor.struct_size = sizeof(nxrt_tensor);
+  return v;
+}
+
+std::string FormatDims(std::span<const int64_t> dims) {
+  std::string text = "[";
+  for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+  return text + "]";
+}
+
+std::string FormatDeclared(const graph::Graph& graph, const graph::Shape& shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    text += i ? "," : "";
+    text += shape[i].is_static() ? std::to_string(shape[i].extent())
+                                 : graph.symbol(shape[i].symbol()).name;
+  }
+  return text + "]";
+}
+
+Result<size_t> DenseBytes(DataType dtype, std::span<const int64_t> dims) {
+  NXRT_ASSIGN_OR_RETURN(const uint64_t count, graph::ElementCount(dims));
+  if (dtype == DataType::kString) return static_cast<size_t>(count * sizeof(nxrt_string_view));
+  NXRT_ASSIGN_OR_RETURN(const uint64_t bytes, graph::RawByteSize(dtype, count));
+  return static_cast<size_t>(bytes);
+}
+
+// Sizes a string slot for `count` elements, all empty, and points it at them.
+void PrepareStrings(ValueSlot& slot, size_t count) {
+  slot.strings.resize(count);
+  slot.string_views.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    slot.strings[i].clear();
+    slot.string_views[i] = {slot.strings[i].data(), 0};
+  }
+  slot.data = slot.string_views.data();
+  slot.byte_size = count * sizeof(nxrt_string_view);
+}
+
+EagerFallbackReason MismatchReason(const device_graph::SegmentBindings& now,
+                                   const device_graph::SegmentBindings& captured) {
+  if (now.shapes != captured.shapes) return EagerFallbackReason::kShapeChanged;
+  if (now.addresses != captured.addresses) return EagerFallbackReason::kAddressChanged;
+  return EagerFallbackReason::kEpochChanged;
+}
+
+bool SameBindings(const device_graph::SegmentBindings& a, const device_graph::SegmentBindings& b) {
+  return a.shapes == b.shapes && a.addresses == b.addresses && a.epochs == b.epochs;
+}
+
+}  // namespace
+
+Executor::Executor(const graph::Graph& graph, ExecutorShared& shared, const Executor* parent)
+    : graph_(graph), shared_(shared), parent_(parent) {}
+
+Executor::~Executor() = default;
+
+Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, ExecutorShared& shared,
+                                                  const graph::CapturePlan* capture_plan,
+                                                  const Executor* parent) {
+  std::unique_ptr<Executor> executor(new Executor(graph, shared, parent));
+  std::vector<std::shared_ptr<const plugin_host::NodeView>> views;
+  views.reserve(graph.nodes.size());
+  for (uint32_t i = 0; i < graph.nodes.size(); ++i) {
+    views.push_back(std::make_shared<const plugin_host::NodeView>(graph, graph::NodeId{i}));
+  }
+  const graph::CapturePlan no_capture;
+  NXRT_ASSIGN_OR_RETURN(partitioner::Partition partition,
+                        partitioner::PartitionGraph(graph, views, shared.providers,
+                                                    capture_plan ? *capture_plan : no_capture));
+  executor->placements_ = std::move(partition.placements);
+  NXRT_RETURN_IF_ERROR(executor->BuildPlan(partition, views, capture_plan));
+  NXRT_RETURN_IF_ERROR(executor->BuildBodies());
+  if (capture_plan != nullptr && shared.device_graphs != nullptr) executor->PlanSegments();
+  return executor;
+}
+
+size_t Executor::MemoryOf(size_t provider) const {
+  return shared_.providers[provider].provider->has_custom_memory() ? provider : kHostMemory;
+}
+
+plugin_host::ExecutionProvider* Executor::MemoryProvider(size_t memory) const {
+  return memory == kHostMemory ? nullptr : shared_.providers[memory].provider.get();
+}
+
+BufferFreeListener* Executor::Listener() const {
+  // Only the top graph's buffers can be bound into a device graph.
+  return parent_ == nullptr ? shared_.device_graphs : nullptr;
+}
+
+Status Executor::BuildPlan(const partitioner::Partition& partition,
+                           std::span<const std::shared_ptr<const plugin_host::NodeView>> views,
+                           const graph::CapturePlan* capture_plan) {
+  const size_t value_count = graph_.values.size();
+  slots_.resize(value_count);
+  slot_of_value_.resize(value_count);
+  for (uint32_t i = 0; i < value_count; ++i) {
+    const graph::Value& value = graph_.values[i];
+    ValueSlot& slot = slots_[i];
+    slot_of_value_[i] = i;
+    slot.value = graph::ValueId{i};
+    slot.declared_dtype = value.dtype;
+    if (value.producer.valid()) {
+      slot.memory = MemoryOf(partition.provider_of_node[value.producer.index]);
+    }
+    if (value.initializer && graph_.weights) {
+      const graph::TensorData& data = graph_.weights->Get(*value.initializer);
+      slot.constant = true;
+      slot.ready = true;
+      slot.kind = NXRT_VALUE_TENSOR;
+      slot.dtype = data.dtype;
+      slot.dims = data.dims;
+      if (data.dtype == DataType::kString) {
+        PrepareStrings(slot, data.strings.size());
+        for (size_t s = 0; s < data.strings.size(); ++s) {
+          slot.strings[s] = data.strings[s];
+          slot.string_views[s] = {slot.strings[s].data(), slot.strings[s].size()};
+        }
+      } else {
+        slot.data = const_cast<std::byte*>(data.bytes.data());
+        slot.byte_size = data.bytes.size();
+      }
+    }
+    if (value.is_outer_scope) {
+      const Executor* enclosing = parent_;
+      const std::optional<graph::ValueId> outer =
+          enclosing ? enclosing->graph_.FindValue(value.name) : std::nullopt;
+      if (!outer) {
+        return Internal(graph_.model_path + ": body value '" + value.name +
+                        "' refers to an outer-scope value the enclosing graph does not have");
+      }
+      const ValueSlot& outer_slot = enclosing->slots_[enclosing->slot_of_value_[outer->index]];
+      slot.memory = outer_slot.memory;
+      outer_scope_.emplace_back(i, &outer_slot);
+    }
+  }
+  for (graph::ValueId id : graph_.inputs) input_slots_.push_back(slot_of_value_[id.index]);
+  for (graph::ValueId id : graph_.outputs) output_slots_.push_back(slot_of_value_[id.index]);
+
+  std::map<std::pair<size_t, size_t>, size_t> mirrors;  // (slot, memory) -> mirror slot
+  nodes_.resize(graph_.nodes.size());
+  for (uint32_t index = 0; index < graph_.nodes.size(); ++index) {
+    const graph::Node& node = graph_.nodes[index];
+    PlannedNode& planned = nodes_[index];
+    planned.id = graph::NodeId{index};
+    planned.provider = partition.provider_of_node[index];
+    planned.view = views[index];
+    planned.opset = partitioner::NodeOpset(graph_, node);
+    planned.capture_eligible = capture_plan && capture_plan->IsEligible(planned.id);
+    const size_t memory = MemoryOf(planned.provider);
+    for (const auto& input : node.inputs) {
+      if (!input) {
+        planned.input_slots.push_back(kNoSlot);
+        continue;
+      }
+      size_t slot = slot_of_value_[input->index];
+      if (slots_[slot].memory != memory) {
+        auto [found, inserted] = mirrors.try_emplace({slot, memory}, slots_.size());
+        if (inserted) {
+          ValueSlot mirror;
+          mirror.memory = memory;
+          mirror.declared_dtype = slots_[slot].declared_dtype;
+          slots_.push_back(std::move(mirror));
+          Transfer& transfer = planned.transfers.emplace_back();
+          transfer.from_slot = slot;
+          transfer.to_slot = found->second;
+          transfer.once = slots_[slot].constant;
+        }
+        slot = found->second;
+      }
+      planned.input_slots.push_back(slot);
+    }
+    for (const auto& output : node.outputs) {
+      planned.output_slots.push_back(output ? slot_of_value_[output->index] : kNoSlot);
+    }
+    planned.input_shapes.resize(node.inputs.size());
+    planned.inputs.resize(node.inputs.size(), NoneValue());
+    planned.outputs.resize(node.outputs.size(), NoneValue());
+    planned.preallocated.resize(node.outputs.size(), false);
+  }
+  return Status::Ok();
+}
+
+Status Executor::BuildBodies() {
+  for (uint32_t index = 0; index < graph_.nodes.size(); ++index) {
+    for (const graph::Attribute& attribute : graph_.nodes[index].attributes) {
+      if (attribute.type != graph::AttributeType::kGraph || !attribute.graph) continue;
+      NXRT_ASSIGN_OR_RETURN(std::unique_ptr<Executor> body,
+                            Build(*attribute.graph, shared_, nullptr, this));
+      bodies_[{index, attribute.name}] = std::move(body);
+    }
+  }
+  return Status::Ok();
+}
+
+void Executor::PlanSegments() {
+  std::vector<device_graph::Segment>& segments = shared_.device_graphs->segments();
+  segment_at_.assign(nodes_.size(), kNoSlot);
+  auto capturable = [&](const PlannedNode& node) {
+    return node.capture_eligible && shared_.providers[node.provider].provider->has_device_graphs();
+  };
+  for (size_t i = 0; i < nodes_.size();) {
+    if (!capturable(nodes_[i])) {
+      ++i;
+      continue;
+    }
+    device_graph::Segment segment;
+    segment.begin = i;
+    segment.provider = nodes_[i].provider;
+    size_t end = i + 1;
+    // Copies into the EP's memory run before a capture, never inside one.
+    while (end < nodes_.size() && capturable(nodes_[end]) &&
+           nodes_[end].provider == segment.provider && nodes_[end].transfers.empty()) {
+      ++end;
+    }
+    segment.end = end;
+    segment_at_[i] = segments.size();
+    segments.push_back(std::move(segment));
+    i = end;
+  }
+}
+
+// ---- inputs ---------------------------------------------------------------
+
+const std::string& Executor::DescribeSlot(size_t slot) const {
+  static const std::string kCopy = "(copy)";
+  const graph::ValueId id = slots_[slot].value;
+  return id.valid() ? graph_.value(id).name : kCopy;
+}
+
+Status Executor::CheckDeclaredType(size_t slot, DataType dtype,
+                                   std::span<const int64_t> dims) const {
+  const graph::Value& value = graph_.value(slots_[slot].value);
+  const auto what = [&] { return graph_.model_path + ": input '" + value.name + "'"; };
+  if (value.dtype != DataType::kUndefined && dtype != value.dtype) {
+    return InvalidArgument(what() + " is " + std::string(graph::DataTypeName(dtype)) +
+                           ", expected " + std::string(graph::DataTypeName(value.dtype)) +
+                           "; convert the tensor");
+  }
+  if (!value.shape) return Status::Ok();
+  const graph::Shape& shape = *value.shape;
+  if (shape.size() != dims.size()) {
+    return InvalidArgument(what() + " has rank " + std::to_string(dims.size()) + " " +
+                           FormatDims(dims) + ", expected rank " + std::to_string(shape.size()) +
+                           " " + FormatDeclared(graph_, shape) + "; fix the tensor's shape");
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i].is_static() && shape[i].extent() != dims[i]) {
+      return InvalidArgument(what() + " dim " + std::to_string(i) + " is " +
+                             std::to_string(dims[i]) + ", expected " +
+                             std::to_string(shape[i].extent()) + " of " +
+                             FormatDeclared(graph_, shape) + "; fix the tensor's shape");
+    }
+    if (dims[i] < 0) {
+      return InvalidArgument(what() + " dim " + std::to_string(i) + " is negative");
+    }
+  }
+  return Status::Ok();
+}
+
+Status Executor::BindTensorInput(size_t slot_index, const Tensor& tensor) {
+  ValueSlot& slot = slots_[slot_index];
+  const auto what = [&] {
+    return graph_.model_path + ": input '" + DescribeSlot(slot_index) + "'";
+  };
+  if (tensor.memory() != MemoryKind::kHost) {
+    return Unsupported(what() + " is in device memory; bind inputs in host memory");
+  }
+  NXRT_RETURN_IF_ERROR(CheckDeclaredType(slot_index, tensor.dtype(), tensor.shape()));
+  slot.kind = NXRT_VALUE_TENSOR;
+  slot.dtype = tensor.dtype();
+  slot.dims.assign(tensor.shape().begin(), tensor.shape().end());
+  slot.ready = true;
+  if (tensor.dtype() == DataType::kString) {
+    const std::vector<std::string>& strings = tensor.strings();
+    if (strings.size() != tensor.element_count()) {
+      return InvalidArgument(what() + " holds " + std::to_string(strings.size()) +
+                             " strings but its shape " + FormatDims(tensor.shape()) + " needs " +
+                             std::to_string(tensor.element_count()));
+    }
+    slot.string_views.resize(strings.size());
+    for (size_t i = 0; i < strings.size(); ++i) {
+      slot.string_views[i] = {strings[i].data(), strings[i].size()};
+    }
+    slot.data = slot.string_views.data();
+    slot.byte_size = strings.size() * sizeof(nxrt_string_view);
+    return Status::Ok();
+  }
+  NXRT_ASSIGN_OR_RETURN(const size_t needed, DenseBytes(tensor.dtype(), tensor.shape()));
+  if (tensor.byte_size() != needed) {
+    return InvalidArgument(what() + " holds " + std::to_string(tensor.byte_size()) + " bytes but " +
+                           std::string(graph::DataTypeName(tensor.dtype())) + " " +
+                           FormatDims(tensor.shape()) + " needs " + std::to_string(needed));
+  }
+  slot.data = const_cast<void*>(tensor.data());
+  slot.byte_size = needed;
+  return Status::Ok();
+}
+
+Status Executor::BindSequenceInput(size_t slot_index, const std::vector<Tensor>& elements) {
+  ValueSlot& slot = slots_[slot_index];
+  slot.element_tensors.resize(elements.size());
+  for (size_t i = 0; i < elements.size(); ++i) {
+    const Tensor& t = elements[i];
+    if (t.dtype() == DataType::kString || t.memory() != MemoryKind::kHost) {
+      return Unsupported(graph_.model_path + ": input '" + DescribeSlot(slot_index) +
+                         "': sequence elements must be numeric host tensors");
+    }
+    slot.element_tensors[i] = {
+        sizeof(nxrt_tensor), static_cast<nxrt_dtype>(t.dtype()), NXRT_MEMORY_HOST, t.shape().size(),
+        t.shape().data(),    const_cast<void*>(t.data()),        t.byte_size()};
+  }
+  slot.kind = NXRT_VALUE_SEQUENCE;
+  slot.sequence = slot.element_tensors.data();
+  slot.sequence_length = elements.size();
+  slot.ready = true;
+  return Status::Ok();
+}
+
+Status Executor::BindNamedInputs(std::span<const RunInput> inputs) {
+  const std::string& model = graph_.model_path;
+  for (size_t j = 0; j < inputs.size(); ++j) {
+    bool known = false;
+    for (size_t slot : input_slots_) known = known || DescribeSlot(slot) == inputs[j].name;
+    if (!known) {
+      std::string names;
+      for (size_t slot : input_slots_) names += (names.empty() ? "" : ", ") + DescribeSlot(slot);
+      return InvalidArgument(model + ": '" + std::string(inputs[j].name) +
+                             "' is not an input of the model; its inputs are: " + names);
+    }
+    for (size_t k = 0; k < j; ++k) {
+      if (inputs[k].name == inputs[j].name) {
+        return InvalidArgument(model + ": input '" + std::string(inputs[j].name) +
+                               "' is given twice; give each input once");
+      }
+    }
+  }
+  for (size_t slot : input_slots_) {
+    const graph::Value& value = graph_.value(slots_[slot].value);
+    const RunInput* given = nullptr;
+    for (const RunInput& input : inputs) {
+      if (input.name == value.name) given = &input;
+    }
+    if (given == nullptr) {
+      std::string expected = std::string(graph::DataTypeName(value.dtype));
+      if (value.shape) expected += " " + FormatDeclared(graph_, *value.shape);
+      return InvalidArgument(model + ": input '" + value.name + "' is missing; give it as " +
+                             expected);
+    }
+    if (given->tensor != nullptr) {
+      NXRT_RETURN_IF_ERROR(BindTensorInput(slot, *given->tensor));
+    } else if (given->value != nullptr && given->value->is_tensor()) {
+      NXRT_RETURN_IF_ERROR(BindTensorInput(slot, given->value->tensor()));
+    } else if (given->value != nullptr && given->value->is_sequence()) {
+      NXRT_RETURN_IF_ERROR(BindSequenceInput(slot, given->value->sequence()));
+    } else {
+      slots_[slot].kind = NXRT_VALUE_NONE;
+      slots_[slot].ready = true;
+    }
+  }
+  return Status::Ok();
+}
+
+void Executor::BindBorrowedValue(size_t slot_index, const nxrt_value& value) {
+  ValueSlot& slot = slots_[slot_index];
+  slot.kind = value.kind;
+  slot.ready = true;
+  if (value.kind == NXRT_VALUE_TENSOR) {
+    slot.dtype = static_cast<DataType>(value.tensor.dtype);
+    slot.dims.assign(value.tensor.dims, value.tensor.dims + value.tensor.rank);
+    slot.data = value.tensor.data;
+    slot.byte_size = value.tensor.byte_size;
+  } else if (value.kind == NXRT_VALUE_SEQUENCE) {
+    slot.sequence = value.sequence;
+    slot.sequence_length = value.sequence_length;
+  }
+}
+
+void Executor::BindOuterScope() {
+  for (const auto& [slot_index, outer] : outer_scope_) {
+    ValueSlot& slot = slots_[slot_index];
+    slot.kind = outer->kind;
+    slot.dtype = outer->dtype;
+    slot.dims.assign(outer->dims.begin(), outer->dims.end());
+    slot.data = outer->data;
+    slot.byte_size = outer->byte_size;
+    slot.sequence = outer->sequence;
+    slot.sequence_length = outer->sequence_length;
+    slot.ready = outer->ready;
+  }
+}
+
+Status Executor::ResolveShapesIfChanged() {
+  input_dims_scratch_.clear();
+  auto append = [&](const ValueSlot& slot) {
+    input_dims_scratch_.push_back(slot.kind == NXRT_VALUE_TENSOR
+                                      ? static_cast<int64_t>(slot.dims.size())
+                                      : -1 - static_cast<int64_t>(slot.kind));
+    input_dims_scratch_.insert(input_dims_scratch_.end(), slot.dims.begin(), slot.dims.end());
+  };
+  for (size_t slot : input_slots_) append(slots_[slot]);
+  for (const auto& outer : outer_scope_) append(slots_[outer.first]);
+  if (shapes_resolved_ && input_dims_scratch_ == bound_input_dims_) return Status::Ok();
+
+  graph::SymbolBinding binding(graph_);
+  auto bind = [&](size_t slot_index, const std::string& what) -> Status {
+    const ValueSlot& slot = slots_[slot_index];
+    const graph::Value& value = graph_.value(slot.value);
+    if (slot.kind != NXRT_VALUE_TENSOR || !value.shape) return Status::Ok();
+    return binding.BindShape(*value.shape, slot.dims, what);
+  };
+  for (size_t slot : input_slots_) {
+    NXRT_RETURN_IF_ERROR(bind(slot, graph_.model_path + ": input '" + DescribeSlot(slot) + "'"));
+  }
+  for (const auto& outer : outer_scope_) {
+    Status bound =
+        bind(outer.first, graph_.model_path + ": outer value '" + DescribeSlot(outer.first) + "'");
+    if (!bound.ok()) GetLogger()->debug("{}", bound.message());
+  }
+  Status derived = binding.EvaluateDerived();
+  if (!derived.ok()) GetLogger()->debug("{}", derived.message());
+
+  for (ValueSlot& slot : slots_) {
+    slot.planned_known = false;
+    if (!slot.value.valid() || slot.constant) continue;
+    const graph::Value& value = graph_.value(slot.value);
+    if (!value.producer.valid() || !value.shape || value.dtype == DataType::kUndefined ||
+        value.kind != graph::ValueKind::kTensor) {
+      continue;
+    }
+    Result<std::vector<int64_t>> dims = binding.Resolve(*value.shape);
+    if (!dims.ok()) continue;
+    slot.planned_known = true;
+    slot.planned_dims = std::move(dims).value();
+  }
+  bound_input_dims_.assign(input_dims_scratch_.begin(), input_dims_scratch_.end());
+  shapes_resolved_ = true;
+  return Status::Ok();
+}
+
+// ---- runs -------------------------------------------------------------------
+
+Status Executor::Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot) {
+  NXRT_RETURN_IF_ERROR(BindNamedInputs(inputs));
+  NXRT_RETURN_IF_ERROR(ResolveShapesIfChanged());
+  return Execute(slot);
+}
+
+Status Executor::RunBody(std::span<const nxrt_value> inputs, std::span<nxrt_value> outputs) {
+  if (inputs.size() != input_slots_.size() || outputs.size() != output_slots_.size()) {
+    return InvalidArgument(graph_.model_path + ": body graph '" + graph_.name + "' takes " +
+                           std::to_string(input_slots_.size()) + " inputs and gives " +
+                           std::to_string(output_slots_.size()) + " outputs; called with " +
+                           std::to_string(inputs.size()) + " and " +
+                           std::to_string(outputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) BindBorrowedValue(input_slots_[i], inputs[i]);
+  BindOuterScope();
+  NXRT_RETURN_IF_ERROR(ResolveShapesIfChanged());
+  NXRT_RETURN_IF_ERROR(Execute(std::nullopt));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const ValueSlot& slot = slots_[output_slots_[i]];
+    if (!slot.ready) {
+      return Internal(graph_.model_path + ": body output '" + DescribeSlot(output_slots_[i]) +
+                      "' was not produced");
+    }
+    if (slot.memory != kHostMemory) {
+      return Unsupported(graph_.model_path + ": body output '" + DescribeSlot(output_slots_[i]) +
+                         "' is in device memory; place the body's last nodes on a host EP");
+    }
+    outputs[i] = ValueOf(slot);
+  }
+  return Status::Ok();
+}
+
+Status Executor::Execute(std::optional<nxrt_graph_slot> slot) {
+  std::vector<device_graph::Segment>* segments =
+      segment_at_.empty() ? nullptr : &shared_.device_graphs->segments();
+  for (size_t i = 0; i < nodes_.size();) {
+    if (slot && segments != nullptr && segment_at_[i] != kNoSlot) {
+      device_graph::Segment& segment = (*segments)[segment_at_[i]];
+      NXRT_RETURN_IF_ERROR(RunSegment(segment, *slot));
+      i = segment.end;
+      continue;
+    }
+    NXRT_RETURN_IF_ERROR(RunNode(nodes_[i]));
+    ++i;
+  }
+  return Status::Ok();
+}
+
+Status Executor::RunNode(PlannedNode& node) {
+  NXRT_RETURN_IF_ERROR(RunTransfers(node));
+  NXRT_RETURN_IF_ERROR(PrepareNode(node));
+  NXRT_RETURN_IF_ERROR(LookUpKernel(node));
+  NXRT_RETURN_IF_ERROR(ComputeNode(node));
+  FinishNode(node);
+  return Status::Ok();
+}
+
+Status Executor::RunTransfers(PlannedNode& node) {
+  for (Transfer& transfer : node.transfers) {
+    if (transfer.once && transfer.done) continue;
+    const ValueSlot& from = slots_[transfer.from_slot];
+    ValueSlot& to = slots_[transfer.to_slot];
+    const auto what = [&] {
+      return graph_.Describe(node.id) + ": input '" + DescribeSlot(transfer.from_slot) + "'";
+    };
+    if (from.kind != NXRT_VALUE_TENSOR || from.dtype == DataType::kString) {
+      return Unsupported(what() + " is a " +
+                         (from.kind == NXRT_VALUE_TENSOR ? "string tensor" : "non-tensor value") +
+                         " and cannot move between EP memories; place its producer and consumer "
+                         "on one EP");
+    }
+    NXRT_RETURN_IF_ERROR(to.buffer.Reserve(MemoryProvider(to.memory), from.byte_size, Listener()));
+    to.kind = NXRT_VALUE_TENSOR;
+    to.dtype = from.dtype;
+    to.dims.assign(from.dims.begin(), from.dims.end());
+    to.data = to.buffer.data();
+    to.byte_size = from.byte_size;
+    Status copied;
+    if (from.memory == kHostMemory) {
+      copied = MemoryProvider(to.memory)->CopyToDevice(to.data, from.data, from.byte_size);
+    } else if (to.memory == kHostMemory) {
+      copied = MemoryProvider(from.memory)->CopyToHost(to.data, from.data, from.byte_size);
+    } else {
+      // Two device memories meet through the host.
+      copied = transfer.staging.Reserve(nullptr, from.byte_size, nullptr);
+      if (copied.ok()) {
+        copied = MemoryProvider(from.memory)
+                     ->CopyToHost(transfer.staging.data(), from.data, from.byte_size);
+      }
+      if (copied.ok()) {
+        copied = MemoryProvider(to.memory)->CopyToDevice(to.data, transfer.staging.data(),
+                                                         from.byte_size);
+      }
+    }
+    if (!copied.ok()) return copied.WithContext(what());
+    to.ready = true;
+    transfer.done = true;
+  }
+  return Status::Ok();
+}
+
+nxrt_value Executor::ValueOf(const ValueSlot& slot) const {
+  nxrt_value v = NoneValue();
+  v.kind = slot.kind;
+  if (slot.kind == NXRT_VALUE_TENSOR) {
+    v.tensor.dtype = static_cast<nxrt_dtype>(slot.dtype);
+    v.tensor.memory = slot.memory == kHostMemory ? NXRT_MEMORY_HOST : NXRT_MEMORY_DEVICE;
+    v.tensor.rank = slot.dims.size();
+    v.tensor.dims = slot.dims.empty() ? nullptr : slot.dims.data();
+    v.tensor.data = slot.data;
+    v.tensor.byte_size = slot.byte_size;
+  } else if (slot.kind == NXRT_VALUE_SEQUENCE) {
+    v.sequence = slot.sequence;
+    v.sequence_length = slot.sequence_length;
+  }
+  return v;
+}
+
+Status Executor::PrepareNode(PlannedNode& node) {
+  for (size_t i = 0; i < node.input_slots.size(); ++i) {
+    kernel_cache::InputShape& shape = node.input_shapes[i];
+    const size_t slot_index = node.input_slots[i];
+    if (slot_index == kNoSlot) {
+      node.inputs[i] = NoneValue();
+      shape.absent = true;
+      shape.dims.clear();
+      continue;
+    }
+    const ValueSlot& slot = slots_[slot_index];
+    if (!slot.ready) {
+      return Internal(graph_.Describe(node.id) + ": input '" + DescribeSlot(slot_index) +
+                      "' has no value in this run");
+    }
+    node.inputs[i] = ValueOf(slot);
+    shape.absent = slot.kind == NXRT_VALUE_NONE;
+    if (slot.kind == NXRT_VALUE_TENSOR) {
+      shape.dims.assign(slot.dims.begin(), slot.dims.end());
+    } else {
+      shape.dims.clear();
+    }
+  }
+  for (size_t i = 0; i < node.output_slots.size(); ++i) {
+    nxrt_value& out = node.outputs[i];
+    out = NoneValue();
+    node.preallocated[i] = false;
+    const size_t slot_index = node.output_slots[i];
+    if (slot_index == kNoSlot) continue;
+    ValueSlot& slot = slots_[slot_index];
+    slot.ready = false;
+    slot.kind = NXRT_VALUE_TENSOR;
+    slot.dtype = slot.declared_dtype;
+    slot.data = nullptr;
+    slot.byte_size = 0;
+    slot.dims.clear();
+    out.kind = NXRT_VALUE_TENSOR;
+    out.tensor.dtype = static_cast<nxrt_dtype>(slot.declared_dtype);
+    out.tensor.memory = slot.memory == kHostMemory ? NXRT_MEMORY_HOST : NXRT_MEMORY_DEVICE;
+    if (!slot.planned_known) continue;
+    slot.dims.assign(slot.planned_dims.begin(), slot.planned_dims.end());
+    if (slot.declared_dtype == DataType::kString) {
+      NXRT_ASSIGN_OR_RETURN(const uint64_t count, graph::ElementCount(slot.dims));
+      PrepareStrings(slot, static_cast<size_t>(count));
+    } else {
+      NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(slot.declared_dtype, slot.dims));
+      Status reserved = slot.buffer.Reserve(MemoryProvider(slot.memory), bytes, Listener());
+      if (!reserved.ok()) {
+        return reserved.WithContext(graph_.Describe(node.id) + ": output '" +
+                                    DescribeSlot(slot_index) + "'");
+      }
+      slot.data = slot.buffer.data();
+      slot.byte_size = bytes;
+    }
+    out.tensor.rank = slot.dims.size();
+    out.tensor.dims = slot.dims.empty() ? nullptr : slot.dims.data();
+    out.tensor.data = slot.data;
+    out.tensor.byte_size = slot.byte_size;
+    node.preallocated[i] = true;
+    // Ready for the nodes after it in a segment being prepared as a whole.
+    slot.ready = true;
+  }
+  return Status::Ok();
+}
+
+Status Executor::LookUpKernel(PlannedNode& node) {
+  node.kernel = shared_.cache->GetPrebound(node.binding, node.input_shapes);
+  if (node.kernel) return Status::Ok();
+  kernel_cache::KernelRequest request;
+  request.node = node.view;
+  request.provider = shared_.providers[node.provider].provider.get();
+  request.input_shapes = node.input_shapes;
+  request.opset = node.opset;
+  request.capture_seq_independent = node.capture_eligible;
+  request.artifact = plugin_host::ArtifactConfig{shared_.executor_id, 0};
+  NXRT_ASSIGN_OR_RETURN(node.kernel, shared_.cache->GetOrCreate(request, node.binding));
+  return Status::Ok();
+}
+
+Status Executor::ComputeNode(PlannedNode& node) {
+  computing_ = &node;
+  Status status = node.kernel->Compute(*this, node.inputs, node.outputs);
+  computing_ = nullptr;
+  return status;
+}
+
+void Executor::FinishNode(PlannedNode& node) {
+  for (size_t i = 0; i < node.output_slots.size(); ++i) {
+    const size_t slot_index = node.output_slots[i];
+    if (slot_index == kNoSlot) continue;
+    ValueSlot& slot = slots_[slot_index];
+    const nxrt_value& out = node.outputs[i];
+    slot.kind = out.kind;
+    slot.ready = true;
+    if (out.kind != NXRT_VALUE_TENSOR) continue;
+    const nxrt_tensor& t = out.tensor;
+    slot.dtype = static_cast<DataType>(t.dtype);
+    slot.data = t.data;
+    slot.byte_size = t.byte_size;
+    if (t.dims != slot.dims.data() || t.rank != slot.dims.size()) {
+      if (t.dims != nullptr) {
+        slot.dims.assign(t.dims, t.dims + t.rank);
+      } else {
+        slot.dims.clear();
+      }
+    }
+  }
+}
+
+// ---- device-graph segments ---------------------------------------------------
+
+bool Executor::SegmentIsPlanned(const device_graph::Segment& segment) const {
+  for (size_t i = segment.begin; i < segment.end; ++i) {
+    for (size_t slot : nodes_[i].output_slots) {
+      if (slot == kNoSlot) continue;
+      if (!slots_[slot].planned_known || slots_[slot].declared_dtype == DataType::kString) {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+bool Executor::CollectBindings(const device_graph::Segment& segment,
+                               device_graph::SegmentBindings& bindings) {
+  bindings.Clear();
+  bool capture_safe = true;
+  auto add = [&](const nxrt_value& v, size_t slot_index) {
+    bindings.shapes.push_back(v.kind == NXRT_VALUE_TENSOR ? static_cast<int64_t>(v.tensor.rank)
+                                                          : -1);
+    if (v.kind != NXRT_VALUE_TENSOR) return;
+    bindings.shapes.insert(bindings.shapes.end(), v.tensor.dims, v.tensor.dims + v.tensor.rank);
+    bindings.addresses.push_back(reinterpret_cast<uintptr_t>(v.tensor.data));
+    bindings.epochs.push_back(slot_index == kNoSlot ? 0 : slots_[slot_index].epoch());
+  };
+  for (size_t i = segment.begin; i < segment.end; ++i) {
+    const PlannedNode& node = nodes_[i];
+    capture_safe = capture_safe && node.kernel->capture_safe();
+    bindings.addresses.push_back(reinterpret_cast<uintptr_t>(node.kernel.get()));
+    for (size_t k = 0; k < node.inputs.size(); ++k) add(node.inputs[k], node.input_slots[k]);
+    for (size_t k = 0; k < node.outputs.size(); ++k) add(node.outputs[k], node.output_slots[k]);
+  }
+  return capture_safe;
+}
+
+Status Executor::RunSegmentEagerly(device_graph::Segment& segment) {
+  for (size_t i = segment.begin; i < segment.end; ++i) NXRT_RETURN_IF_ERROR(RunNode(nodes_[i]));
+  return Status::Ok();
+}
+
+Status Executor::AbandonCapture(plugin_host::ExecutionProvider& provider, nxrt_graph_slot slot) {
+  Result<nxrt_graph_token> token = provider.EndCapture(slot);
+  if (!token.ok()) return token.status();
+  return provider.Reset(*token);
+}
+
+Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot) {
+  device_graph::DeviceGraphs& graphs = *shared_.device_graphs;
+  device_graph::SlotCapture& capture = segment.slots[slot];
+  if (!SegmentIsPlanned(segment)) {
+    // A kernel that allocates its own outputs cannot be captured.
+    NXRT_RETURN_IF_ERROR(graphs.ResetCapture(segment, capture));
+    graphs.CountFallback(EagerFallbackReason::kNotCaptureSafe);
+    return RunSegmentEagerly(segment);
+  }
+  for (size_t i = segment.begin; i < segment.end; ++i) {
+    NXRT_RETURN_IF_ERROR(RunTransfers(nodes_[i]));
+    NXRT_RETURN_IF_ERROR(PrepareNode(nodes_[i]));
+    NXRT_RETURN_IF_ERROR(LookUpKernel(nodes_[i]));
+  }
+  auto compute_all = [&]() -> Status {
+    for (size_t i = segment.begin; i < segment.end; ++i) {
+      NXRT_RETURN_IF_ERROR(ComputeNode(nodes_[i]));
+      FinishNode(nodes_[i]);
+    }
+    return Status::Ok();
+  };
+  auto finish_all = [&]() {
+    for (size_t i = segment.begin; i < segment.end; ++i) FinishNode(nodes_[i]);
+  };
+  if (!CollectBindings(segment, bindings_scratch_)) {
+    NXRT_RETURN_IF_ERROR(graphs.ResetCapture(segment, capture));
+    graphs.CountFallback(EagerFallbackReason::kNotCaptureSafe);
+    return compute_all();
+  }
+  plugin_host::ExecutionProvider& provider = graphs.provider(segment.provider);
+  if (capture.token != 0) {
+    if (SameBindings(bindings_scratch_, capture.captured)) {
+      Status replayed = provider.Replay(capture.token);
+      if (!replayed.ok()) {
+        Status reset = graphs.ResetCapture(segment, capture);
+        if (!reset.ok()) GetLogger()->warn("{}", reset.message());
+        return replayed;
+      }
+      finish_all();
+      graphs.CountReplay();
+      return Status::Ok();
+    }
+    const EagerFallbackReason reason = MismatchReason(bindings_scratch_, capture.captured);
+    NXRT_RETURN_IF_ERROR(graphs.ResetCapture(segment, capture));
+    NXRT_RETURN_IF_ERROR(compute_all());
+    capture.warm.AssignFrom(bindings_scratch_);
+    capture.warm_valid = true;
+    graphs.CountFallback(reason);
+    return Status::Ok();
+  }
+  if (!capture.warm_valid || !SameBindings(bindings_scratch_, capture.warm)) {
+    NXRT_RETURN_IF_ERROR(compute_all());
+    capture.warm.AssignFrom(bindings_scratch_);
+    capture.warm_valid = true;
+    graphs.CountFallback(EagerFallbackReason::kWarmingUp);
+    return Status::Ok();
+  }
+  return CaptureSegment(segment, slot);
+}
+
+Status Executor::CaptureSegment(device_graph::Segment& segment, nxrt_graph_slot slot) {
+  device_graph::DeviceGraphs& graphs = *shared_.device_graphs;
+  device_graph::SlotCapture& capture = segment.slots[slot];
+  plugin_host::ExecutionProvider& provider = graphs.provider(segment.provider);
+  capture.warm_valid = false;
+  NXRT_RETURN_IF_ERROR(provider.BeginCapture(slot));
+  for (size_t i = segment.begin; i < segment.end; ++i) {
+    Status recorded = ComputeNode(nodes_[i]);
+    if (!recorded.ok()) {
+      Status abandoned = AbandonCapture(provider, slot);
+      if (!abandoned.ok()) GetLogger()->warn("{}", abandoned.message());
+      return recorded;
+    }
+  }
+  Result<nxrt_graph_token> token = provider.EndCapture(slot);
+  if (!token.ok()) {
+    // Close the capture the EP may still hold open, so later eager computes
+    // run instead of being recorded.
+    Status abandoned = AbandonCapture(provider, slot);
+    if (!abandoned.ok()) GetLogger()->debug("{}", abandoned.message());
+    return token.status();
+  }
+  capture.token = *token;
+  capture.captured.AssignFrom(bindings_scratch_);
+  graphs.CountCapture();
+  Status replayed = provider.Replay(capture.token);
+  if (!replayed.ok()) {
+    Status reset = graphs.ResetCapture(segment, capture);
+    if (!reset.ok()) GetLogger()->warn("{}", reset.message());
+    return replayed;
+  }
+  for (size_t i = segment.begin; i < segment.end; ++i) FinishNode(nodes_[i]);
+  graphs.CountReplay();
+  return Status::Ok();
+}
+
+// ---- outputs ------------------------------------------------------------------
+
+Result<size_t> Executor::OutputSlot(const std::string& name) const {
+  for (size_t slot : output_slots_) {
+    if (DescribeSlot(slot) == name) return slot;
+  }
+  std::string names;
+  for (size_t slot : output_slots_) names += (names.empty() ? "" : ", ") + DescribeSlot(slot);
+  return InvalidArgument(graph_.model_path + ": '" + name +
+                         "' is not an output of the model; its outputs are: " + names);
+}
+
+Status Executor::ExportTensor(size_t slot_index, Tensor& out) {
+  const ValueSlot& slot = slots_[slot_index];
+  const auto what = [&] {
+    return graph_.model_path + ": output '" + DescribeSlot(slot_index) + "'";
+  };
+  if (!slot.ready) return Internal(what() + " was not produced by the run");
+  if (slot.kind != NXRT_VALUE_TENSOR) {
+    return InvalidArgument(what() + " is " +
+                           (slot.kind == NXRT_VALUE_NONE ? "absent" : "a sequence") +
+                           ", not a tensor; read it with RunValues");
+  }
+  Status reshaped = out.Reshape(slot.dtype, slot.dims);
+  if (!reshaped.ok()) return reshaped.WithContext(what());
+  if (slot.dtype == DataType::kString) {
+    const auto* views = static_cast<const nxrt_string_view*>(slot.data);
+    std::vector<std::string>& strings = out.mutable_strings();
+    for (size_t i = 0; i < strings.size(); ++i) strings[i].assign(views[i].data, views[i].size);
+    return Status::Ok();
+  }
+  if (out.byte_size() > slot.byte_size) {
+    return Internal(what() + " holds " + std::to_string(slot.byte_size) +
+                    " bytes, fewer than its " + "shape " + FormatDims(slot.dims) + " needs");
+  }
+  if (out.byte_size() == 0) return Status::Ok();
+  if (slot.memory == kHostMemory) {
+    std::memcpy(out.data(), slot.data, out.byte_size());
+    return Status::Ok();
+  }
+  return MemoryProvider(slot.memory)
+      ->CopyToHost(out.data(), slot.data, out.byte_size())
+      .WithContext(what());
+}
+
+Result<Value> Executor::ExportValue(size_t slot_index) {
+  const ValueSlot& slot = slots_[slot_index];
+  if (slot.ready && slot.kind == NXRT_VALUE_NONE) return Value();
+  if (slot.ready && slot.kind == NXRT_VALUE_SEQUENCE) {
+    std::vector<Tensor> elements(slot.sequence_length);
+    for (size_t i = 0; i < slot.sequence_length; ++i) {
+      const nxrt_tensor& t = slot.sequence[i];
+      const std::span<const int64_t> dims(t.dims, t.rank);
+      NXRT_RETURN_IF_ERROR(elements[i].Reshape(static_cast<DataType>(t.dtype), dims));
+      if (elements[i].byte_size() > t.byte_size) {
+        return Internal(graph_.model_path + ": element " + std::to_string(i) + " of output '" +
+                        DescribeSlot(slot_index) + "' is smaller than its shape");
+      }
+      if (elements[i].byte_size() != 0) {
+        std::memcpy(elements[i].data(), t.data, elements[i].byte_size());
+      }
+    }
+    return Value::Sequence(std::move(elements));
+  }
+  Tensor tensor;
+  NXRT_RETURN_IF_ERROR(ExportTensor(slot_index, tensor));
+  return Value(std::move(tensor));
+}
+
+// ---- compute services -----------------------------------------------------------
+
+Result<ValueSlot*> Executor::ComputingOutput(size_t index, const char* service) {
+  if (computing_ == nullptr) {
+    return FailedPrecondition(graph_.model_path + ": " + service +
+                              " called outside a compute call");
+  }
+  if (index >= computing_->output_slots.size() || computing_->output_slots[index] == kNoSlot) {
+    return InvalidArgument(graph_.Describe(computing_->id) + ": " + service + " for output " +
+                           std::to_string(index) + ", which the node does not have");
+  }
+  return &slots_[computing_->output_slots[index]];
+}
+
+Status Executor::AllocateOutput(size_t index, nxrt_dtype dtype, std::span<const int64_t> dims,
+                                nxrt_tensor* out) {
+  NXRT_ASSIGN_OR_RETURN(ValueSlot * slot, ComputingOutput(index, "allocate_output"));
+  PlannedNode& node = *computing_;
+  if (node.preallocated[index]) {
+    const nxrt_tensor& given = node.outputs[index].tensor;
+    if (std::equal(dims.begin(), dims.end(), given.dims, given.dims + given.rank) &&
+        static_cast<DataType>(dtype) == slot->dtype) {
+      *out = given;
+      return Status::Ok();
+    }
+    return InvalidArgument(graph_.Describe(node.id) + ": output " + std::to_string(index) +
+                           " was preallocated as " + FormatDims(slot->dims) +
+                           " but the kernel asks for " + FormatDims(dims) +
+                           "; the kernel and shape inference disagree");
+  }
+  const DataType type = static_cast<DataType>(dtype);
+  slot->dims.assign(dims.begin(), dims.end());
+  if (type == DataType::kString) {
+    NXRT_ASSIGN_OR_RETURN(const uint64_t count, graph::ElementCount(dims));
+    PrepareStrings(*slot, static_cast<size_t>(count));
+  } else {
+    NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(type, dims));
+    NXRT_RETURN_IF_ERROR(slot->buffer.Reserve(MemoryProvider(slot->memory), bytes, Listener()));
+    slot->data = slot->buffer.data();
+    slot->byte_size = bytes;
+  }
+  slot->kind = NXRT_VALUE_TENSOR;
+  slot->dtype = type;
+  *out = nxrt_tensor{sizeof(nxrt_tensor),
+                     dtype,
+                     slot->memory == kHostMemory ? NXRT_MEMORY_HOST : NXRT_MEMORY_DEVICE,
+                     slot->dims.size(),
+                     slot->dims.empty() ? nullptr : slot->dims.data(),
+                     slot->data,
+                     slot->byte_size};
+  node.outputs[index].kind = NXRT_VALUE_TENSOR;
+  node.outputs[index].tensor = *out;
+  return Status::Ok();
+}
+
+Status Executor::AllocateSequenceOutput(size_t index, size_t length) {
+  NXRT_ASSIGN_OR_RETURN(ValueSlot * slot, ComputingOutput(index, "allocate_sequence_output"));
+  slot->elements.resize(length);
+  slot->element_tensors.assign(length, nxrt_tensor{sizeof(nxrt_tensor), NXRT_DTYPE_UNDEFINED,
+                                                   NXRT_MEMORY_HOST, 0, nullptr, nullptr, 0});
+  slot->kind = NXRT_VALUE_SEQUENCE;
+  slot->sequence = slot->element_tensors.data();
+  slot->sequence_length = length;
+  nxrt_value& out = computing_->outputs[index];
+  out.kind = NXRT_VALUE_SEQUENCE;
+  out.sequence = slot->sequence;
+  out.sequence_length = length;
+  return Status::Ok();
+}
+
+Status Executor::AllocateSequenceElement(size_t index, size_t element, nxrt_dtype dtype,
+                                         std::span<const int64_t> dims, nxrt_tensor* out) {
+  NXRT_ASSIGN_OR_RETURN(ValueSlot * slot, ComputingOutput(index, "allocate_sequence_element"));
+  if (slot->kind != NXRT_VALUE_SEQUENCE || element >= slot->sequence_length ||
+      slot->sequence != slot->element_tensors.data()) {
+    return InvalidArgument(graph_.Describe(computing_->id) + ": element " +
+                           std::to_string(element) + " of output " + std::to_string(index) +
+                           " asked for before allocate_sequence_output sized it");
+  }
+  const DataType type = static_cast<DataType>(dtype);
+  if (type == DataType::kString) {
+    return Unsupported(graph_.Describe(computing_->id) +
+                       ": sequences of strings are not supported");
+  }
+  SequenceElement& e = slot->elements[element];
+  NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(type, dims));
+  NXRT_RETURN_IF_ERROR(e.buffer.Reserve(nullptr, bytes, nullptr));
+  e.dtype = type;
+  e.dims.assign(dims.begin(), dims.end());
+  e.byte_size = bytes;
+  slot->element_tensors[element] = nxrt_tensor{sizeof(nxrt_tensor),
+                                               dtype,
+                                               NXRT_MEMORY_HOST,
+                                               e.dims.size(),
+                                               e.dims.empty() ? nullptr : e.dims.data(),
+                                               e.buffer.data(),
+                                               bytes};
+  *out = slot->element_tensors[element];
+  return Status::Ok();
+}
+
+Status Executor::SetOutputNone(size_t index) {
+  NXRT_ASSIGN_OR_RETURN(ValueSlot * slot, ComputingOutput(index, "set_output_none"));
+  slot->kind = NXRT_VALUE_NONE;
+  computing_->outputs[index].kind = NXRT_VALUE_NONE;
+  return Status::Ok();
+}
+
+Status Executor::SetStringElement(size_t index, size_t element, std::string_view text) {
+  NXRT_ASSIGN_OR_RETURN(ValueSlot * slot, ComputingOutput(index, "set_string_element"));
+  if (slot->kind != NXRT_VALUE_TENSOR || slot->dtype != DataType::kString ||
+      element >= slot->strings.size()) {
+    return InvalidArgument(graph_.Describe(computing_->id) + ": string element " +
+                           std::to_string(element) + " of output " + std::to_string(index) +
+                           " is outside the string tensor allocated for it");
+  }
+  slot->strings[element].assign(text);
+  slot->string_views[element] = {slot->strings[element].data(), slot->strings[element].size()};
+  return Status::Ok();
+}
+
+Status Executor::RunSubgraph(std::string_view attr_name, std::span<const nxrt_value> inputs,
+                             std::span<nxrt_value> outputs) {
+  if (computing_ == nullptr) {
+    return FailedPrecondition(graph_.model_path + ": run_subgraph called outside a compute call");
+  }
+  auto found = bodies_.find({computing_->id.index, std::string(attr_name)});
+  if (found == bodies_.end()) {
+    return InvalidArgument(graph_.Describe(computing_->id) + ": no graph attribute '" +
+                           std::string(attr_name) + "' to run");
+  }
+  PlannedNode* caller = computing_;
+  Status status = found->second->RunBody(inputs, outputs);
+  computing_ = caller;
+  return status.WithContext(graph_.Describe(caller->id) + ": body '" + std::string(attr_name) +
+                            "'");
+}
+
+}  // namespace nxrt::executor

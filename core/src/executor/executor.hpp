@@ -1,0 +1,156 @@
+// The executor of one graph: runs its execution plan over value slots.
+//
+// A run binds the inputs (checked against the model before any kernel runs),
+// resolves the concrete shape of every value it can from the symbol binding
+// (kept while the input shapes repeat), and dispatches each node: its
+// pre-bound kernel when the shapes match, else the kernel cache's
+// get-or-create. Outputs of known shape are allocated by the executor from
+// buffers reused across runs; the others are allocated by the kernel through
+// the compute services. On a device-graph slot, segments of capture-eligible
+// nodes are captured once warm and replayed while their bindings hold.
+//
+// If/Loop/Scan bodies get executors of their own, built with the graph and
+// run through RunSubgraph with outer-scope values bound from the enclosing
+// run. An executor runs one run at a time; the session serialises runs.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "device_graph/device_graphs.hpp"
+#include "executor/execution_plan.hpp"
+#include "executor/value_slot.hpp"
+#include "kernel_cache/kernel_cache.hpp"
+#include "nxrt/graph/capture_classifier.hpp"
+#include "nxrt/graph/ir.hpp"
+#include "nxrt/tensor.hpp"
+#include "nxrt/value.hpp"
+#include "partitioner/partition.hpp"
+#include "plugin_host/compute_context.hpp"
+
+namespace nxrt::executor {
+
+// What executors of one session share.
+struct ExecutorShared {
+  std::vector<partitioner::RankedProvider> providers;
+  kernel_cache::KernelCache* cache = nullptr;
+  device_graph::DeviceGraphs* device_graphs = nullptr;
+  uint64_t executor_id = 0;
+};
+
+// One named input of a run, as given by the application.
+struct RunInput {
+  std::string_view name;
+  const Tensor* tensor = nullptr;  // for a tensor
+  const Value* value = nullptr;    // for a sequence or none; tensor is then null
+};
+
+class Executor : private plugin_host::ComputeServices {
+ public:
+  // Places the nodes of `graph` (see partitioner/), plans them, and builds
+  // executors for the bodies of its control-flow nodes. `capture_plan` is
+  // null for a body, which always runs eagerly. `parent` is the executor of
+  // the enclosing graph, for outer-scope values.
+  static Result<std::unique_ptr<Executor>> Build(const graph::Graph& graph, ExecutorShared& shared,
+                                                 const graph::CapturePlan* capture_plan,
+                                                 const Executor* parent);
+  ~Executor() override;
+  Executor(const Executor&) = delete;
+  Executor& operator=(const Executor&) = delete;
+
+  const graph::Graph& graph() const { return graph_; }
+  const std::vector<NodePlacement>& placements() const { return placements_; }
+
+  // Runs with named inputs; `slot` selects device-graph capture and replay.
+  Status Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot);
+  // The graph output or input named `name`, after a run.
+  Result<size_t> OutputSlot(const std::string& name) const;
+  Status ExportTensor(size_t slot, Tensor& out);
+  Result<Value> ExportValue(size_t slot);
+
+  // Runs this body graph: inputs by position, outputs host-owned until the
+  // next run of the body.
+  Status RunBody(std::span<const nxrt_value> inputs, std::span<nxrt_value> outputs);
+
+ private:
+  Executor(const graph::Graph& graph, ExecutorShared& shared, const Executor* parent);
+
+  Status BuildPlan(const partitioner::Partition& partition,
+                   std::span<const std::shared_ptr<const plugin_host::NodeView>> views,
+                   const graph::CapturePlan* capture_plan);
+  Status BuildBodies();
+  void PlanSegments();
+  size_t MemoryOf(size_t provider) const;
+  plugin_host::ExecutionProvider* MemoryProvider(size_t memory) const;
+  BufferFreeListener* Listener() const;
+  Status AbandonCapture(plugin_host::ExecutionProvider& provider, nxrt_graph_slot slot);
+  bool SegmentIsPlanned(const device_graph::Segment& segment) const;
+
+  // Input binding and shapes.
+  Status BindNamedInputs(std::span<const RunInput> inputs);
+  Status BindTensorInput(size_t slot, const Tensor& tensor);
+  Status BindSequenceInput(size_t slot, const std::vector<Tensor>& elements);
+  void BindBorrowedValue(size_t slot, const nxrt_value& value);
+  Status CheckDeclaredType(size_t slot, graph::DataType dtype, std::span<const int64_t> dims) const;
+  Status ResolveShapesIfChanged();
+  void BindOuterScope();
+
+  // Dispatch.
+  Status Execute(std::optional<nxrt_graph_slot> slot);
+  Status RunTransfers(PlannedNode& node);
+  Status PrepareNode(PlannedNode& node);
+  Status LookUpKernel(PlannedNode& node);
+  Status ComputeNode(PlannedNode& node);
+  void FinishNode(PlannedNode& node);
+  Status RunNode(PlannedNode& node);
+  Status RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot);
+  Status RunSegmentEagerly(device_graph::Segment& segment);
+  Status CaptureSegment(device_graph::Segment& segment, nxrt_graph_slot slot);
+  bool CollectBindings(const device_graph::Segment& segment,
+                       device_graph::SegmentBindings& bindings);
+  nxrt_value ValueOf(const ValueSlot& slot) const;
+  const std::string& DescribeSlot(size_t slot) const;
+
+  // ComputeServices for the node being computed.
+  Status AllocateOutput(size_t index, nxrt_dtype dtype, std::span<const int64_t> dims,
+                        nxrt_tensor* out) override;
+  Status AllocateSequenceOutput(size_t index, size_t length) override;
+  Status AllocateSequenceElement(size_t index, size_t element, nxrt_dtype dtype,
+                                 std::span<const int64_t> dims, nxrt_tensor* out) override;
+  Status SetOutputNone(size_t index) override;
+  Status SetStringElement(size_t index, size_t element, std::string_view text) override;
+  Status RunSubgraph(std::string_view attr_name, std::span<const nxrt_value> inputs,
+                     std::span<nxrt_value> outputs) override;
+  Result<ValueSlot*> ComputingOutput(size_t index, const char* service);
+
+  const graph::Graph& graph_;
+  ExecutorShared& shared_;
+  const Executor* parent_;
+  std::vector<NodePlacement> placements_;
+  std::vector<ValueSlot> slots_;
+  std::vector<size_t> slot_of_value_;  // by value id
+  std::vector<PlannedNode> nodes_;
+  std::vector<size_t> input_slots_;                               // graph inputs, in order
+  std::vector<size_t> output_slots_;                              // graph outputs, in order
+  std::vector<std::pair<size_t, const ValueSlot*>> outer_scope_;  // slot, enclosing slot
+  std::map<std::pair<uint32_t, std::string>, std::unique_ptr<Executor>, std::less<>> bodies_;
+  std::vector<size_t> segment_at_;  // per plan node: the segment it starts, or kNoSlot
+
+  // Shapes of the last bound inputs; the resolution is kept while they repeat.
+  std::vector<int64_t> bound_input_dims_;
+  std::vector<int64_t> input_dims_scratch_;
+  bool shapes_resolved_ = false;
+
+  device_graph::SegmentBindings bindings_scratch_;
+  PlannedNode* computing_ = nullptr;  // the node whose compute is running
+};
+
+}  // namespace nxrt::executor

@@ -1,0 +1,80 @@
+#include "executor/value_buffer.hpp"
+
+#include <atomic>
+#include <utility>
+
+namespace nxrt::executor {
+namespace {
+
+constexpr size_t kBufferAlignment = 64;
+
+uint64_t NextEpoch() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Host memory is asked of no provider, so buffers of every host EP are
+// interchangeable.
+plugin_host::ExecutionProvider* MemoryOwner(plugin_host::ExecutionProvider* provider) {
+  return provider != nullptr && provider->has_custom_memory() ? provider : nullptr;
+}
+
+}  // namespace
+
+ValueBuffer::ValueBuffer(ValueBuffer&& other) noexcept
+    : provider_(std::exchange(other.provider_, nullptr)),
+      listener_(std::exchange(other.listener_, nullptr)),
+      data_(std::exchange(other.data_, nullptr)),
+      capacity_(std::exchange(other.capacity_, 0)),
+      epoch_(std::exchange(other.epoch_, 0)) {}
+
+ValueBuffer& ValueBuffer::operator=(ValueBuffer&& other) noexcept {
+  if (this != &other) {
+    Release();
+    provider_ = std::exchange(other.provider_, nullptr);
+    listener_ = std::exchange(other.listener_, nullptr);
+    data_ = std::exchange(other.data_, nullptr);
+    capacity_ = std::exchange(other.capacity_, 0);
+    epoch_ = std::exchange(other.epoch_, 0);
+  }
+  return *this;
+}
+
+Status ValueBuffer::Reserve(plugin_host::ExecutionProvider* provider, size_t bytes,
+                            BufferFreeListener* listener) {
+  plugin_host::ExecutionProvider* owner = MemoryOwner(provider);
+  if (data_ != nullptr && capacity_ >= bytes && owner == provider_) return Status::Ok();
+  Release();
+  const size_t size = bytes == 0 ? 1 : bytes;
+  void* data = nullptr;
+  if (owner != nullptr) {
+    NXRT_ASSIGN_OR_RETURN(data, owner->Alloc(size, kBufferAlignment));
+  } else {
+    data = ::operator new(size, std::align_val_t(kBufferAlignment), std::nothrow);
+    if (data == nullptr) {
+      return Status(StatusCode::kOutOfMemory, "cannot allocate " + std::to_string(size) +
+                                                  " bytes of host memory for a value");
+    }
+  }
+  provider_ = owner;
+  listener_ = listener;
+  data_ = data;
+  capacity_ = size;
+  epoch_ = NextEpoch();
+  return Status::Ok();
+}
+
+void ValueBuffer::Release() {
+  if (data_ == nullptr) return;
+  if (listener_ != nullptr) listener_->BeforeBufferFree();
+  if (provider_ != nullptr) {
+    provider_->Free(data_);
+  } else {
+    ::operator delete(data_, std::align_val_t(kBufferAlignment));
+  }
+  data_ = nullptr;
+  capacity_ = 0;
+  provider_ = nullptr;
+}
+
+}  // namespace nxrt::executor

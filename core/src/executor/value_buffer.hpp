@@ -1,0 +1,54 @@
+// A growable buffer in one execution provider's memory (or host memory),
+// reused from run to run, with an allocation epoch.
+//
+// The epoch is unique per allocation in the process, so a captured device
+// graph that baked this buffer's address can tell a buffer that was freed and
+// reallocated (even at the same address) from the one it recorded. Before the
+// memory goes, the buffer tells its listener, which resets the device graphs
+// that may point into it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "nxrt/support/status.hpp"
+#include "plugin_host/execution_provider.hpp"
+
+namespace nxrt::executor {
+
+class BufferFreeListener {
+ public:
+  virtual ~BufferFreeListener() = default;
+  // Called before a bound buffer's memory is released.
+  virtual void BeforeBufferFree() = 0;
+};
+
+class ValueBuffer {
+ public:
+  ValueBuffer() = default;
+  ~ValueBuffer() { Release(); }
+  ValueBuffer(const ValueBuffer&) = delete;
+  ValueBuffer& operator=(const ValueBuffer&) = delete;
+  ValueBuffer(ValueBuffer&& other) noexcept;
+  ValueBuffer& operator=(ValueBuffer&& other) noexcept;
+
+  // Makes the buffer hold at least `bytes` in `provider`'s memory (host memory
+  // when `provider` is null or has no memory of its own). Keeps the current
+  // allocation when it is large enough and in the same memory.
+  Status Reserve(plugin_host::ExecutionProvider* provider, size_t bytes,
+                 BufferFreeListener* listener);
+  void Release();
+
+  void* data() const { return data_; }
+  size_t capacity() const { return capacity_; }
+  uint64_t epoch() const { return epoch_; }
+
+ private:
+  plugin_host::ExecutionProvider* provider_ = nullptr;
+  BufferFreeListener* listener_ = nullptr;
+  void* data_ = nullptr;
+  size_t capacity_ = 0;
+  uint64_t epoch_ = 0;
+};
+
+}  // namespace nxrt::executor
