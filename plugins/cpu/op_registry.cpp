@@ -19,7 +19,14 @@ const OpRegistry& CpuOps() {
     RegisterVariadicOps(r);
     RegisterCastOps(r);
     RegisterMatMulOps(r);
+    RegisterConvOps(r);
+    RegisterPoolOps(r);
+    RegisterNormalizationOps(r);
+    RegisterSoftmaxOps(r);
+    RegisterReduceOps(r);
     RegisterShapeOps(r);
+    RegisterMovementOps(r);
+    RegisterIndexingOps(r);
     RegisterGeneratorOps(r);
     return r;
   }();

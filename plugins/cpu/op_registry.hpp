@@ -59,7 +59,14 @@ void RegisterBinaryOps(OpRegistry& registry);
 void RegisterVariadicOps(OpRegistry& registry);
 void RegisterCastOps(OpRegistry& registry);
 void RegisterMatMulOps(OpRegistry& registry);
+void RegisterConvOps(OpRegistry& registry);
+void RegisterPoolOps(OpRegistry& registry);
+void RegisterNormalizationOps(OpRegistry& registry);
+void RegisterSoftmaxOps(OpRegistry& registry);
+void RegisterReduceOps(OpRegistry& registry);
 void RegisterShapeOps(OpRegistry& registry);
+void RegisterMovementOps(OpRegistry& registry);
+void RegisterIndexingOps(OpRegistry& registry);
 void RegisterGeneratorOps(OpRegistry& registry);
 
 }  // namespace nxrt::cpu

@@ -1,0 +1,291 @@
+// Conv and ConvTranspose for float and double, any number of spatial axes,
+// with groups, pads, strides, dilations and auto_pad. Conv lowers each image
+// and group to im2col + one GEMM; ConvTranspose to one GEMM + col2im. The
+// column buffer is sized when the kernel is made, so compute allocates
+// nothing.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "cpu_kernel.hpp"
+#include "window_geometry.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
+          const float* b, float beta, float* c) {
+  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), 1.0f, a, static_cast<int>(trans_a ? m : k), b,
+              static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
+}
+void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
+          const double* b, double beta, double* c) {
+  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
+              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
+              static_cast<int>(k), 1.0, a, static_cast<int>(trans_a ? m : k), b,
+              static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
+}
+
+// Visits every (channel, kernel offset, output position) of a window walk:
+// visit(column_row, column_col, input_offset_or_-1). Rows are channel-major
+// then kernel position; columns are output positions.
+template <typename Visit>
+void WalkWindows(const WindowGeometry& g, int64_t channels, Visit&& visit) {
+  const size_t rank = g.in.size();
+  const int64_t kernel_size = ElementCount(g.kernel);
+  const int64_t out_size = ElementCount(g.out);
+  const int64_t in_size = ElementCount(g.in);
+  const Dims in_strides = StridesOf(g.in);
+  std::vector<int64_t> k_index(rank), o_index(rank);
+  for (int64_t c = 0; c < channels; ++c) {
+    std::fill(k_index.begin(), k_index.end(), 0);
+    for (int64_t k = 0; k < kernel_size; ++k) {
+      const int64_t row = c * kernel_size + k;
+      std::fill(o_index.begin(), o_index.end(), 0);
+      for (int64_t o = 0; o < out_size; ++o) {
+        int64_t offset = c * in_size;
+        bool inside = true;
+        for (size_t a = 0; a < rank; ++a) {
+          const int64_t pos =
+              o_index[a] * g.strides[a] - g.pad_begin[a] + k_index[a] * g.dilations[a];
+          if (pos < 0 || pos >= g.in[a]) {
+            inside = false;
+            break;
+          }
+          offset += pos * in_strides[a];
+        }
+        visit(row, o, inside ? offset : -1);
+        for (size_t a = rank; a-- > 0;) {
+          if (++o_index[a] < g.out[a]) break;
+          o_index[a] = 0;
+        }
+      }
+      for (size_t a = rank; a-- > 0;) {
+        if (++k_index[a] < g.kernel[a]) break;
+        k_index[a] = 0;
+      }
+    }
+  }
+}
+
+class ConvKernel : public CpuKernel {
+ public:
+  ConvKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
+      : CpuKernel(true), dtype_(inputs[0].dtype), group_(node.AttrInt("group", 1)) {
+    const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
+    const Dims w(inputs[1].dims, inputs[1].dims + inputs[1].rank);
+    if (x.size() < 3 || w.size() != x.size()) FailInvalid("Conv: X and W need rank 3 or more");
+    WindowAttributes attributes = WindowAttributes::Read(node);
+    const Dims kernel(w.begin() + 2, w.end());
+    geometry_ = ResolveWindow(attributes, Dims(x.begin() + 2, x.end()), kernel, "Conv");
+    batch_ = x[0];
+    channels_ = x[1];
+    maps_ = w[0];
+    if (channels_ % group_ != 0 || maps_ % group_ != 0 || w[1] * group_ != channels_) {
+      FailInvalid("Conv: channels do not split into groups");
+    }
+    out_dims_ = {batch_, maps_};
+    out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
+    const int64_t rows = (channels_ / group_) * ElementCount(kernel);
+    columns_.resize(rows * ElementCount(geometry_.out) * (dtype_ == NXRT_DTYPE_FLOAT64 ? 2 : 1));
+  }
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
+    if (ElementCount(out_dims_) == 0) return;
+    if (dtype_ == NXRT_DTYPE_FLOAT64) {
+      Run<double>(inputs, out);
+    } else {
+      Run<float>(inputs, out);
+    }
+  }
+
+ private:
+  template <typename T>
+  void Run(std::span<const nxrt_value> inputs, nxrt_tensor& out) {
+    const T* x = DataAs<T>(inputs[0].tensor);
+    const T* w = DataAs<T>(inputs[1].tensor);
+    const T* bias = IsPresent(inputs, 2) ? DataAs<T>(inputs[2].tensor) : nullptr;
+    T* y = MutableDataAs<T>(out);
+    T* columns = reinterpret_cast<T*>(columns_.data());
+    const int64_t group_channels = channels_ / group_;
+    const int64_t group_maps = maps_ / group_;
+    const int64_t in_size = ElementCount(geometry_.in);
+    const int64_t out_size = ElementCount(geometry_.out);
+    const int64_t rows = group_channels * ElementCount(geometry_.kernel);
+    for (int64_t n = 0; n < batch_; ++n) {
+      for (int64_t g = 0; g < group_; ++g) {
+        const T* image = x + (n * channels_ + g * group_channels) * in_size;
+        WalkWindows(geometry_, group_channels, [&](int64_t row, int64_t col, int64_t offset) {
+          columns[row * out_size + col] = offset < 0 ? T(0) : image[offset];
+        });
+        T* dst = y + (n * maps_ + g * group_maps) * out_size;
+        Gemm(false, false, group_maps, out_size, rows, w + g * group_maps * rows, columns, T(0),
+             dst);
+      }
+      if (bias) {
+        for (int64_t m = 0; m < maps_; ++m) {
+          T* plane = y + (n * maps_ + m) * out_size;
+          for (int64_t i = 0; i < out_size; ++i) plane[i] += bias[m];
+        }
+      }
+    }
+  }
+
+  nxrt_dtype dtype_;
+  int64_t group_;
+  WindowGeometry geometry_;
+  int64_t batch_ = 0;
+  int64_t channels_ = 0;
+  int64_t maps_ = 0;
+  Dims out_dims_;
+  std::vector<float> columns_;  // doubles take two floats each
+};
+
+class ConvTransposeKernel : public CpuKernel {
+ public:
+  ConvTransposeKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
+      : CpuKernel(true), dtype_(inputs[0].dtype), group_(node.AttrInt("group", 1)) {
+    const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
+    const Dims w(inputs[1].dims, inputs[1].dims + inputs[1].rank);
+    if (x.size() < 3 || w.size() != x.size()) {
+      FailInvalid("ConvTranspose: X and W need rank 3 or more");
+    }
+    const size_t rank = x.size() - 2;
+    batch_ = x[0];
+    channels_ = x[1];
+    maps_ = w[1] * group_;
+    if (w[0] != channels_ || channels_ % group_ != 0) {
+      FailInvalid("ConvTranspose: channels do not split into groups");
+    }
+    WindowAttributes a = WindowAttributes::Read(node);
+    const Dims in(x.begin() + 2, x.end());
+    const Dims kernel(w.begin() + 2, w.end());
+    Dims output_padding = node.AttrInts("output_padding");
+    if (output_padding.empty()) output_padding.assign(rank, 0);
+    const Dims output_shape = node.AttrInts("output_shape");
+    WindowGeometry& g = geometry_;
+    g.kernel = kernel;
+    g.strides = a.strides.empty() ? Dims(rank, 1) : a.strides;
+    g.dilations = a.dilations.empty() ? Dims(rank, 1) : a.dilations;
+    g.pad_begin.assign(rank, 0);
+    g.pad_end.assign(rank, 0);
+    g.in.assign(rank, 0);
+    // The transposed conv's output is the plain conv's input, and vice versa.
+    g.out = in;
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t extent = (kernel[i] - 1) * g.dilations[i] + 1;
+      const int64_t full = g.strides[i] * (in[i] - 1) + output_padding[i] + extent;
+      const bool same = a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER";
+      if (!output_shape.empty() || same) {
+        const int64_t target = !output_shape.empty() ? output_shape[output_shape.size() - rank + i]
+                                                     : in[i] * g.strides[i];
+        const int64_t total = full - target;
+        if (a.auto_pad == "SAME_UPPER") {
+          g.pad_begin[i] = total / 2;
+          g.pad_end[i] = total - total / 2;
+        } else {
+          g.pad_begin[i] = total - total / 2;
+          g.pad_end[i] = total / 2;
+        }
+      } else if (!a.pads.empty() && a.auto_pad != "VALID") {
+        g.pad_begin[i] = a.pads[i];
+        g.pad_end[i] = a.pads[i + rank];
+      }
+      g.in[i] = full - g.pad_begin[i] - g.pad_end[i];
+    }
+    out_dims_ = {batch_, maps_};
+    out_dims_.insert(out_dims_.end(), g.in.begin(), g.in.end());
+    const int64_t rows = (maps_ / group_) * ElementCount(kernel);
+    columns_.resize(rows * ElementCount(in) * (dtype_ == NXRT_DTYPE_FLOAT64 ? 2 : 1));
+  }
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
+    if (ElementCount(out_dims_) == 0) return;
+    if (dtype_ == NXRT_DTYPE_FLOAT64) {
+      Run<double>(inputs, out);
+    } else {
+      Run<float>(inputs, out);
+    }
+  }
+
+ private:
+  template <typename T>
+  void Run(std::span<const nxrt_value> inputs, nxrt_tensor& out) {
+    const T* x = DataAs<T>(inputs[0].tensor);
+    const T* w = DataAs<T>(inputs[1].tensor);
+    const T* bias = IsPresent(inputs, 2) ? DataAs<T>(inputs[2].tensor) : nullptr;
+    T* y = MutableDataAs<T>(out);
+    T* columns = reinterpret_cast<T*>(columns_.data());
+    const int64_t group_channels = channels_ / group_;
+    const int64_t group_maps = maps_ / group_;
+    const int64_t x_size = ElementCount(geometry_.out);  // input positions
+    const int64_t y_size = ElementCount(geometry_.in);   // output positions
+    const int64_t rows = group_maps * ElementCount(geometry_.kernel);
+    std::fill(y, y + ElementCount(out_dims_), T(0));
+    for (int64_t n = 0; n < batch_; ++n) {
+      for (int64_t g = 0; g < group_; ++g) {
+        // columns[rows, x_size] = W_g^T [rows, group_channels] * X_g [group_channels, x_size]
+        Gemm(true, false, rows, x_size, group_channels, w + g * group_channels * rows,
+             x + (n * channels_ + g * group_channels) * x_size, T(0), columns);
+        T* image = y + (n * maps_ + g * group_maps) * y_size;
+        WalkWindows(geometry_, group_maps, [&](int64_t row, int64_t col, int64_t offset) {
+          if (offset >= 0) image[offset] += columns[row * x_size + col];
+        });
+      }
+      if (bias) {
+        for (int64_t m = 0; m < maps_; ++m) {
+          T* plane = y + (n * maps_ + m) * y_size;
+          for (int64_t i = 0; i < y_size; ++i) plane[i] += bias[m];
+        }
+      }
+    }
+  }
+
+  nxrt_dtype dtype_;
+  int64_t group_;
+  WindowGeometry geometry_;  // of the equivalent forward conv: `in` is our output
+  int64_t batch_ = 0;
+  int64_t channels_ = 0;
+  int64_t maps_ = 0;
+  Dims out_dims_;
+  std::vector<float> columns_;
+};
+
+using ConvTypes = TypeList<float, double>;
+
+ClaimFn ClaimConv() {
+  return [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+    const std::string auto_pad = node.AttrString("auto_pad", "NOTSET");
+    if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
+        auto_pad != "SAME_LOWER") {
+      return sdk::ClaimResult::Declined(std::string(node.op_type()) + ": auto_pad=" + auto_pad +
+                                        " not implemented");
+    }
+    if (auto reason = CheckInputDtype(node, inputs, 0, ConvTypes{})) {
+      return sdk::ClaimResult::Declined(*reason);
+    }
+    return ClaimUnless(CheckInputDtype(node, inputs, 1, ConvTypes{}));
+  };
+}
+
+}  // namespace
+
+void RegisterConvOps(OpRegistry& r) {
+  r.Add("Conv",
+        {1, ClaimConv(), [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<ConvKernel>(node, inputs);
+         }});
+  r.Add("ConvTranspose",
+        {1, ClaimConv(), [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<ConvTransposeKernel>(node, inputs);
+         }});
+}
+
+}  // namespace nxrt::cpu

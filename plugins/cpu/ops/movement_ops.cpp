@@ -1,0 +1,412 @@
+// Data movement: Transpose, Slice, Expand, Tile, Concat, Split, Pad,
+// DepthToSpace and SpaceToDepth, for every fixed-size dtype. Most are one
+// strided copy of a view of the input (see strided_copy.hpp); Concat copies
+// blocks and Pad maps each output element back to its source.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "broadcast.hpp"
+#include "cpu_kernel.hpp"
+#include "strided_copy.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+std::optional<std::string> CheckFixedSize(const sdk::Node& node,
+                                          std::span<const nxrt_value_info> inputs, size_t index) {
+  return CheckInputDtype(node, inputs, index, AllTypes{});
+}
+
+ClaimFn ClaimFixedSize() {
+  return [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+    return ClaimUnless(CheckFixedSize(node, inputs, 0));
+  };
+}
+
+// Computes the view (dims, strides, offset) to copy from inputs.
+using ViewFn = std::function<void(std::span<const nxrt_value> inputs, Dims& dims, Dims& strides,
+                                  int64_t& offset)>;
+
+class ViewCopyKernel : public CpuKernel {
+ public:
+  explicit ViewCopyKernel(ViewFn view) : CpuKernel(false), view_(std::move(view)) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& in = inputs[0].tensor;
+    Dims view_dims;
+    Dims view_strides;
+    int64_t offset = 0;
+    Dims out_dims;
+    view_(inputs, view_dims, view_strides, offset);
+    out_dims = view_dims;
+    if (out_dims_from_view_) out_dims = out_dims_from_view_(view_dims, inputs);
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, in.dtype, out_dims);
+    StridedCopy(DtypeSize(in.dtype), view_dims, view_strides, in.data, offset, out.data);
+  }
+
+  // When the output's dims differ from the view's (Tile, DepthToSpace).
+  std::function<Dims(const Dims&, std::span<const nxrt_value>)> out_dims_from_view_;
+
+ private:
+  ViewFn view_;
+};
+
+void TransposeView(const std::vector<int64_t>& perm_attr, std::span<const nxrt_value> inputs,
+                   Dims& dims, Dims& strides, int64_t&) {
+  const Dims in = DimsOf(inputs[0].tensor);
+  const Dims in_strides = StridesOf(in);
+  std::vector<int64_t> perm = perm_attr;
+  if (perm.empty()) {
+    for (size_t i = in.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
+  }
+  if (perm.size() != in.size()) FailInvalid("Transpose: perm does not match the rank");
+  for (int64_t p : perm) {
+    const int64_t axis = NormalizeAxis(p, static_cast<int64_t>(in.size()), "Transpose");
+    dims.push_back(in[axis]);
+    strides.push_back(in_strides[axis]);
+  }
+}
+
+struct SliceSpec {
+  std::vector<int64_t> starts, ends, axes, steps;
+};
+
+void SliceView(const SliceSpec& spec, const Dims& in, Dims& dims, Dims& strides, int64_t& offset) {
+  const int64_t rank = static_cast<int64_t>(in.size());
+  const Dims in_strides = StridesOf(in);
+  dims = in;
+  strides = in_strides;
+  for (size_t i = 0; i < spec.starts.size(); ++i) {
+    const int64_t axis =
+        NormalizeAxis(spec.axes.empty() ? static_cast<int64_t>(i) : spec.axes[i], rank, "Slice");
+    const int64_t dim = in[axis];
+    const int64_t step = spec.steps.empty() ? 1 : spec.steps[i];
+    if (step == 0) FailInvalid("Slice: step is zero");
+    int64_t start = spec.starts[i];
+    int64_t end = spec.ends[i];
+    if (start < 0) start += dim;
+    if (end < 0) end += dim;
+    int64_t count = 0;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+      count = end > start ? (end - start + step - 1) / step : 0;
+    } else {
+      start = std::clamp<int64_t>(start, -1, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+      count = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+    }
+    dims[axis] = count;
+    if (count > 0) offset += start * in_strides[axis];
+    strides[axis] = in_strides[axis] * step;
+  }
+}
+
+class ConcatKernel : public CpuKernel {
+ public:
+  explicit ConcatKernel(int64_t axis) : CpuKernel(false), axis_(axis) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const Dims first = DimsOf(inputs[0].tensor);
+    const int64_t rank = static_cast<int64_t>(first.size());
+    const int64_t axis = NormalizeAxis(axis_, rank, "Concat");
+    Dims out_dims = first;
+    out_dims[axis] = 0;
+    for (const nxrt_value& v : inputs) {
+      const Dims d = DimsOf(v.tensor);
+      if (static_cast<int64_t>(d.size()) != rank) FailInvalid("Concat: ranks differ");
+      out_dims[axis] += d[axis];
+    }
+    const nxrt_dtype dtype = inputs[0].tensor.dtype;
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype, out_dims);
+    const size_t size = DtypeSize(dtype);
+    int64_t outer = 1;
+    for (int64_t i = 0; i < axis; ++i) outer *= first[i];
+    const int64_t out_block = ElementCount(out_dims) / std::max<int64_t>(outer, 1);
+    auto* y = static_cast<std::byte*>(out.data);
+    int64_t column = 0;
+    for (const nxrt_value& v : inputs) {
+      const int64_t block = outer ? ElementCount(v.tensor) / outer : 0;
+      const auto* x = static_cast<const std::byte*>(v.tensor.data);
+      for (int64_t o = 0; o < outer && block > 0; ++o) {
+        std::memcpy(y + (o * out_block + column) * size, x + o * block * size, block * size);
+      }
+      column += block;
+    }
+  }
+
+ private:
+  int64_t axis_;
+};
+
+class SplitKernel : public CpuKernel {
+ public:
+  SplitKernel(int64_t axis, std::vector<int64_t> split, int64_t opset, int64_t num_outputs)
+      : CpuKernel(false),
+        axis_(axis),
+        split_(std::move(split)),
+        opset_(opset),
+        num_outputs_(num_outputs) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& in = inputs[0].tensor;
+    const Dims dims = DimsOf(in);
+    const int64_t axis = NormalizeAxis(axis_, static_cast<int64_t>(dims.size()), "Split");
+    std::vector<int64_t> split = split_;
+    if (opset_ >= 13 && IsPresent(inputs, 1)) split = ReadInt64s(inputs[1].tensor);
+    const int64_t parts = static_cast<int64_t>(outputs.size());
+    if (split.empty()) {
+      const int64_t n = num_outputs_ > 0 ? num_outputs_ : parts;
+      const int64_t chunk = (dims[axis] + n - 1) / n;
+      for (int64_t i = 0; i < n; ++i) {
+        split.push_back(std::max<int64_t>(0, std::min(chunk, dims[axis] - i * chunk)));
+      }
+    }
+    if (static_cast<int64_t>(split.size()) != parts) {
+      FailInvalid("Split: " + std::to_string(split.size()) + " parts for " + std::to_string(parts) +
+                  " outputs");
+    }
+    const Dims strides = StridesOf(dims);
+    int64_t start = 0;
+    for (int64_t i = 0; i < parts; ++i) {
+      Dims part = dims;
+      part[axis] = split[i];
+      nxrt_tensor& out = PrepareOutput(ctx, outputs, i, in.dtype, part);
+      StridedCopy(DtypeSize(in.dtype), part, strides, in.data, start * strides[axis], out.data);
+      start += split[i];
+    }
+  }
+
+ private:
+  int64_t axis_;
+  std::vector<int64_t> split_;
+  int64_t opset_;
+  int64_t num_outputs_;
+};
+
+enum class PadMode { kConstant, kReflect, kEdge, kWrap };
+
+class PadKernel : public CpuKernel {
+ public:
+  PadKernel(PadMode mode, int64_t opset, std::vector<int64_t> pads, float value)
+      : CpuKernel(false), mode_(mode), opset_(opset), pads_(std::move(pads)), value_(value) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& in = inputs[0].tensor;
+    const Dims dims = DimsOf(in);
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    std::vector<int64_t> pads(2 * rank, 0);
+    std::vector<int64_t> given = opset_ >= 11 ? ReadInt64s(inputs[1].tensor) : pads_;
+    std::vector<int64_t> axes;
+    if (opset_ >= 18 && IsPresent(inputs, 3)) axes = ReadInt64s(inputs[3].tensor);
+    if (axes.empty()) {
+      for (int64_t i = 0; i < rank; ++i) axes.push_back(i);
+    }
+    const int64_t n = static_cast<int64_t>(axes.size());
+    if (static_cast<int64_t>(given.size()) != 2 * n) FailInvalid("Pad: pads has the wrong length");
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t axis = NormalizeAxis(axes[i], rank, "Pad");
+      pads[axis] = given[i];
+      pads[axis + rank] = given[i + n];
+    }
+    Dims out_dims(rank);
+    for (int64_t i = 0; i < rank; ++i) out_dims[i] = dims[i] + pads[i] + pads[i + rank];
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, in.dtype, out_dims);
+    const size_t size = DtypeSize(in.dtype);
+    std::vector<std::byte> fill(size);
+    Dispatch(AllTypes{}, in.dtype, "Pad", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T value = static_cast<T>(value_);
+      if (opset_ >= 11 && IsPresent(inputs, 2) && ElementCount(inputs[2].tensor) > 0) {
+        value = *DataAs<T>(inputs[2].tensor);
+      }
+      std::memcpy(fill.data(), &value, size);
+    });
+    const Dims strides = StridesOf(dims);
+    const auto* x = static_cast<const std::byte*>(in.data);
+    auto* y = static_cast<std::byte*>(out.data);
+    const int64_t total = ElementCount(out_dims);
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t o = 0; o < total; ++o) {
+      int64_t src = 0;
+      bool inside = true;
+      for (int64_t a = 0; a < rank && inside; ++a) {
+        int64_t i = index[a] - pads[a];
+        const int64_t d = dims[a];
+        if (i < 0 || i >= d) {
+          switch (mode_) {
+            case PadMode::kConstant:
+              inside = false;
+              break;
+            case PadMode::kEdge:
+              i = std::clamp<int64_t>(i, 0, d - 1);
+              break;
+            case PadMode::kReflect: {
+              const int64_t period = std::max<int64_t>(2 * (d - 1), 1);
+              i = ((i % period) + period) % period;
+              if (i >= d) i = period - i;
+              break;
+            }
+            case PadMode::kWrap:
+              i = ((i % d) + d) % d;
+              break;
+          }
+        }
+        src += i * strides[a];
+      }
+      std::memcpy(y + o * size, inside ? x + src * size : fill.data(), size);
+      for (int64_t a = rank; a-- > 0;) {
+        if (++index[a] < out_dims[a]) break;
+        index[a] = 0;
+      }
+    }
+  }
+
+ private:
+  PadMode mode_;
+  int64_t opset_;
+  std::vector<int64_t> pads_;
+  float value_;
+};
+
+}  // namespace
+
+void RegisterMovementOps(OpRegistry& r) {
+  r.Add("Transpose",
+        {1, ClaimFixedSize(), [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
+           const std::vector<int64_t> perm = node.AttrInts("perm");
+           return std::make_unique<ViewCopyKernel>(
+               [perm](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t& o) {
+                 TransposeView(perm, in, d, s, o);
+               });
+         }});
+  r.Add(
+      "Slice",
+      {1, ClaimFixedSize(), [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t opset) {
+         SliceSpec attrs{node.AttrInts("starts"), node.AttrInts("ends"), node.AttrInts("axes"), {}};
+         return std::make_unique<ViewCopyKernel>(
+             [attrs, opset](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t& o) {
+               SliceSpec spec = attrs;
+               if (opset >= 10) {
+                 spec.starts = ReadInt64s(in[1].tensor);
+                 spec.ends = ReadInt64s(in[2].tensor);
+                 spec.axes = IsPresent(in, 3) ? ReadInt64s(in[3].tensor) : Dims{};
+                 spec.steps = IsPresent(in, 4) ? ReadInt64s(in[4].tensor) : Dims{};
+               }
+               SliceView(spec, DimsOf(in[0].tensor), d, s, o);
+             });
+       }});
+  r.Add("Expand",
+        {8, ClaimFixedSize(), [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
+           return std::make_unique<ViewCopyKernel>(
+               [](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t&) {
+                 const Dims from = DimsOf(in[0].tensor);
+                 const auto plan = MakeBroadcastPlan<2>({ReadInt64s(in[1].tensor), from}, "Expand");
+                 d = plan.out_dims;
+                 const Dims from_strides = StridesOf(from);
+                 s.assign(d.size(), 0);
+                 const size_t pad = d.size() - from.size();
+                 for (size_t i = 0; i < from.size(); ++i) {
+                   s[pad + i] = from[i] == 1 ? 0 : from_strides[i];
+                 }
+               });
+         }});
+  r.Add("Tile", {6, ClaimFixedSize(), [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
+                   auto kernel = std::make_unique<ViewCopyKernel>(
+                       [](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t&) {
+                         const Dims from = DimsOf(in[0].tensor);
+                         const Dims repeats = ReadInt64s(in[1].tensor);
+                         if (repeats.size() != from.size()) FailInvalid("Tile: repeats length");
+                         const Dims from_strides = StridesOf(from);
+                         for (size_t i = 0; i < from.size(); ++i) {
+                           d.push_back(repeats[i]);
+                           s.push_back(0);
+                           d.push_back(from[i]);
+                           s.push_back(from_strides[i]);
+                         }
+                       });
+                   kernel->out_dims_from_view_ = [](const Dims& view, std::span<const nxrt_value>) {
+                     Dims out;
+                     for (size_t i = 0; i < view.size(); i += 2)
+                       out.push_back(view[i] * view[i + 1]);
+                     return out;
+                   };
+                   return kernel;
+                 }});
+  auto space_depth = [](bool to_space) {
+    return [to_space](const sdk::Node& node, std::span<const nxrt_shape>,
+                      int64_t) -> std::unique_ptr<sdk::Kernel> {
+      const int64_t b = node.AttrInt("blocksize", 0);
+      const bool crd = node.AttrString("mode", "DCR") == "CRD";
+      if (b <= 0) FailInvalid("blocksize must be positive");
+      auto kernel = std::make_unique<ViewCopyKernel>(
+          [b, crd, to_space](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t&) {
+            const Dims x = DimsOf(in[0].tensor);
+            if (x.size() != 4) FailInvalid("DepthToSpace/SpaceToDepth: input must be 4-D");
+            const int64_t n = x[0], c = x[1], h = x[2], w = x[3];
+            if (to_space) {
+              const int64_t c2 = c / (b * b);
+              const int64_t hw = h * w;
+              const int64_t sc2 = crd ? b * b * hw : hw;
+              const int64_t sb1 = crd ? b * hw : b * c2 * hw;
+              const int64_t sb2 = crd ? hw : c2 * hw;
+              d = {n, c2, h, b, w, b};
+              s = {c * hw, sc2, w, sb1, 1, sb2};
+            } else {
+              const int64_t h2 = h / b, w2 = w / b;
+              d = {n, b, b, c, h2, w2};
+              s = {c * h * w, w, 1, h * w, b * w, b};
+            }
+          });
+      kernel->out_dims_from_view_ = [to_space](const Dims& v, std::span<const nxrt_value>) {
+        return to_space ? Dims{v[0], v[1], v[2] * v[3], v[4] * v[5]}
+                        : Dims{v[0], v[1] * v[2] * v[3], v[4], v[5]};
+      };
+      return kernel;
+    };
+  };
+  r.Add("DepthToSpace", {1, ClaimFixedSize(), space_depth(true)});
+  r.Add("SpaceToDepth", {1, ClaimFixedSize(), space_depth(false)});
+  r.Add("Concat", {4,
+                   [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                     for (size_t i = 0; i < inputs.size(); ++i) {
+                       if (auto reason = CheckFixedSize(node, inputs, i)) {
+                         return sdk::ClaimResult::Declined(*reason);
+                       }
+                     }
+                     return sdk::ClaimResult::Claimed();
+                   },
+                   [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
+                     return std::make_unique<ConcatKernel>(node.AttrInt("axis", 0));
+                   }});
+  r.Add(
+      "Split",
+      {2, ClaimFixedSize(), [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t opset) {
+         return std::make_unique<SplitKernel>(node.AttrInt("axis", 0), node.AttrInts("split"),
+                                              opset, node.AttrInt("num_outputs", 0));
+       }});
+  r.Add("Pad", {2,
+                [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                  const std::string mode = node.AttrString("mode", "constant");
+                  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") {
+                    return sdk::ClaimResult::Declined("Pad: mode " + mode + " not implemented");
+                  }
+                  return ClaimUnless(CheckFixedSize(node, inputs, 0));
+                },
+                [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t opset) {
+                  const std::string mode = node.AttrString("mode", "constant");
+                  const PadMode m = mode == "reflect" ? PadMode::kReflect
+                                    : mode == "edge"  ? PadMode::kEdge
+                                    : mode == "wrap"  ? PadMode::kWrap
+                                                      : PadMode::kConstant;
+                  return std::make_unique<PadKernel>(m, opset, node.AttrInts("pads"),
+                                                     node.AttrFloat("value", 0.0f));
+                }});
+}
+
+}  // namespace nxrt::cpu

@@ -1,0 +1,279 @@
+// Normalisation ops: BatchNormalization (inference), LayerNormalization
+// (with its optional Mean and InvStdDev outputs), InstanceNormalization,
+// MeanVarianceNormalization and LRN. Statistics are taken in double and the
+// result is written back in the input's dtype.
+#include <cmath>
+
+#include "cpu_kernel.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+template <typename T>
+double At(const T* p, int64_t i) {
+  return static_cast<double>(static_cast<ComputeType<T>>(p[i]));
+}
+template <typename T>
+T From(double v) {
+  return static_cast<T>(static_cast<ComputeType<T>>(v));
+}
+
+class BatchNormKernel : public CpuKernel {
+ public:
+  BatchNormKernel(nxrt_dtype dtype, float epsilon)
+      : CpuKernel(true), dtype_(dtype), epsilon_(epsilon) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& x = inputs[0].tensor;
+    const Dims dims = DimsOf(x);
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
+    const int64_t n = dims.empty() ? 1 : dims[0];
+    const int64_t c = dims.size() > 1 ? dims[1] : 1;
+    const int64_t plane = n * c > 0 ? ElementCount(dims) / (n * c) : 0;
+    Dispatch(FloatTypes{}, dtype_, "BatchNormalization", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* xp = DataAs<T>(x);
+      T* y = MutableDataAs<T>(out);
+      auto param = [&](size_t input, int64_t i) {
+        const nxrt_tensor& t = inputs[input].tensor;
+        return Dispatch(FloatTypes{}, t.dtype, "BatchNormalization",
+                        [&](auto ptag) { return At(DataAs<typename decltype(ptag)::type>(t), i); });
+      };
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const double scale = param(1, ch) / std::sqrt(param(4, ch) + epsilon_);
+        const double shift = param(2, ch) - param(3, ch) * scale;
+        for (int64_t b = 0; b < n; ++b) {
+          const int64_t base = (b * c + ch) * plane;
+          for (int64_t i = 0; i < plane; ++i)
+            y[base + i] = From<T>(At(xp, base + i) * scale + shift);
+        }
+      }
+    });
+  }
+
+ private:
+  nxrt_dtype dtype_;
+  float epsilon_;
+};
+
+// Normalises each of `groups` runs of `size` contiguous elements, then
+// applies a per-element (LayerNorm) or per-channel (InstanceNorm) affine.
+class LayerNormKernel : public CpuKernel {
+ public:
+  enum class Affine { kPerElement, kPerChannel, kNone };
+  LayerNormKernel(nxrt_dtype dtype, int64_t axis, float epsilon, Affine affine)
+      : CpuKernel(true), dtype_(dtype), axis_(axis), epsilon_(epsilon), affine_(affine) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& x = inputs[0].tensor;
+    const Dims dims = DimsOf(x);
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    int64_t axis = affine_ == Affine::kPerChannel ? 2 : NormalizeAxis(axis_, rank, "LayerNorm");
+    int64_t groups = 1;
+    for (int64_t i = 0; i < axis; ++i) groups *= dims[i];
+    const int64_t size = groups ? ElementCount(dims) / groups : 0;
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
+    Dims stat_dims = dims;
+    for (int64_t i = axis; i < rank; ++i) stat_dims[i] = 1;
+    float* mean_out = nullptr;
+    float* inv_std_out = nullptr;
+    if (affine_ == Affine::kPerElement) {
+      for (size_t k = 1; k < 3 && k < outputs.size(); ++k) {
+        if (outputs[k].kind != NXRT_VALUE_TENSOR) continue;
+        float* p =
+            MutableDataAs<float>(PrepareOutput(ctx, outputs, k, NXRT_DTYPE_FLOAT32, stat_dims));
+        (k == 1 ? mean_out : inv_std_out) = p;
+      }
+    }
+    const int64_t channels = dims.size() > 1 ? dims[1] : 1;
+    Dispatch(FloatTypes{}, dtype_, "LayerNormalization", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* xp = DataAs<T>(x);
+      T* y = MutableDataAs<T>(out);
+      const T* scale = IsPresent(inputs, 1) ? DataAs<T>(inputs[1].tensor) : nullptr;
+      const T* bias = IsPresent(inputs, 2) ? DataAs<T>(inputs[2].tensor) : nullptr;
+      for (int64_t g = 0; g < groups; ++g) {
+        const int64_t base = g * size;
+        double mean = 0;
+        for (int64_t i = 0; i < size; ++i) mean += At(xp, base + i);
+        mean /= static_cast<double>(size);
+        double var = 0;
+        for (int64_t i = 0; i < size; ++i) {
+          const double d = At(xp, base + i) - mean;
+          var += d * d;
+        }
+        var /= static_cast<double>(size);
+        const double inv_std = 1.0 / std::sqrt(var + epsilon_);
+        if (mean_out) mean_out[g] = static_cast<float>(mean);
+        if (inv_std_out) inv_std_out[g] = static_cast<float>(inv_std);
+        const int64_t channel = g % channels;
+        for (int64_t i = 0; i < size; ++i) {
+          double v = (At(xp, base + i) - mean) * inv_std;
+          if (affine_ == Affine::kPerElement) {
+            if (scale) v *= At(scale, i);
+            if (bias) v += At(bias, i);
+          } else if (affine_ == Affine::kPerChannel) {
+            v = v * At(scale, channel) + At(bias, channel);
+          }
+          y[base + i] = From<T>(v);
+        }
+      }
+    });
+  }
+
+ private:
+  nxrt_dtype dtype_;
+  int64_t axis_;
+  float epsilon_;
+  Affine affine_;
+};
+
+// MeanVarianceNormalization over arbitrary axes (default N, H, W).
+class MvnKernel : public CpuKernel {
+ public:
+  MvnKernel(nxrt_dtype dtype, std::vector<int64_t> axes)
+      : CpuKernel(false), dtype_(dtype), axes_(std::move(axes)) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& x = inputs[0].tensor;
+    const Dims dims = DimsOf(x);
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
+    Dims stat_dims = dims;
+    for (int64_t a : axes_) stat_dims[NormalizeAxis(a, rank, "MeanVarianceNormalization")] = 1;
+    const Dims strides = StridesOf(dims);
+    const Dims stat_strides = StridesOf(stat_dims);
+    const int64_t total = ElementCount(dims);
+    const int64_t stats = ElementCount(stat_dims);
+    const double count = stats ? static_cast<double>(total) / static_cast<double>(stats) : 1.0;
+    std::vector<int64_t> slot(total);
+    for (int64_t i = 0; i < total; ++i) {
+      int64_t s = 0;
+      for (int64_t a = 0; a < rank; ++a) {
+        const int64_t coord = (i / strides[a]) % dims[a];
+        if (stat_dims[a] != 1) s += coord * stat_strides[a];
+      }
+      slot[i] = s;
+    }
+    Dispatch(FloatTypes{}, dtype_, "MeanVarianceNormalization", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* xp = DataAs<T>(x);
+      T* y = MutableDataAs<T>(out);
+      std::vector<double> mean(stats, 0.0), var(stats, 0.0);
+      for (int64_t i = 0; i < total; ++i) mean[slot[i]] += At(xp, i);
+      for (double& m : mean) m /= count;
+      for (int64_t i = 0; i < total; ++i) {
+        const double d = At(xp, i) - mean[slot[i]];
+        var[slot[i]] += d * d;
+      }
+      for (int64_t i = 0; i < total; ++i) {
+        const double sd = std::sqrt(var[slot[i]] / count);
+        y[i] = From<T>((At(xp, i) - mean[slot[i]]) / (sd + 1e-9));
+      }
+    });
+  }
+
+ private:
+  nxrt_dtype dtype_;
+  std::vector<int64_t> axes_;
+};
+
+class LrnKernel : public CpuKernel {
+ public:
+  LrnKernel(const sdk::Node& node, nxrt_dtype dtype)
+      : CpuKernel(true),
+        dtype_(dtype),
+        alpha_(node.AttrFloat("alpha", 0.0001f)),
+        beta_(node.AttrFloat("beta", 0.75f)),
+        bias_(node.AttrFloat("bias", 1.0f)),
+        size_(node.AttrInt("size", 1)) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& x = inputs[0].tensor;
+    const Dims dims = DimsOf(x);
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
+    const int64_t n = dims[0];
+    const int64_t c = dims[1];
+    const int64_t plane = ElementCount(dims) / std::max<int64_t>(n * c, 1);
+    const int64_t before = (size_ - 1) / 2;
+    const int64_t after = size_ - 1 - before;
+    Dispatch(FloatTypes{}, dtype_, "LRN", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* xp = DataAs<T>(x);
+      T* y = MutableDataAs<T>(out);
+      for (int64_t b = 0; b < n; ++b) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          for (int64_t i = 0; i < plane; ++i) {
+            double square_sum = 0;
+            for (int64_t k = std::max<int64_t>(0, ch - before); k <= std::min(c - 1, ch + after);
+                 ++k) {
+              const double v = At(xp, (b * c + k) * plane + i);
+              square_sum += v * v;
+            }
+            const int64_t at = (b * c + ch) * plane + i;
+            y[at] = From<T>(At(xp, at) /
+                            std::pow(bias_ + alpha_ / static_cast<double>(size_) * square_sum,
+                                     static_cast<double>(beta_)));
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  nxrt_dtype dtype_;
+  float alpha_;
+  float beta_;
+  float bias_;
+  int64_t size_;
+};
+
+}  // namespace
+
+void RegisterNormalizationOps(OpRegistry& r) {
+  r.Add("BatchNormalization",
+        {7,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           if (node.AttrInt("training_mode", 0) != 0 || node.output_count() > 1) {
+             return sdk::ClaimResult::Declined(
+                 "BatchNormalization: training mode (running statistics outputs) not "
+                 "implemented");
+           }
+           return ClaimUnless(CheckInputDtype(node, inputs, 0, FloatTypes{}));
+         },
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<BatchNormKernel>(inputs[0].dtype,
+                                                    node.AttrFloat("epsilon", 1e-5f));
+         }});
+  r.Add("LayerNormalization",
+        {17, ClaimInputDtype(FloatTypes{}),
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<LayerNormKernel>(inputs[0].dtype, node.AttrInt("axis", -1),
+                                                    node.AttrFloat("epsilon", 1e-5f),
+                                                    LayerNormKernel::Affine::kPerElement);
+         }});
+  r.Add("InstanceNormalization",
+        {6, ClaimInputDtype(FloatTypes{}),
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<LayerNormKernel>(inputs[0].dtype, 2,
+                                                    node.AttrFloat("epsilon", 1e-5f),
+                                                    LayerNormKernel::Affine::kPerChannel);
+         }});
+  r.Add("MeanVarianceNormalization",
+        {9, ClaimInputDtype(FloatTypes{}),
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           std::vector<int64_t> axes = node.AttrInts("axes");
+           if (node.attr_type("axes") == NXRT_ATTR_UNDEFINED) axes = {0, 2, 3};
+           return std::make_unique<MvnKernel>(inputs[0].dtype, std::move(axes));
+         }});
+  r.Add("LRN", {1, ClaimInputDtype(FloatTypes{}),
+                [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                  return std::make_unique<LrnKernel>(node, inputs[0].dtype);
+                }});
+}
+
+}  // namespace nxrt::cpu

@@ -1,0 +1,178 @@
+// Pooling over any number of spatial axes: MaxPool (with the optional
+// Indices output, storage_order and dilations), AveragePool (with
+// count_include_pad), LpPool, and the global forms. Windows, pads and ceil
+// mode come from window_geometry.hpp.
+#include <cmath>
+#include <limits>
+
+#include "cpu_kernel.hpp"
+#include "window_geometry.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+enum class PoolKind { kMax, kAverage, kLp };
+
+class PoolKernel : public CpuKernel {
+ public:
+  PoolKernel(PoolKind kind, bool global, const sdk::Node& node, std::span<const nxrt_shape> inputs)
+      : CpuKernel(true),
+        kind_(kind),
+        dtype_(inputs[0].dtype),
+        count_include_pad_(node.AttrInt("count_include_pad", 0) != 0),
+        storage_order_(node.AttrInt("storage_order", 0)),
+        p_(node.AttrInt("p", 2)) {
+    const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
+    if (x.size() < 3) FailInvalid("pool: input needs rank 3 or more");
+    const Dims spatial(x.begin() + 2, x.end());
+    WindowAttributes a;
+    if (global) {
+      a.kernel_shape = spatial;
+    } else {
+      a = WindowAttributes::Read(node);
+    }
+    geometry_ = ResolveWindow(a, spatial, a.kernel_shape, std::string(node.op_type()));
+    planes_ = x[0] * x[1];
+    out_dims_ = {x[0], x[1]};
+    out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
+  }
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
+    int64_t* indices = nullptr;
+    if (outputs.size() > 1 && outputs[1].kind == NXRT_VALUE_TENSOR) {
+      indices = MutableDataAs<int64_t>(PrepareOutput(ctx, outputs, 1, NXRT_DTYPE_INT64, out_dims_));
+    }
+    Dispatch(TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>{}, dtype_, "pool",
+             [&](auto tag) {
+               using T = typename decltype(tag)::type;
+               Run<T>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out), indices);
+             });
+  }
+
+ private:
+  template <typename T>
+  void Run(const T* x, T* y, int64_t* indices) const {
+    const WindowGeometry& g = geometry_;
+    const size_t rank = g.in.size();
+    const int64_t in_size = ElementCount(g.in);
+    const int64_t out_size = ElementCount(g.out);
+    const int64_t kernel_size = ElementCount(g.kernel);
+    const Dims in_strides = StridesOf(g.in);
+    std::vector<int64_t> o_index(rank), k_index(rank);
+    for (int64_t plane = 0; plane < planes_; ++plane) {
+      const T* image = x + plane * in_size;
+      std::fill(o_index.begin(), o_index.end(), 0);
+      for (int64_t o = 0; o < out_size; ++o) {
+        double acc = kind_ == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
+        int64_t best = -1;
+        int64_t valid = 0;
+        int64_t padded = 0;
+        std::fill(k_index.begin(), k_index.end(), 0);
+        for (int64_t k = 0; k < kernel_size; ++k) {
+          int64_t offset = 0;
+          bool inside = true;
+          bool inside_pads = true;
+          for (size_t a = 0; a < rank; ++a) {
+            const int64_t pos =
+                o_index[a] * g.strides[a] - g.pad_begin[a] + k_index[a] * g.dilations[a];
+            if (pos < 0 || pos >= g.in[a]) inside = false;
+            if (pos < -g.pad_begin[a] || pos >= g.in[a] + g.pad_end[a]) inside_pads = false;
+            offset += pos * in_strides[a];
+          }
+          if (inside_pads) ++padded;
+          if (inside) {
+            ++valid;
+            const double v = static_cast<double>(static_cast<ComputeType<T>>(image[offset]));
+            if (kind_ == PoolKind::kMax) {
+              if (v > acc || best < 0) {
+                acc = v;
+                best = offset;
+              }
+            } else if (kind_ == PoolKind::kLp) {
+              acc += std::pow(std::abs(v), static_cast<double>(p_));
+            } else {
+              acc += v;
+            }
+          }
+          for (size_t a = rank; a-- > 0;) {
+            if (++k_index[a] < g.kernel[a]) break;
+            k_index[a] = 0;
+          }
+        }
+        if (kind_ == PoolKind::kAverage) {
+          const int64_t divisor = count_include_pad_ ? padded : valid;
+          acc = divisor ? acc / static_cast<double>(divisor) : 0.0;
+        } else if (kind_ == PoolKind::kLp) {
+          acc = std::pow(acc, 1.0 / static_cast<double>(p_));
+        }
+        y[plane * out_size + o] = static_cast<T>(static_cast<ComputeType<T>>(acc));
+        if (indices) indices[plane * out_size + o] = plane * in_size + StorageIndex(best);
+        for (size_t a = rank; a-- > 0;) {
+          if (++o_index[a] < g.out[a]) break;
+          o_index[a] = 0;
+        }
+      }
+    }
+  }
+
+  // The flat index of a row-major offset, in column-major order when
+  // storage_order is 1.
+  int64_t StorageIndex(int64_t offset) const {
+    if (storage_order_ == 0 || offset < 0) return offset;
+    const Dims& in = geometry_.in;
+    int64_t index = 0;
+    int64_t stride = 1;
+    Dims coords(in.size());
+    for (size_t a = in.size(); a-- > 0;) {
+      coords[a] = offset % in[a];
+      offset /= in[a];
+    }
+    for (size_t a = 0; a < in.size(); ++a) {
+      index += coords[a] * stride;
+      stride *= in[a];
+    }
+    return index;
+  }
+
+  PoolKind kind_;
+  nxrt_dtype dtype_;
+  bool count_include_pad_;
+  int64_t storage_order_;
+  int64_t p_;
+  WindowGeometry geometry_;
+  int64_t planes_ = 0;
+  Dims out_dims_;
+};
+
+using PoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
+
+void AddPool(OpRegistry& r, const char* name, PoolKind kind, bool global) {
+  r.Add(name, {1,
+               [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                 const std::string auto_pad = node.AttrString("auto_pad", "NOTSET");
+                 if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
+                     auto_pad != "SAME_LOWER") {
+                   return sdk::ClaimResult::Declined(std::string(node.op_type()) +
+                                                     ": auto_pad=" + auto_pad + " not implemented");
+                 }
+                 return ClaimUnless(CheckInputDtype(node, inputs, 0, PoolTypes{}));
+               },
+               [kind, global](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                 return std::make_unique<PoolKernel>(kind, global, node, inputs);
+               }});
+}
+
+}  // namespace
+
+void RegisterPoolOps(OpRegistry& r) {
+  AddPool(r, "MaxPool", PoolKind::kMax, false);
+  AddPool(r, "AveragePool", PoolKind::kAverage, false);
+  AddPool(r, "LpPool", PoolKind::kLp, false);
+  AddPool(r, "GlobalMaxPool", PoolKind::kMax, true);
+  AddPool(r, "GlobalAveragePool", PoolKind::kAverage, true);
+  AddPool(r, "GlobalLpPool", PoolKind::kLp, true);
+}
+
+}  // namespace nxrt::cpu

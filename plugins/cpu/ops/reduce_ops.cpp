@@ -1,0 +1,246 @@
+// Reductions (ReduceSum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp,
+// SumSquare) with axes from the attribute or, from ReduceSum-13 and the
+// others' opset 18, from the optional second input; keepdims and
+// noop_with_empty_axes. Also ArgMax and ArgMin. The reduction walks the input
+// once in order, each element landing on its output slot through strides
+// that are zero along reduced axes. Floats accumulate in double.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "broadcast.hpp"
+#include "cpu_kernel.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+enum class Reduction { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
+
+class ReduceKernel : public CpuKernel {
+ public:
+  ReduceKernel(Reduction reduction, nxrt_dtype dtype, std::string op, bool axes_from_input,
+               std::vector<int64_t> axes, bool keepdims, bool noop_with_empty_axes)
+      : CpuKernel(false),
+        reduction_(reduction),
+        dtype_(dtype),
+        op_(std::move(op)),
+        axes_from_input_(axes_from_input),
+        axes_(std::move(axes)),
+        keepdims_(keepdims),
+        noop_(noop_with_empty_axes) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& in = inputs[0].tensor;
+    const Dims dims = DimsOf(in);
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    std::vector<int64_t> axes = axes_;
+    if (axes_from_input_) axes = IsPresent(inputs, 1) ? ReadInt64s(inputs[1].tensor) : Dims{};
+    std::vector<bool> reduced(dims.size(), axes.empty() && !noop_);
+    for (int64_t axis : axes) reduced[NormalizeAxis(axis, rank, op_)] = true;
+    Dims kept_dims;  // the output with reduced axes kept as 1
+    Dims out_dims;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      kept_dims.push_back(reduced[i] ? 1 : dims[i]);
+      if (!reduced[i] || keepdims_) out_dims.push_back(kept_dims.back());
+    }
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims);
+    Dispatch(NumericTypes{}, dtype_, op_, [&](auto tag) {
+      Reduce<typename decltype(tag)::type>(in, dims, kept_dims,
+                                           MutableDataAs<typename decltype(tag)::type>(out));
+    });
+  }
+
+ private:
+  template <typename T>
+  void Reduce(const nxrt_tensor& in, const Dims& dims, const Dims& kept_dims, T* y) const {
+    using C = ComputeType<T>;
+    using Acc = std::conditional_t<kIsFloat<T>, double,
+                                   std::conditional_t<std::is_signed_v<C>, int64_t, uint64_t>>;
+    const int64_t out_count = ElementCount(kept_dims);
+    const int64_t in_count = ElementCount(dims);
+    const int64_t group = out_count ? in_count / out_count : 0;
+    const T* x = DataAs<T>(in);
+    const auto plan = MakeBroadcastPlan<2>({dims, kept_dims}, op_);
+    const int64_t so = plan.strides[1].back();
+    auto walk = [&](auto&& visit) {
+      ForEachRow(plan, [&](const std::array<int64_t, 2>& off, int64_t o, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) visit(off[1] + i * so, static_cast<Acc>(C(x[o + i])));
+      });
+    };
+    const bool extremum = reduction_ == Reduction::kMax || reduction_ == Reduction::kMin ||
+                          reduction_ == Reduction::kLogSumExp;
+    std::vector<Acc> acc(out_count);
+    std::vector<Acc> max(reduction_ == Reduction::kLogSumExp ? out_count : 0);
+    if (extremum) {
+      const bool is_max = reduction_ != Reduction::kMin;
+      std::vector<Acc>& target = reduction_ == Reduction::kLogSumExp ? max : acc;
+      const Acc start =
+          is_max ? (std::numeric_limits<Acc>::has_infinity ? -std::numeric_limits<Acc>::infinity()
+                                                           : std::numeric_limits<Acc>::lowest())
+                 : (std::numeric_limits<Acc>::has_infinity ? std::numeric_limits<Acc>::infinity()
+                                                           : std::numeric_limits<Acc>::max());
+      std::fill(target.begin(), target.end(), start);
+      walk([&](int64_t slot, Acc v) {
+        target[slot] = is_max ? std::max(target[slot], v) : std::min(target[slot], v);
+      });
+    }
+    if (reduction_ == Reduction::kProd) std::fill(acc.begin(), acc.end(), Acc(1));
+    switch (reduction_) {
+      case Reduction::kSum:
+      case Reduction::kMean:
+      case Reduction::kLogSum:
+        walk([&](int64_t slot, Acc v) { acc[slot] += v; });
+        break;
+      case Reduction::kProd:
+        walk([&](int64_t slot, Acc v) { acc[slot] *= v; });
+        break;
+      case Reduction::kL1:
+        walk([&](int64_t slot, Acc v) { acc[slot] += v < Acc(0) ? Acc(0) - v : v; });
+        break;
+      case Reduction::kL2:
+      case Reduction::kSumSquare:
+        walk([&](int64_t slot, Acc v) { acc[slot] += v * v; });
+        break;
+      case Reduction::kLogSumExp:
+        walk([&](int64_t slot, Acc v) {
+          acc[slot] += static_cast<Acc>(std::exp(static_cast<double>(v - max[slot])));
+        });
+        break;
+      default:
+        break;
+    }
+    for (int64_t i = 0; i < out_count; ++i) {
+      double v = static_cast<double>(acc[i]);
+      switch (reduction_) {
+        case Reduction::kMean:
+          v = group ? v / static_cast<double>(group) : std::nan("");
+          break;
+        case Reduction::kL2:
+          v = std::sqrt(v);
+          break;
+        case Reduction::kLogSum:
+          v = std::log(v);
+          break;
+        case Reduction::kLogSumExp:
+          v = std::log(v) + static_cast<double>(max[i]);
+          break;
+        default:
+          break;
+      }
+      if constexpr (kIsFloat<T>) {
+        y[i] = static_cast<T>(static_cast<C>(v));
+      } else if (reduction_ == Reduction::kMean || reduction_ == Reduction::kL2 ||
+                 reduction_ == Reduction::kLogSum || reduction_ == Reduction::kLogSumExp) {
+        y[i] = static_cast<T>(v);
+      } else {
+        y[i] = static_cast<T>(acc[i]);
+      }
+    }
+  }
+
+  Reduction reduction_;
+  nxrt_dtype dtype_;
+  std::string op_;
+  bool axes_from_input_;
+  std::vector<int64_t> axes_;
+  bool keepdims_;
+  bool noop_;
+};
+
+void AddReduce(OpRegistry& r, const char* name, Reduction reduction, int64_t axes_input_opset) {
+  r.Add(name, {1, ClaimInputDtype(NumericTypes{}),
+               [=](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+                 return std::make_unique<ReduceKernel>(
+                     reduction, inputs[0].dtype, name, opset >= axes_input_opset,
+                     node.AttrInts("axes"), node.AttrInt("keepdims", 1) != 0,
+                     node.AttrInt("noop_with_empty_axes", 0) != 0);
+               }});
+}
+
+class ArgKernel : public CpuKernel {
+ public:
+  ArgKernel(bool is_max, nxrt_dtype dtype, int64_t axis, bool keepdims, bool last)
+      : CpuKernel(true),
+        is_max_(is_max),
+        dtype_(dtype),
+        axis_(axis),
+        keepdims_(keepdims),
+        last_(last) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& in = inputs[0].tensor;
+    const Dims dims = DimsOf(in);
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    const int64_t axis = NormalizeAxis(axis_, rank, is_max_ ? "ArgMax" : "ArgMin");
+    Dims out_dims;
+    int64_t outer = 1;
+    int64_t inner = 1;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i < axis) outer *= dims[i];
+      if (i > axis) inner *= dims[i];
+      if (i != axis || keepdims_) out_dims.push_back(i == axis ? 1 : dims[i]);
+    }
+    const int64_t n = dims[axis];
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT64, out_dims);
+    int64_t* y = MutableDataAs<int64_t>(out);
+    Dispatch(NumericTypes{}, dtype_, "ArgMax", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = ComputeType<T>;
+      const T* x = DataAs<T>(in);
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t j = 0; j < inner; ++j) {
+          const T* row = x + o * n * inner + j;
+          int64_t best = 0;
+          C best_value = static_cast<C>(row[0]);
+          for (int64_t i = 1; i < n; ++i) {
+            const C v = static_cast<C>(row[i * inner]);
+            const bool better = is_max_ ? (v > best_value || (last_ && v == best_value))
+                                        : (v < best_value || (last_ && v == best_value));
+            if (better) {
+              best = i;
+              best_value = v;
+            }
+          }
+          y[o * inner + j] = best;
+        }
+      }
+    });
+  }
+
+ private:
+  bool is_max_;
+  nxrt_dtype dtype_;
+  int64_t axis_;
+  bool keepdims_;
+  bool last_;
+};
+
+void AddArg(OpRegistry& r, const char* name, bool is_max) {
+  r.Add(name, {1, ClaimInputDtype(NumericTypes{}),
+               [is_max](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                 return std::make_unique<ArgKernel>(
+                     is_max, inputs[0].dtype, node.AttrInt("axis", 0),
+                     node.AttrInt("keepdims", 1) != 0, node.AttrInt("select_last_index", 0) != 0);
+               }});
+}
+
+}  // namespace
+
+void RegisterReduceOps(OpRegistry& r) {
+  AddReduce(r, "ReduceSum", Reduction::kSum, 13);
+  AddReduce(r, "ReduceMean", Reduction::kMean, 18);
+  AddReduce(r, "ReduceMax", Reduction::kMax, 18);
+  AddReduce(r, "ReduceMin", Reduction::kMin, 18);
+  AddReduce(r, "ReduceProd", Reduction::kProd, 18);
+  AddReduce(r, "ReduceL1", Reduction::kL1, 18);
+  AddReduce(r, "ReduceL2", Reduction::kL2, 18);
+  AddReduce(r, "ReduceLogSum", Reduction::kLogSum, 18);
+  AddReduce(r, "ReduceLogSumExp", Reduction::kLogSumExp, 18);
+  AddReduce(r, "ReduceSumSquare", Reduction::kSumSquare, 18);
+  AddArg(r, "ArgMax", true);
+  AddArg(r, "ArgMin", false);
+}
+
+}  // namespace nxrt::cpu

@@ -1,0 +1,102 @@
+// Softmax, LogSoftmax and Hardmax. Before opset 13 the input is coerced to
+// 2-D at `axis` (default 1) and normalised over each row; from opset 13 it is
+// normalised along `axis` alone (default -1). Both reduce to rows of length
+// n with a stride of `inner` between their elements.
+#include <cmath>
+#include <limits>
+
+#include "cpu_kernel.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
+
+class SoftmaxKernel : public CpuKernel {
+ public:
+  SoftmaxKernel(SoftmaxKind kind, nxrt_dtype dtype, int64_t axis, bool coerce_2d)
+      : CpuKernel(true), kind_(kind), dtype_(dtype), axis_(axis), coerce_2d_(coerce_2d) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& in = inputs[0].tensor;
+    const Dims dims = DimsOf(in);
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    const int64_t axis = NormalizeAxis(axis_, rank, "Softmax");
+    int64_t outer = 1;
+    for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
+    int64_t n = 1;
+    int64_t inner = 1;
+    for (int64_t i = axis; i < rank; ++i) {
+      if (coerce_2d_ || i == axis) {
+        n *= dims[i];
+      } else {
+        inner *= dims[i];
+      }
+    }
+    if (ElementCount(dims) == 0) return;
+    Dispatch(FloatTypes{}, dtype_, "Softmax", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = ComputeType<T>;
+      const T* x = DataAs<T>(in);
+      T* y = MutableDataAs<T>(out);
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t j = 0; j < inner; ++j) {
+          const T* row = x + o * n * inner + j;
+          T* dst = y + o * n * inner + j;
+          C max = -std::numeric_limits<C>::infinity();
+          int64_t arg = 0;
+          for (int64_t i = 0; i < n; ++i) {
+            const C v = static_cast<C>(row[i * inner]);
+            if (v > max) {
+              max = v;
+              arg = i;
+            }
+          }
+          if (kind_ == SoftmaxKind::kHardmax) {
+            for (int64_t i = 0; i < n; ++i) dst[i * inner] = static_cast<T>(C(i == arg ? 1 : 0));
+            continue;
+          }
+          C sum = 0;
+          for (int64_t i = 0; i < n; ++i) sum += std::exp(static_cast<C>(row[i * inner]) - max);
+          if (kind_ == SoftmaxKind::kLogSoftmax) {
+            const C log_sum = std::log(sum);
+            for (int64_t i = 0; i < n; ++i) {
+              dst[i * inner] = static_cast<T>(static_cast<C>(row[i * inner]) - max - log_sum);
+            }
+          } else {
+            for (int64_t i = 0; i < n; ++i) {
+              dst[i * inner] = static_cast<T>(std::exp(static_cast<C>(row[i * inner]) - max) / sum);
+            }
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  SoftmaxKind kind_;
+  nxrt_dtype dtype_;
+  int64_t axis_;
+  bool coerce_2d_;
+};
+
+void AddSoftmax(OpRegistry& r, const char* name, SoftmaxKind kind) {
+  r.Add(name, {1, ClaimInputDtype(FloatTypes{}),
+               [kind](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+                 const bool coerce = opset < 13;
+                 return std::make_unique<SoftmaxKernel>(
+                     kind, inputs[0].dtype, node.AttrInt("axis", coerce ? 1 : -1), coerce);
+               }});
+}
+
+}  // namespace
+
+void RegisterSoftmaxOps(OpRegistry& r) {
+  AddSoftmax(r, "Softmax", SoftmaxKind::kSoftmax);
+  AddSoftmax(r, "LogSoftmax", SoftmaxKind::kLogSoftmax);
+  AddSoftmax(r, "Hardmax", SoftmaxKind::kHardmax);
+}
+
+}  // namespace nxrt::cpu

@@ -1,0 +1,64 @@
+#include "window_geometry.hpp"
+
+namespace nxrt::cpu {
+
+WindowAttributes WindowAttributes::Read(const sdk::Node& node) {
+  WindowAttributes a;
+  a.auto_pad = node.AttrString("auto_pad", "NOTSET");
+  a.kernel_shape = node.AttrInts("kernel_shape");
+  a.strides = node.AttrInts("strides");
+  a.dilations = node.AttrInts("dilations");
+  a.pads = node.AttrInts("pads");
+  a.ceil_mode = node.AttrInt("ceil_mode", 0) != 0;
+  return a;
+}
+
+WindowGeometry ResolveWindow(const WindowAttributes& a, const Dims& in, const Dims& kernel,
+                             const std::string& op) {
+  const size_t rank = in.size();
+  if (kernel.size() != rank) FailInvalid(op + ": kernel rank differs from the input's");
+  WindowGeometry g;
+  g.in = in;
+  g.kernel = kernel;
+  g.strides = a.strides.empty() ? Dims(rank, 1) : a.strides;
+  g.dilations = a.dilations.empty() ? Dims(rank, 1) : a.dilations;
+  g.pad_begin.assign(rank, 0);
+  g.pad_end.assign(rank, 0);
+  g.out.assign(rank, 0);
+  if (g.strides.size() != rank || g.dilations.size() != rank) {
+    FailInvalid(op + ": strides or dilations do not match the spatial rank");
+  }
+  if (!a.pads.empty()) {
+    if (a.pads.size() != 2 * rank) FailInvalid(op + ": pads do not match the spatial rank");
+    for (size_t i = 0; i < rank; ++i) {
+      g.pad_begin[i] = a.pads[i];
+      g.pad_end[i] = a.pads[i + rank];
+    }
+  }
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t extent = (kernel[i] - 1) * g.dilations[i] + 1;
+    const int64_t stride = g.strides[i];
+    if (a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER") {
+      g.out[i] = (in[i] + stride - 1) / stride;
+      const int64_t total = std::max<int64_t>(0, (g.out[i] - 1) * stride + extent - in[i]);
+      const int64_t smaller = total / 2;
+      g.pad_begin[i] = a.auto_pad == "SAME_UPPER" ? smaller : total - smaller;
+      g.pad_end[i] = total - g.pad_begin[i];
+      continue;
+    }
+    if (a.auto_pad == "VALID") {
+      g.pad_begin[i] = 0;
+      g.pad_end[i] = 0;
+    } else if (a.auto_pad != "NOTSET") {
+      FailUnsupported(op + ": auto_pad=" + a.auto_pad + " not implemented");
+    }
+    const int64_t span = in[i] + g.pad_begin[i] + g.pad_end[i] - extent;
+    if (span < 0) FailInvalid(op + ": kernel larger than the padded input");
+    g.out[i] = (a.ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+    // A ceil-mode window must start inside the input or its begin padding.
+    if (a.ceil_mode && (g.out[i] - 1) * stride >= in[i] + g.pad_begin[i]) --g.out[i];
+  }
+  return g;
+}
+
+}  // namespace nxrt::cpu

@@ -1,0 +1,41 @@
+// The spatial geometry shared by Conv and the pooling ops: per spatial axis
+// the kernel extent, stride, dilation and begin/end pads, resolved from the
+// attributes (auto_pad SAME_UPPER/SAME_LOWER/VALID or explicit pads, ceil
+// mode), and the output extent they give.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nxrt/ep_sdk.hpp"
+#include "tensor.hpp"
+
+namespace nxrt::cpu {
+
+struct WindowAttributes {
+  std::string auto_pad = "NOTSET";
+  Dims kernel_shape;  // empty: from the weights (Conv)
+  Dims strides;
+  Dims dilations;
+  Dims pads;
+  bool ceil_mode = false;
+
+  static WindowAttributes Read(const sdk::Node& node);
+};
+
+struct WindowGeometry {
+  Dims in;  // spatial input extents
+  Dims kernel;
+  Dims strides;
+  Dims dilations;
+  Dims pad_begin;
+  Dims pad_end;
+  Dims out;  // spatial output extents
+};
+
+// `in` are the spatial extents, `kernel` the kernel extents.
+WindowGeometry ResolveWindow(const WindowAttributes& attributes, const Dims& in, const Dims& kernel,
+                             const std::string& op);
+
+}  // namespace nxrt::cpu
