@@ -28,6 +28,8 @@ const OpRegistry& CpuOps() {
     RegisterMovementOps(r);
     RegisterIndexingOps(r);
     RegisterGeneratorOps(r);
+    RegisterResizeOps(r);
+    RegisterEinsumOps(r);
     return r;
   }();
   return registry;

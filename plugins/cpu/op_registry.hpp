@@ -68,5 +68,7 @@ void RegisterShapeOps(OpRegistry& registry);
 void RegisterMovementOps(OpRegistry& registry);
 void RegisterIndexingOps(OpRegistry& registry);
 void RegisterGeneratorOps(OpRegistry& registry);
+void RegisterResizeOps(OpRegistry& registry);
+void RegisterEinsumOps(OpRegistry& registry);
 
 }  // namespace nxrt::cpu

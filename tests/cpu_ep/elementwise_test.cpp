@@ -8,14 +8,6 @@
 namespace nxrt_test {
 namespace {
 
-void ExpectFamilyPasses(const std::string& family, const std::set<std::string>& ops) {
-  size_t ran = 0;
-  for (const CaseResult& failure : RunFamily(family, ops, &ran)) {
-    ADD_FAILURE() << failure.name << ": " << failure.detail;
-  }
-  EXPECT_GT(ran, 0u) << "no test cases found for " << family;
-}
-
 TEST(CpuEpElementwise, UnaryMathNodeCases) {
   ExpectFamilyPasses(
       "unary math",

@@ -9,6 +9,8 @@
 #include <optional>
 #include <sstream>
 
+#include <gtest/gtest.h>
+
 #include "nxrt/graph/loader.hpp"
 #include "nxrt/graph/test_data.hpp"
 #include "plugin_host/execution_provider.hpp"
@@ -458,6 +460,14 @@ std::vector<CaseResult> RunFamily(const std::string& family, const std::set<std:
             << declined << " declined, " << failures.size() << " failed\n";
   if (ran) *ran = cases.size();
   return failures;
+}
+
+void ExpectFamilyPasses(const std::string& family, const std::set<std::string>& op_types) {
+  size_t ran = 0;
+  for (const CaseResult& failure : RunFamily(family, op_types, &ran)) {
+    ADD_FAILURE() << failure.name << ": " << failure.detail;
+  }
+  EXPECT_GT(ran, 0u) << "no test cases found for " << family;
 }
 
 }  // namespace nxrt_test

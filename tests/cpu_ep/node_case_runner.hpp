@@ -32,4 +32,8 @@ CaseResult RunNodeCase(const std::filesystem::path& case_dir);
 std::vector<CaseResult> RunFamily(const std::string& family, const std::set<std::string>& op_types,
                                   size_t* ran = nullptr);
 
+// Runs a family and adds a test failure per failed case; also fails when no
+// case of the family was found.
+void ExpectFamilyPasses(const std::string& family, const std::set<std::string>& op_types);
+
 }  // namespace nxrt_test

@@ -1,0 +1,227 @@
+// Resize (nearest, linear and cubic, with the coordinate transformation and
+// nearest rounding modes of opset 11+) and the older Upsample. Interpolation
+// is separable, so the tensor is resampled one axis at a time in double.
+#include <cmath>
+
+#include "cpu_kernel.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+enum class Mode { kNearest, kLinear, kCubic };
+
+struct ResizeAttributes {
+  Mode mode = Mode::kNearest;
+  std::string transform = "half_pixel";
+  std::string nearest = "round_prefer_floor";
+  double cubic_a = -0.75;
+  bool exclude_outside = false;
+};
+
+double SourceCoordinate(const ResizeAttributes& a, double x, double scale, int64_t in,
+                        int64_t out) {
+  const std::string& t = a.transform;
+  if (t == "asymmetric") return x / scale;
+  if (t == "align_corners") {
+    return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+  }
+  if (t == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+  if (t == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  return (x + 0.5) / scale - 0.5;  // half_pixel
+}
+
+int64_t NearestIndex(const std::string& rounding, double x) {
+  if (rounding == "floor") return static_cast<int64_t>(std::floor(x));
+  if (rounding == "ceil") return static_cast<int64_t>(std::ceil(x));
+  const double f = std::floor(x);
+  if (x - f == 0.5) return static_cast<int64_t>(rounding == "round_prefer_ceil" ? f + 1 : f);
+  return static_cast<int64_t>(std::round(x));
+}
+
+// Resamples axis `axis` of `src` (dims) to `out_extent`, into `dst`.
+void ResampleAxis(const ResizeAttributes& a, const std::vector<double>& src, const Dims& dims,
+                  size_t axis, int64_t out_extent, double scale, std::vector<double>& dst) {
+  const int64_t in = dims[axis];
+  int64_t outer = 1;
+  for (size_t i = 0; i < axis; ++i) outer *= dims[i];
+  int64_t inner = 1;
+  for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+  dst.assign(outer * out_extent * inner, 0.0);
+  // Per output position: source taps and weights.
+  std::vector<std::vector<std::pair<int64_t, double>>> taps(out_extent);
+  for (int64_t x = 0; x < out_extent; ++x) {
+    const double s = SourceCoordinate(a, static_cast<double>(x), scale, in, out_extent);
+    auto& t = taps[x];
+    if (a.mode == Mode::kNearest) {
+      t.push_back({std::clamp<int64_t>(NearestIndex(a.nearest, s), 0, in - 1), 1.0});
+    } else if (a.mode == Mode::kLinear) {
+      const double c = std::clamp(s, 0.0, static_cast<double>(in - 1));
+      const auto x0 = static_cast<int64_t>(std::floor(c));
+      const int64_t x1 = std::min(x0 + 1, in - 1);
+      const double w = c - static_cast<double>(x0);
+      t.push_back({x0, 1.0 - w});
+      t.push_back({x1, w});
+    } else {
+      const double f = std::floor(s);
+      const double r = s - f;
+      const double A = a.cubic_a;
+      auto weight = [A](double d) {
+        d = std::abs(d);
+        if (d <= 1) return ((A + 2) * d - (A + 3)) * d * d + 1;
+        if (d < 2) return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A;
+        return 0.0;
+      };
+      double total = 0;
+      for (int k = -1; k <= 2; ++k) {
+        const int64_t index = static_cast<int64_t>(f) + k;
+        double w = weight(static_cast<double>(k) - r);
+        if (a.exclude_outside && (index < 0 || index >= in)) w = 0;
+        t.push_back({std::clamp<int64_t>(index, 0, in - 1), w});
+        total += w;
+      }
+      if (a.exclude_outside && total != 0) {
+        for (auto& [index, w] : t) w /= total;
+      }
+    }
+  }
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t x = 0; x < out_extent; ++x) {
+      double* out_row = dst.data() + (o * out_extent + x) * inner;
+      for (const auto& [index, w] : taps[x]) {
+        const double* in_row = src.data() + (o * in + index) * inner;
+        for (int64_t i = 0; i < inner; ++i) out_row[i] += w * in_row[i];
+      }
+    }
+  }
+}
+
+class ResizeKernel : public CpuKernel {
+ public:
+  ResizeKernel(ResizeAttributes attributes, int64_t scales_input, int64_t sizes_input,
+               std::vector<float> scales_attr)
+      : CpuKernel(false),
+        attributes_(std::move(attributes)),
+        scales_input_(scales_input),
+        sizes_input_(sizes_input),
+        scales_attr_(std::move(scales_attr)) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& x = inputs[0].tensor;
+    Dims dims = DimsOf(x);
+    const size_t rank = dims.size();
+    std::vector<double> scales(rank, 1.0);
+    Dims out_dims = dims;
+    std::vector<double> given_scales(scales_attr_.begin(), scales_attr_.end());
+    if (scales_input_ >= 0 && IsPresent(inputs, scales_input_) &&
+        ElementCount(inputs[scales_input_].tensor) > 0) {
+      const nxrt_tensor& s = inputs[scales_input_].tensor;
+      given_scales.assign(DataAs<float>(s), DataAs<float>(s) + ElementCount(s));
+    }
+    if (sizes_input_ >= 0 && IsPresent(inputs, sizes_input_) &&
+        ElementCount(inputs[sizes_input_].tensor) > 0) {
+      out_dims = ReadInt64s(inputs[sizes_input_].tensor);
+      if (out_dims.size() != rank) FailInvalid("Resize: sizes do not match the rank");
+      for (size_t i = 0; i < rank; ++i) {
+        scales[i] = static_cast<double>(out_dims[i]) / static_cast<double>(dims[i]);
+      }
+    } else {
+      if (given_scales.size() != rank) FailInvalid("Resize: scales do not match the rank");
+      for (size_t i = 0; i < rank; ++i) {
+        scales[i] = given_scales[i];
+        out_dims[i] = static_cast<int64_t>(std::floor(static_cast<double>(dims[i]) * scales[i]));
+      }
+    }
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, x.dtype, out_dims);
+    Dispatch(NumericTypes{}, x.dtype, "Resize", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = ComputeType<T>;
+      const int64_t n = ElementCount(dims);
+      std::vector<double> current(n), next;
+      for (int64_t i = 0; i < n; ++i)
+        current[i] = static_cast<double>(static_cast<C>(DataAs<T>(x)[i]));
+      for (size_t axis = 0; axis < rank; ++axis) {
+        if (out_dims[axis] == dims[axis] && scales[axis] == 1.0) continue;
+        ResampleAxis(attributes_, current, dims, axis, out_dims[axis], scales[axis], next);
+        current.swap(next);
+        dims[axis] = out_dims[axis];
+      }
+      T* y = MutableDataAs<T>(out);
+      for (size_t i = 0; i < current.size(); ++i) {
+        if constexpr (kIsFloat<T>) {
+          y[i] = static_cast<T>(static_cast<C>(current[i]));
+        } else {
+          y[i] = static_cast<T>(std::round(current[i]));
+        }
+      }
+    });
+  }
+
+ private:
+  ResizeAttributes attributes_;
+  int64_t scales_input_;
+  int64_t sizes_input_;
+  std::vector<float> scales_attr_;
+};
+
+Mode ParseMode(const std::string& mode) {
+  if (mode == "linear" || mode == "bilinear") return Mode::kLinear;
+  if (mode == "cubic") return Mode::kCubic;
+  return Mode::kNearest;
+}
+
+}  // namespace
+
+void RegisterResizeOps(OpRegistry& r) {
+  r.Add("Resize",
+        {10,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           const std::string mode = node.AttrString("mode", "nearest");
+           const std::string transform =
+               node.AttrString("coordinate_transformation_mode", "half_pixel");
+           if (mode != "nearest" && mode != "linear" && mode != "cubic") {
+             return sdk::ClaimResult::Declined("Resize: mode=" + mode + " not implemented");
+           }
+           if (transform == "tf_crop_and_resize") {
+             return sdk::ClaimResult::Declined(
+                 "Resize: coordinate_transformation_mode=tf_crop_and_resize not implemented");
+           }
+           if (node.AttrInt("antialias", 0) != 0 || node.attr_type("axes") != NXRT_ATTR_UNDEFINED ||
+               node.AttrString("keep_aspect_ratio_policy", "stretch") != "stretch") {
+             return sdk::ClaimResult::Declined(
+                 "Resize: antialias, axes and keep_aspect_ratio_policy not implemented");
+           }
+           return ClaimUnless(CheckInputDtype(node, inputs, 0, NumericTypes{}));
+         },
+         [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t opset) {
+           ResizeAttributes a;
+           a.mode = ParseMode(node.AttrString("mode", "nearest"));
+           a.transform = opset < 11
+                             ? "asymmetric"
+                             : node.AttrString("coordinate_transformation_mode", "half_pixel");
+           a.nearest = opset < 11 ? "floor" : node.AttrString("nearest_mode", "round_prefer_floor");
+           a.cubic_a = node.AttrFloat("cubic_coeff_a", -0.75f);
+           a.exclude_outside = node.AttrInt("exclude_outside", 0) != 0;
+           return std::make_unique<ResizeKernel>(a, opset < 11 ? 1 : 2, opset < 11 ? -1 : 3,
+                                                 std::vector<float>{});
+         }});
+  r.Add("Upsample",
+        {7,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           const std::string mode = node.AttrString("mode", "nearest");
+           if (mode != "nearest" && mode != "linear" && mode != "bilinear") {
+             return sdk::ClaimResult::Declined("Upsample: mode=" + mode + " not implemented");
+           }
+           return ClaimUnless(CheckInputDtype(node, inputs, 0, NumericTypes{}));
+         },
+         [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t opset) {
+           ResizeAttributes a;
+           a.mode = ParseMode(node.AttrString("mode", "nearest"));
+           a.transform = "asymmetric";
+           a.nearest = "floor";
+           return std::make_unique<ResizeKernel>(a, opset >= 9 ? 1 : -1, -1,
+                                                 node.AttrFloats("scales"));
+         }});
+}
+
+}  // namespace nxrt::cpu
