@@ -15,26 +15,26 @@ namespace fs = std::filesystem;
 namespace {
 
 Result<std::vector<std::byte>> ReadWholeFile(const fs::path& file) {
+  const std::string shown = Printable(file.string());
   std::error_code ec;
   const fs::file_status status = fs::status(file, ec);
   if (ec || !fs::exists(status)) {
-    return NotFound(file.string() + ": model file does not exist; check the path");
+    return NotFound(shown + ": model file does not exist; check the path");
   }
   if (!fs::is_regular_file(status)) {
-    return InvalidArgument(file.string() + ": is not a regular file; pass the model.onnx file");
+    return InvalidArgument(shown + ": is not a regular file; pass the model.onnx file");
   }
   std::ifstream in(file, std::ios::binary);
-  if (!in) return Unavailable(file.string() + ": cannot be opened for reading; check permissions");
+  if (!in) return Unavailable(shown + ": cannot be opened for reading; check permissions");
   const auto size = fs::file_size(file, ec);
-  if (ec) return Unavailable(file.string() + ": cannot read its size (" + ec.message() + ")");
+  if (ec) return Unavailable(shown + ": cannot read its size (" + ec.message() + ")");
   if (size > static_cast<uintmax_t>(INT_MAX)) {
-    return Unsupported(file.string() +
-                       ": is larger than 2 GiB; save its weights as ONNX external data");
+    return Unsupported(shown + ": is larger than 2 GiB; save its weights as ONNX external data");
   }
   std::vector<std::byte> bytes(size);
   if (size > 0 &&
       !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
-    return Unavailable(file.string() + ": read failed; check the file and the disk");
+    return Unavailable(shown + ": read failed; check the file and the disk");
   }
   return bytes;
 }
@@ -66,6 +66,22 @@ Result<Graph> LoadParsedModel(const onnx::ModelProto& model, const std::string& 
   return graph;
 }
 
+// Parses `model_bytes`; `shown` names the model in errors. May throw
+// (allocation), so callers hold it inside their exception boundary.
+Result<onnx::ModelProto> ParseModel(std::span<const std::byte> model_bytes,
+                                    const std::string& shown) {
+  if (model_bytes.size() > static_cast<size_t>(INT_MAX)) {
+    return Unsupported(shown + ": is larger than 2 GiB; save its weights as ONNX external data");
+  }
+  onnx::ModelProto model;
+  if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) {
+    return InvalidArgument(shown +
+                           ": is not a valid ONNX protobuf (truncated or corrupt); "
+                           "re-export or re-download the model");
+  }
+  return model;
+}
+
 }  // namespace
 
 Result<Graph> LoadModelFromBytes(std::span<const std::byte> model_bytes,
@@ -73,16 +89,8 @@ Result<Graph> LoadModelFromBytes(std::span<const std::byte> model_bytes,
                                  const fs::path& external_data_dir) {
   // The name goes into one-line messages; the caller may pass any bytes.
   const std::string shown = Printable(display_name);
-  if (model_bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return Unsupported(shown + ": is larger than 2 GiB; save its weights as ONNX external data");
-  }
   try {
-    onnx::ModelProto model;
-    if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) {
-      return InvalidArgument(shown +
-                             ": is not a valid ONNX protobuf (truncated or corrupt); "
-                             "re-export or re-download the model");
-    }
+    NXRT_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(model_bytes, shown));
     return LoadParsedModel(model, shown, external_data_dir);
   } catch (const std::exception& e) {
     return Internal(shown + ": loading failed: " + e.what());
@@ -90,11 +98,18 @@ Result<Graph> LoadModelFromBytes(std::span<const std::byte> model_bytes,
 }
 
 Result<Graph> LoadModelFromFile(const fs::path& model_file) {
+  const std::string shown = Printable(model_file.string());
   try {
-    NXRT_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ReadWholeFile(model_file));
-    return LoadModelFromBytes(bytes, model_file.string(), model_file.parent_path());
+    onnx::ModelProto model;
+    {
+      // The file's bytes go as soon as they are parsed, before the weights
+      // are copied out of the parsed model.
+      NXRT_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ReadWholeFile(model_file));
+      NXRT_ASSIGN_OR_RETURN(model, ParseModel(bytes, shown));
+    }
+    return LoadParsedModel(model, shown, model_file.parent_path());
   } catch (const std::exception& e) {
-    return Internal(model_file.string() + ": loading failed: " + e.what());
+    return Internal(shown + ": loading failed: " + e.what());
   }
 }
 
