@@ -45,4 +45,8 @@ bool IsTrackedDtype(DataType dtype);
 // tensors larger than `max_elements`.
 std::optional<Elements> ElementsOfTensor(const TensorData& tensor, size_t max_elements);
 
+// The values of a numeric tensor as doubles (for float operands such as
+// Resize scales), or nullopt for other dtypes and tensors over `max_elements`.
+std::optional<std::vector<double>> NumbersOfTensor(const TensorData& tensor, size_t max_elements);
+
 }  // namespace nxrt::graph::inference

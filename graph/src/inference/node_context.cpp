@@ -61,6 +61,17 @@ const Elements* NodeContext::input_elements(size_t i) const {
   return has_input(i) ? known_.Get(*node().inputs[i]) : nullptr;
 }
 
+const TensorData* NodeContext::input_constant(size_t i) const {
+  const Value* v = input(i);
+  if (v == nullptr) return nullptr;
+  if (v->initializer && !v->is_graph_input) return &graph_.weights->Get(*v->initializer);
+  if (!v->producer.valid()) return nullptr;
+  const Node& producer = graph_.node(v->producer);
+  if (producer.op_type != "Constant" || !producer.is_default_domain()) return nullptr;
+  const Attribute* value = producer.FindAttribute("value");
+  return value != nullptr && value->tensor ? &graph_.weights->Get(*value->tensor) : nullptr;
+}
+
 std::optional<std::vector<int64_t>> NodeContext::input_ints(size_t i) const {
   const Elements* e = input_elements(i);
   if (e == nullptr) return std::nullopt;

@@ -38,6 +38,9 @@ class NodeContext {
   const Elements* input_elements(size_t i) const;
   // The input's elements when every one is static.
   std::optional<std::vector<int64_t>> input_ints(size_t i) const;
+  // The input's tensor when it is a constant: a non-overridable initializer
+  // or the output of a Constant node.
+  const TensorData* input_constant(size_t i) const;
   // The input's elements, minting a symbol for (and remembering) each unknown
   // one; nullopt when the input's element count is not static.
   std::optional<std::vector<Dim>> input_dims_or_mint(size_t i, const char* hint);

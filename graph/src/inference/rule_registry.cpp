@@ -36,6 +36,7 @@ const RuleTable& Rules() {
     AddControlFlowRules(t);
     AddDataDependentRules(t);
     AddSignalRules(t);
+    AddResizeRules(t);
     return t;
   }();
   return table;

@@ -37,5 +37,6 @@ void AddAttentionRules(RuleTable& table);
 void AddControlFlowRules(RuleTable& table);
 void AddDataDependentRules(RuleTable& table);
 void AddSignalRules(RuleTable& table);
+void AddResizeRules(RuleTable& table);
 
 }  // namespace nxrt::graph::inference

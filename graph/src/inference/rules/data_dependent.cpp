@@ -2,6 +2,8 @@
 // Compress, NonMaxSuppression, TopK, Range and ConstantOfShape. An extent that
 // cannot be read from known element values becomes a fresh Minted symbol with
 // no provenance, bound at run time from the output that carries it.
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "inference/rule_registry.hpp"
@@ -84,6 +86,18 @@ Status TopK(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// start, limit and delta of a floating Range whose inputs are all constant.
+std::optional<std::vector<double>> ConstantNumbers(NodeContext& ctx) {
+  std::vector<double> out;
+  for (size_t i = 0; i < 3; ++i) {
+    const TensorData* t = ctx.input_constant(i);
+    auto v = t != nullptr ? NumbersOfTensor(*t, 1) : std::nullopt;
+    if (!v || v->size() != 1) return std::nullopt;
+    out.push_back((*v)[0]);
+  }
+  return out;
+}
+
 Status Range(NodeContext& ctx) {
   const DataType dtype = ctx.input_dtype(0);
   ctx.SetOutputDtype(0, dtype);
@@ -106,6 +120,10 @@ Status Range(NodeContext& ctx) {
       for (int64_t i = 0; i < n; ++i) values.push_back(Dim::Static(start->extent() + i * step));
       ctx.SetOutputElements(0, std::move(values));
     }
+  } else if (auto numbers = ConstantNumbers(ctx)) {
+    const double span = ((*numbers)[1] - (*numbers)[0]) / (*numbers)[2];
+    if (!std::isfinite(span)) return ctx.ModelError("Range delta is zero or not finite");
+    count = Dim::Static(std::max<int64_t>(static_cast<int64_t>(std::ceil(span)), 0));
   } else if (start && limit && delta && delta->is_static() && delta->extent() > 0) {
     count = s.AsExtent(s.CeilDiv(s.Sub(*limit, *start), *delta));
   } else {

@@ -288,6 +288,8 @@ void AddElementwiseRules(RuleTable& t) {
                          "MeanVarianceNormalization",
                          "Trilu",
                          "ReverseSequence",
+                         "RotaryEmbedding",
+                         "TensorScatter",
                          "BitwiseNot",
                          "Swish",
                          "ScatterElements",
