@@ -2,10 +2,10 @@
 // each case's model, infer, and compare every output's inferred dtype and
 // shape with the expected output_K.pb.
 //
-// Integer graph inputs are made constant from the case's input files first,
-// because ops such as Reshape, Expand or Tile take their output extents from
-// those values. Declared shapes of non-input values are cleared so that only
-// inference answers. A static inferred dim must equal the expected one; a
+// Small graph inputs (up to kBakedElements elements) are made constant from
+// the case's input files first, because ops such as Reshape, Expand, Tile,
+// Resize or Range take their output extents from those values. Declared shapes of non-input values
+// are cleared so that only inference answers. A static inferred dim must equal the expected one; a
 // declared or derived symbolic dim is accepted only when some graph input had
 // a symbolic dim; a Minted or Opaque dim (a data-dependent extent) is counted
 // as data-dependent, and a rank-unknown output as not covered.
@@ -31,15 +31,23 @@ struct Tally {
   std::vector<std::string> mismatches;
 };
 
-bool IsIntegerType(DataType t) {
-  return t == DataType::kInt64 || t == DataType::kInt32;
+constexpr int64_t kBakedElements = 64;
+
+bool IsSmall(const Value& v) {
+  if (!v.shape) return false;
+  int64_t count = 1;
+  for (const Dim& d : *v.shape) {
+    if (!d.is_static()) return false;
+    count *= d.extent();
+  }
+  return count <= kBakedElements;
 }
 
-// Makes integer graph inputs constant with the values of the case's inputs.
-void BakeIntegerInputs(Graph& graph, const fs::path& data_set) {
+// Makes small graph inputs constant with the values of the case's inputs.
+void BakeSmallInputs(Graph& graph, const fs::path& data_set) {
   for (size_t k = 0; k < graph.inputs.size(); ++k) {
     Value& v = graph.value(graph.inputs[k]);
-    if (!IsIntegerType(v.dtype) || v.kind != ValueKind::kTensor) continue;
+    if (v.kind != ValueKind::kTensor || v.dtype == DataType::kString || !IsSmall(v)) continue;
     auto decoded = ReadTestValueFile(data_set / ("input_" + std::to_string(k) + ".pb"),
                                      TestProtoKind::kTensor);
     if (!decoded.ok() || decoded->kind != TestValueKind::kTensor) continue;
@@ -102,7 +110,7 @@ void CheckCase(const fs::path& dir, Tally& tally) {
   if (!loaded.ok()) return;  // the loader tests own load failures
   Graph graph = std::move(loaded).value();
   ++tally.cases;
-  BakeIntegerInputs(graph, data_set);
+  BakeSmallInputs(graph, data_set);
   const std::vector<DataType> declared_types = DeclaredOutputTypes(graph);
   ClearInferredFacts(graph);
   const bool symbolic_inputs = AnyInputSymbolic(graph);

@@ -293,6 +293,11 @@ Status OneHot(NodeContext& ctx) {
   Dim depth = ctx.symbols().Mint("onehot");
   if (const Elements* e = ctx.input_elements(1); e != nullptr && e->size() == 1 && (*e)[0]) {
     depth = ctx.symbols().AsExtent(*(*e)[0]);
+  } else if (const TensorData* t = ctx.input_constant(1)) {
+    // A floating depth counts its whole part.
+    auto v = NumbersOfTensor(*t, 1);
+    if (v && v->size() == 1)
+      depth = ctx.symbols().AsExtent(Dim::Static(static_cast<int64_t>((*v)[0])));
   }
   Shape out = *indices;
   out.insert(out.begin() + *axis, depth);
