@@ -1,0 +1,186 @@
+// Helpers for tests that run sessions on the mock EP: models built directly
+// in the IR, an Environment that finds the build's plugins, float tensors,
+// and the mock's call log read back through its exported functions.
+#pragma once
+
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "mock_api.h"
+#include "nxrt/environment.hpp"
+#include "nxrt/graph/ir.hpp"
+#include "nxrt/session.hpp"
+
+namespace nxrt_test {
+
+// A dim: a number, or a symbol name.
+using Dim = std::variant<int64_t, std::string>;
+
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(int64_t opset = 17) {
+    graph_.model_path = "test.onnx";
+    graph_.name = "test";
+    graph_.opset_imports[""] = opset;
+    graph_.weights = std::make_shared<nxrt::graph::WeightStore>();
+  }
+
+  ModelBuilder& Input(const std::string& name, const std::vector<Dim>& dims,
+                      nxrt::graph::DataType dtype = nxrt::graph::DataType::kFloat32) {
+    nxrt::graph::Value v;
+    v.name = name;
+    v.dtype = dtype;
+    v.shape = Shape(dims);
+    v.is_graph_input = true;
+    graph_.inputs.push_back(graph_.AddValue(std::move(v)));
+    return *this;
+  }
+
+  ModelBuilder& Constant(const std::string& name, std::vector<int64_t> dims,
+                         const std::vector<float>& values) {
+    std::vector<std::byte> bytes(values.size() * sizeof(float));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    nxrt::graph::Value v;
+    v.name = name;
+    v.dtype = nxrt::graph::DataType::kFloat32;
+    nxrt::graph::Shape shape;
+    for (int64_t d : dims) shape.push_back(nxrt::graph::Dim::Static(d));
+    v.shape = shape;
+    v.initializer =
+        graph_.weights->AddOwned(nxrt::graph::DataType::kFloat32, dims, std::move(bytes));
+    graph_.AddValue(std::move(v));
+    return *this;
+  }
+
+  // A node of the default domain with one output.
+  ModelBuilder& Node(const std::string& op, const std::vector<std::string>& inputs,
+                     const std::string& output, const std::string& name = "") {
+    nxrt::graph::Node node;
+    node.op_type = op;
+    node.name = name.empty() ? output + "_" + op : name;
+    for (const std::string& input : inputs) node.inputs.push_back(graph_.FindValue(input).value());
+    nxrt::graph::Value out;
+    out.name = output;
+    node.outputs.push_back(graph_.AddValue(std::move(out)));
+    graph_.AddNode(std::move(node));
+    return *this;
+  }
+
+  ModelBuilder& Output(const std::string& name) {
+    graph_.outputs.push_back(graph_.FindValue(name).value());
+    return *this;
+  }
+
+  nxrt::graph::Graph Build() { return std::move(graph_); }
+
+ private:
+  nxrt::graph::Shape Shape(const std::vector<Dim>& dims) {
+    nxrt::graph::Shape shape;
+    for (const Dim& d : dims) {
+      if (const auto* n = std::get_if<int64_t>(&d)) {
+        shape.push_back(nxrt::graph::Dim::Static(*n));
+      } else {
+        shape.push_back(nxrt::graph::Dim::Symbolic(graph_.DeclareSymbol(std::get<std::string>(d))));
+      }
+    }
+    return shape;
+  }
+
+  nxrt::graph::Graph graph_;
+};
+
+inline std::shared_ptr<nxrt::Environment> TestEnvironment() {
+  nxrt::EnvironmentOptions options;
+  options.plugin_folders = {NXRT_BINARY_DIR "/lib"};
+  auto env = nxrt::Environment::Create(options);
+  EXPECT_TRUE(env.ok()) << env.status().ToString();
+  return env.value();
+}
+
+// A mock EP entry logging under `log` with `options` added.
+inline nxrt::ExecutionProviderSpec Mock(
+    const std::string& log, std::vector<std::pair<std::string, std::string>> options = {}) {
+  options.emplace_back("log", log);
+  return {"mock", std::move(options)};
+}
+
+inline nxrt::SessionOptions MockOptions(
+    const std::string& log, std::vector<std::pair<std::string, std::string>> options = {}) {
+  nxrt::SessionOptions session_options;
+  session_options.providers.push_back(Mock(log, std::move(options)));
+  return session_options;
+}
+
+inline nxrt::Tensor Floats(std::vector<int64_t> shape, const std::vector<float>& values) {
+  auto t = nxrt::Tensor::FromValues<float>(std::move(shape), values);
+  EXPECT_TRUE(t.ok()) << t.status().ToString();
+  return std::move(t).value();
+}
+
+inline std::vector<float> ValuesOf(const nxrt::Tensor& t) {
+  auto span = t.values<float>();
+  return {span.begin(), span.end()};
+}
+
+// The mock's exported test functions, from the library the session loaded.
+class MockLibrary {
+ public:
+  static MockLibrary& Get() {
+    static MockLibrary library;
+    return library;
+  }
+  std::vector<std::string> CallLog(const std::string& log_id) const {
+    const size_t size = call_log_(log_id.c_str(), nullptr, 0);
+    std::string text(size + 1, '\0');
+    call_log_(log_id.c_str(), text.data(), text.size());
+    text.resize(size);
+    std::vector<std::string> lines;
+    size_t start = 0;
+    while (start < text.size()) {
+      const size_t end = text.find('\n', start);
+      lines.push_back(text.substr(start, end - start));
+      start = end + 1;
+    }
+    return lines;
+  }
+  void Clear(const std::string& log_id) const { clear_(log_id.c_str()); }
+  int64_t Live(const char* kind) const { return live_(kind); }
+
+ private:
+  MockLibrary() {
+    handle_ = dlopen(NXRT_BINARY_DIR "/lib/libep_mock.so", RTLD_NOW);
+    EXPECT_NE(handle_, nullptr) << dlerror();
+    call_log_ = reinterpret_cast<nxrt_mock_call_log_fn>(dlsym(handle_, NXRT_MOCK_CALL_LOG_SYMBOL));
+    clear_ = reinterpret_cast<nxrt_mock_clear_call_log_fn>(
+        dlsym(handle_, NXRT_MOCK_CLEAR_CALL_LOG_SYMBOL));
+    live_ = reinterpret_cast<nxrt_mock_live_count_fn>(dlsym(handle_, NXRT_MOCK_LIVE_COUNT_SYMBOL));
+  }
+  void* handle_ = nullptr;
+  nxrt_mock_call_log_fn call_log_ = nullptr;
+  nxrt_mock_clear_call_log_fn clear_ = nullptr;
+  nxrt_mock_live_count_fn live_ = nullptr;
+};
+
+// How many lines of `lines` start with `prefix`.
+inline size_t CountPrefix(const std::vector<std::string>& lines, const std::string& prefix) {
+  size_t n = 0;
+  for (const std::string& line : lines) n += line.rfind(prefix, 0) == 0 ? 1 : 0;
+  return n;
+}
+
+// The name of the running test, for a call log of its own.
+inline std::string TestLogId() {
+  const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return std::string(info->test_suite_name()) + "." + info->name();
+}
+
+}  // namespace nxrt_test
