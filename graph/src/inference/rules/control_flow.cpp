@@ -99,7 +99,7 @@ Status If(NodeContext& ctx) {
     const Value& e = else_branch->value(else_branch->outputs[i]);
     Value* out = ctx.output(i);
     if (out == nullptr) continue;
-    out->kind = t.kind;
+    if (t.kind != ValueKind::kUnknown) out->kind = t.kind;
     ctx.SetOutputDtype(i, t.dtype != DataType::kUndefined ? t.dtype : e.dtype);
     auto merged = Merge(ctx, ExportShape(ctx, *then_branch, t), ExportShape(ctx, *else_branch, e));
     if (merged) out->shape = *merged;
@@ -126,14 +126,15 @@ Status Loop(NodeContext& ctx) {
     const size_t body_output = i + 1;  // the body's output 0 is the condition
     if (body_output >= body->outputs.size() || ctx.output(i) == nullptr) continue;
     const Value& b = body->value(body->outputs[body_output]);
-    ctx.output(i)->kind = b.kind;
+    if (b.kind != ValueKind::kUnknown) ctx.output(i)->kind = b.kind;
     ctx.SetOutputDtype(i, b.dtype);
     std::optional<Shape> shape = ExportShape(ctx, *body, b);
     if (i < carried) {
       const Value* initial = ctx.input(i + 2);
       if (initial != nullptr) shape = Merge(ctx, initial->shape, shape);
       if (shape) ctx.output(i)->shape = *shape;
-    } else if (shape && b.kind == ValueKind::kTensor) {
+    } else if (shape && b.kind != ValueKind::kSequence && b.kind != ValueKind::kOptionalSequence &&
+               b.kind != ValueKind::kOptionalTensor) {
       shape->insert(shape->begin(), trips);
       ctx.output(i)->shape = *shape;
     }

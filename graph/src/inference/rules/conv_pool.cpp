@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "inference/dim_algebra.hpp"
 #include "inference/rule_registry.hpp"
 
 namespace nxrt::graph::inference {
@@ -175,9 +176,36 @@ Status MaxUnpool(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// Col2Im: [N, C * prod(block), L] folds into [N, C, image_shape...].
+Status Col2Im(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, ctx.input_dtype(0));
+  const Shape* x = ctx.input_shape(0);
+  const Elements* image = ctx.input_elements(1);
+  auto block = ctx.input_ints(2);
+  if (x == nullptr || x->size() != 3 || image == nullptr || !block) {
+    return ctx.Unknown("input, image_shape or block_shape unknown");
+  }
+  int64_t block_size = 1;
+  for (int64_t b : *block) block_size *= b;
+  const Dim divisor = Dim::Static(block_size);
+  auto channels = ExactQuotient(ctx.symbols(), std::span<const Dim>(&(*x)[1], 1),
+                                std::span<const Dim>(&divisor, 1));
+  if (!channels) return ctx.ModelError("channels of " + ctx.ShapeText(*x) + " not divisible");
+  Shape out{(*x)[0], *channels};
+  for (const auto& d : *image) out.push_back(d ? *d : ctx.symbols().Mint("col2im"));
+  ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
+  return Status::Ok();
+}
+
+Status DeformConv(NodeContext& ctx) {
+  return ConvFamily(ctx, 0, 1, ctx.input_dtype(0));
+}
+
 }  // namespace
 
 void AddConvPoolRules(RuleTable& t) {
+  t.Add("", "Col2Im", Col2Im);
+  t.Add("", "DeformConv", DeformConv);
   t.Add("", "Conv", Conv);
   t.Add("", "ConvInteger", ConvInteger);
   t.Add("", "QLinearConv", QLinearConv);

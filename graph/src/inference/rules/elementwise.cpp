@@ -290,6 +290,7 @@ void AddElementwiseRules(RuleTable& t) {
                          "ReverseSequence",
                          "RotaryEmbedding",
                          "TensorScatter",
+                         "CumProd",
                          "BitwiseNot",
                          "Swish",
                          "ScatterElements",

@@ -104,9 +104,46 @@ Status GridSample(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// CenterCropPad: the input with the listed axes set to the requested extents.
+Status CenterCropPad(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, ctx.input_dtype(0));
+  const Shape* x = ctx.input_shape(0);
+  if (x == nullptr) return ctx.Unknown("input 0 has unknown rank");
+  std::optional<std::vector<Dim>> extents = ctx.input_dims_or_mint(1, "crop");
+  if (!extents) return ctx.Unknown("the requested shape's length is unknown");
+  std::vector<int64_t> axes = ctx.Ints("axes").value_or(std::vector<int64_t>{});
+  if (axes.empty()) {
+    for (size_t i = 0; i < x->size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  }
+  if (axes.size() != extents->size()) return ctx.ModelError("shape and axes differ in length");
+  Shape out = *x;
+  for (size_t k = 0; k < axes.size(); ++k) {
+    auto axis = ctx.Axis(axes[k], x->size());
+    if (!axis) return ctx.ModelError("crop axis out of range");
+    out[*axis] = ctx.symbols().AsExtent((*extents)[k]);
+  }
+  ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
+  return Status::Ok();
+}
+
+// AffineGrid: theta [N, r, r+1] and size [N, C, spatial...] give
+// [N, spatial..., r].
+Status AffineGrid(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, ctx.input_dtype(0));
+  std::optional<std::vector<Dim>> size = ctx.input_dims_or_mint(1, "grid");
+  if (!size || size->size() < 3) return ctx.Unknown("size is unknown");
+  Shape out{(*size)[0]};
+  out.insert(out.end(), size->begin() + 2, size->end());
+  out.push_back(Dim::Static(static_cast<int64_t>(size->size() - 2)));
+  ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddResizeRules(RuleTable& t) {
+  t.Add("", "CenterCropPad", CenterCropPad);
+  t.Add("", "AffineGrid", AffineGrid);
   t.Add("", "Resize", Resize);
   t.Add("", "Upsample", Resize);
   t.Add("", "GridSample", GridSample);
