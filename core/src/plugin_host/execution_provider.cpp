@@ -125,11 +125,11 @@ Result<void*> ExecutionProvider::Alloc(size_t bytes, size_t alignment) {
             .WithContext(Describe() + ": alloc of " + std::to_string(bytes) + " bytes failed"));
     return ptr;
   }
-  const size_t align = std::max(alignment, alignof(std::max_align_t));
-  if ((align & (align - 1)) != 0) {
+  if ((alignment & (alignment - 1)) != 0) {
     return InvalidArgument(Describe() + ": alignment " + std::to_string(alignment) +
                            " is not a power of two");
   }
+  const size_t align = std::max(alignment, alignof(std::max_align_t));
   // aligned_alloc needs a size that is a multiple of the alignment.
   const size_t rounded = ((std::max<size_t>(bytes, 1) + align - 1) / align) * align;
   void* ptr = std::aligned_alloc(align, rounded);

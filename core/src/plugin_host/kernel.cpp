@@ -37,6 +37,12 @@ void Kernel::SetConstantInputs(std::span<const bool> flags) {
   api_->set_constant_inputs(handle_, abi_flags.data(), abi_flags.size());
 }
 
+void Kernel::SetConstantInputs(const std::vector<bool>& flags) {
+  if (api_->set_constant_inputs == nullptr) return;
+  const std::vector<nxrt_bool> abi_flags(flags.begin(), flags.end());
+  api_->set_constant_inputs(handle_, abi_flags.data(), abi_flags.size());
+}
+
 Status Kernel::PrepareConstantInputs(std::span<const nxrt_constant_input> constants) {
   if (api_->prepare_constant_inputs == nullptr) return Status::Ok();
   return TakeStatus(api_->prepare_constant_inputs(handle_, constants.data(), constants.size()))

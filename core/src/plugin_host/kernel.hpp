@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <vector>
 
 #include "nxrt/ep_abi.h"
 #include "nxrt/support/status.hpp"
@@ -40,6 +41,7 @@ class Kernel {
                  std::span<nxrt_value> outputs);
 
   void SetConstantInputs(std::span<const bool> flags);
+  void SetConstantInputs(const std::vector<bool>& flags);
   Status PrepareConstantInputs(std::span<const nxrt_constant_input> constants);
   // Empty when the kernel has nothing to share.
   SharedConstantState ShareableConstantState();
