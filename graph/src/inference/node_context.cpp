@@ -130,11 +130,6 @@ int64_t NodeContext::Int(const char* name, int64_t fallback) const {
   return a != nullptr ? a->i : fallback;
 }
 
-float NodeContext::Float(const char* name, float fallback) const {
-  const Attribute* a = attr(name);
-  return a != nullptr ? a->f : fallback;
-}
-
 std::string NodeContext::String(const char* name, const std::string& fallback) const {
   const Attribute* a = attr(name);
   return a != nullptr ? a->s : fallback;

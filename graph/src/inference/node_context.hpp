@@ -61,7 +61,6 @@ class NodeContext {
   // ---- attributes --------------------------------------------------------
   const Attribute* attr(const char* name) const { return node().FindAttribute(name); }
   int64_t Int(const char* name, int64_t fallback) const;
-  float Float(const char* name, float fallback) const;
   std::string String(const char* name, const std::string& fallback) const;
   std::optional<std::vector<int64_t>> Ints(const char* name) const;
 
