@@ -66,6 +66,24 @@ TEST(AttentionRules, GqaSharedBufferKeepsThePastSymbol) {
   EXPECT_EQ(t.ShapeOf("present_key")[2], t.Sym("past_seq"));
 }
 
+TEST(AttentionRules, GqaFixedCapacityPastIsSharedWithPresent) {
+  TestGraph t;
+  t.graph.opset_imports["com.microsoft"] = 1;
+  t.Input("query", {"batch", "seq", 512});
+  t.Input("key", {"batch", "seq", 128});
+  t.Input("value", {"batch", "seq", 128});
+  t.Input("past_key", {"batch", 2, 4096, 64}, DataType::kFloat16);
+  t.Input("past_value", {"batch", 2, 4096, 64}, DataType::kFloat16);
+  t.Op("GroupQueryAttention", {"query", "key", "value", "past_key", "past_value"},
+       {"output", "present_key", "present_value"},
+       {IntAttr("num_heads", 8), IntAttr("kv_num_heads", 2)}, "com.microsoft");
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("present_key"),
+            (Shape{t.Sym("batch"), Dim::Static(2), Dim::Static(4096), Dim::Static(64)}));
+  EXPECT_EQ(t.V("present_key").dtype, DataType::kFloat16);
+  EXPECT_EQ(t.V("output").dtype, DataType::kFloat32);
+}
+
 TEST(AttentionRules, GqaPackedQkvDerivesTheHeadSize) {
   TestGraph t;
   t.graph.opset_imports["com.microsoft"] = 1;

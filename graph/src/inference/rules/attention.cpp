@@ -3,6 +3,7 @@
 // the default-domain Attention (opset 23, 3-D and 4-D forms) and
 // CompressedSparseAttention. The present sequence extent is derived as
 // past_seq + new_seq through Lower, so it records where it came from.
+#include <algorithm>
 #include <vector>
 
 #include "inference/dim_algebra.hpp"
@@ -17,14 +18,27 @@ std::optional<Dim> Quotient(NodeContext& ctx, Dim whole, int64_t parts) {
                        std::span<const Dim>(&divisor, 1));
 }
 
-// The present sequence extent of a GQA-layout op. The cache is one buffer
-// shared by past and present when its extent is a fixed capacity (static) or
-// when the model declares present with the past's sequence symbol; otherwise
-// present grows to past + new.
+// The present sequence extent of a GQA-layout op, after onnxruntime's
+// contrib-op inference. Past and present are one buffer (present keeps the
+// past extent) with a sliding-window cache, with a fixed-capacity (static)
+// past, or when the model declares present with the past's sequence symbol;
+// otherwise present grows to past + new, derived so that it records both.
+// Without a past, present holds total_sequence_length when its value is
+// known, else the new tokens.
 Dim PresentSequence(NodeContext& ctx, const Shape* past, size_t present_output, Dim new_seq) {
-  if (past == nullptr || past->size() != 4) return new_seq;
+  std::optional<Dim> total;
+  if (const Elements* e = ctx.input_elements(6); e != nullptr && e->size() == 1 && (*e)[0]) {
+    total = ctx.symbols().AsExtent(*(*e)[0]);
+  }
+  if (past == nullptr || past->size() != 4) return total.value_or(new_seq);
   const Dim past_seq = (*past)[2];
-  if (past_seq.is_static()) return past_seq;
+  if (ctx.Int("sliding_window_cache", 0) == 1) return past_seq;
+  if (past_seq.is_static()) {
+    if (total && total->is_static())
+      return Dim::Static(std::max(past_seq.extent(), total->extent()));
+    if (past_seq.extent() == 0) return total.value_or(new_seq);
+    return past_seq;
+  }
   if (const Shape* present = ctx.declared_output_shape(present_output);
       present != nullptr && present->size() == 4 && (*present)[2] == past_seq) {
     return past_seq;
@@ -33,7 +47,11 @@ Dim PresentSequence(NodeContext& ctx, const Shape* past, size_t present_output, 
 }
 
 Status GroupQueryAttention(NodeContext& ctx) {
-  for (size_t i = 0; i < 3; ++i) ctx.SetOutputDtype(i, ctx.input_dtype(0));
+  // A quantized cache keeps its own element type.
+  const DataType cache_type = ctx.has_input(3) ? ctx.input_dtype(3) : ctx.input_dtype(0);
+  ctx.SetOutputDtype(0, ctx.input_dtype(0));
+  ctx.SetOutputDtype(1, cache_type);
+  ctx.SetOutputDtype(2, cache_type);
   const Shape* query = ctx.input_shape(0);
   const Shape* key = ctx.input_shape(1);
   const Shape* past = ctx.input_shape(3);
@@ -54,8 +72,8 @@ Status GroupQueryAttention(NodeContext& ctx) {
   const Dim new_seq = key != nullptr && key->size() >= 2 ? (*key)[1] : seq;
   const Dim present_seq = PresentSequence(ctx, past, 1, new_seq);
   const Shape present{batch, Dim::Static(kv_heads), present_seq, *head_size};
-  ctx.SetOutput(1, ctx.input_dtype(0), present);
-  ctx.SetOutput(2, ctx.input_dtype(0), present);
+  ctx.SetOutput(1, cache_type, present);
+  ctx.SetOutput(2, cache_type, present);
   return Status::Ok();
 }
 
