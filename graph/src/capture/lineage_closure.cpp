@@ -107,6 +107,7 @@ LineageClosure LineageClosure::Compute(const SymbolLineage& lineage,
     sources.push_back(s.index);
     if (explain) closure.root_[s.index] = s.index;
   }
+  if (sources.empty()) return closure;
 
   std::vector<std::pair<Vertex, Vertex>> edges;
   std::vector<LineageLink> links;
@@ -124,7 +125,7 @@ LineageClosure LineageClosure::Compute(const SymbolLineage& lineage,
     links.push_back(LineageLink::kDerivation);
   }
   closure.edge_count_ = edges.size();
-  if (edges.empty() || sources.empty()) return closure;
+  if (edges.empty()) return closure;
 
   const LineageGraph graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(),
                            links.begin(), vertex_count);

@@ -50,7 +50,8 @@ class LineageClosure {
   }
   // Seeds first (each once), then the rest in the order they were reached.
   const std::vector<SymbolId>& reached() const { return reached_; }
-  // Directed edges of the searched graph; 0 when the records held none.
+  // Directed edges of the searched graph; 0 when nothing was searched (no
+  // seeds, or no records).
   size_t edge_count() const { return edge_count_; }
   bool explains() const { return !root_.empty(); }
 
