@@ -178,7 +178,7 @@ TEST(LineageClosure, MatchesAPlainSearchOnALargerRandomGraph) {
     lineage.derivations.emplace_back(S(next()), S(next()));
   const std::vector<SymbolId> seeds = {S(next()), S(next()), S(next())};
 
-  // Reference: repeated relaxation until nothing changes.
+  // Expected: relax every record until nothing changes.
   std::vector<bool> expected(kSymbols, false);
   for (SymbolId s : seeds) expected[s.index] = true;
   for (bool changed = true; changed;) {
