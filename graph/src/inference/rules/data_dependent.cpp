@@ -6,7 +6,9 @@
 #include <cmath>
 #include <vector>
 
+#include "inference/integer_ops.hpp"
 #include "inference/rule_registry.hpp"
+#include "nxrt/support/checked_math.hpp"
 
 namespace nxrt::graph::inference {
 namespace {
@@ -111,9 +113,11 @@ Status Range(NodeContext& ctx) {
   if (start && limit && delta && start->is_static() && limit->is_static() && delta->is_static()) {
     const int64_t step = delta->extent();
     if (step == 0) return ctx.ModelError("Range delta is zero");
-    const int64_t span = limit->extent() - start->extent();
-    int64_t n = step > 0 ? (span + step - 1) / step : (span + step + 1) / step;
-    n = std::max<int64_t>(n, 0);
+    const auto span = CheckedSub(limit->extent(), start->extent());
+    if (!span) return ctx.ModelError("Range span overflows");
+    const auto n_checked = EvaluateBinary(SymbolExpr::Op::kCeilDiv, *span, step);
+    if (!n_checked) return ctx.ModelError("Range length overflows");
+    const int64_t n = std::max<int64_t>(*n_checked, 0);
     count = Dim::Static(n);
     if (static_cast<size_t>(n) <= ctx.options().max_tracked_elements && IsTrackedDtype(dtype)) {
       Elements values;

@@ -222,7 +222,8 @@ Status Slice(NodeContext& ctx) {
   }
   ctx.SetOutput(0, ctx.input_dtype(0), out);
   const Elements* e = ctx.input_elements(0);
-  if (e != nullptr && rank == 1 && out[0].is_static()) {
+  if (e != nullptr && rank == 1 && out[0].is_static() && (*data)[0].is_static() &&
+      static_cast<size_t>((*data)[0].extent()) == e->size()) {
     SliceRange r = static_ranges[0].value_or(SliceRange{0, static_cast<int64_t>(e->size()), 1});
     Elements picked;
     for (int64_t i = 0, pos = r.start; i < out[0].extent(); ++i, pos += r.step) {
