@@ -9,8 +9,8 @@ Status DeviceGraphs::ResetCapture(Segment& segment, SlotCapture& slot) {
   const nxrt_graph_token token = slot.token;
   // Forgotten first: a failed reset must not leave a token that might be
   // replayed against freed memory.
+  // The recorded bindings stay, so the next run can tell why it runs eagerly.
   slot.token = 0;
-  slot.captured.Clear();
   slot.warm_valid = false;
   resets_.fetch_add(1, std::memory_order_relaxed);
   return provider(segment.provider).Reset(token);

@@ -40,7 +40,10 @@ struct SegmentBindings {
 
 struct SlotCapture {
   nxrt_graph_token token = 0;  // 0: nothing captured
+  // What the capture bound; kept after a reset until a run has compared
+  // against it, so that run's fallback names what changed.
   SegmentBindings captured;
+  bool captured_valid = false;
   SegmentBindings warm;  // the last eager run's bindings
   bool warm_valid = false;
 };

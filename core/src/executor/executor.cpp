@@ -775,19 +775,20 @@ Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot
       graphs.CountReplay();
       return Status::Ok();
     }
-    const EagerFallbackReason reason = MismatchReason(bindings_scratch_, capture.captured);
     NXRT_RETURN_IF_ERROR(graphs.ResetCapture(segment, capture));
+  }
+  if (!capture.warm_valid || !SameBindings(bindings_scratch_, capture.warm)) {
+    // A capture dropped since the last run (a mismatch just now, a buffer
+    // freed or a kernel evicted while preparing) names what changed.
+    const EagerFallbackReason reason =
+        capture.captured_valid && !SameBindings(bindings_scratch_, capture.captured)
+            ? MismatchReason(bindings_scratch_, capture.captured)
+            : EagerFallbackReason::kWarmingUp;
+    capture.captured_valid = false;
     NXRT_RETURN_IF_ERROR(compute_all());
     capture.warm.AssignFrom(bindings_scratch_);
     capture.warm_valid = true;
     graphs.CountFallback(reason);
-    return Status::Ok();
-  }
-  if (!capture.warm_valid || !SameBindings(bindings_scratch_, capture.warm)) {
-    NXRT_RETURN_IF_ERROR(compute_all());
-    capture.warm.AssignFrom(bindings_scratch_);
-    capture.warm_valid = true;
-    graphs.CountFallback(EagerFallbackReason::kWarmingUp);
     return Status::Ok();
   }
   return CaptureSegment(segment, slot);
@@ -817,6 +818,7 @@ Status Executor::CaptureSegment(device_graph::Segment& segment, nxrt_graph_slot 
   }
   capture.token = *token;
   capture.captured.AssignFrom(bindings_scratch_);
+  capture.captured_valid = true;
   graphs.CountCapture();
   Status replayed = provider.Replay(capture.token);
   if (!replayed.ok()) {

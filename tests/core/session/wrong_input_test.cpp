@@ -58,10 +58,9 @@ class WrongInput : public ::testing::Test {
 };
 
 TEST_F(WrongInput, UnknownNameIsRefusedListingTheInputs) {
-  ExpectRefused({{"a", Floats({1, 2}, {1, 2})},
-                 {"b", Floats({1, 2}, {1, 2})},
-                 {"c", Floats({1, 2}, {1, 2})}},
-                {"'c' is not an input", "a, b"});
+  ExpectRefused(
+      {{"a", Floats({1, 2}, {1, 2})}, {"b", Floats({1, 2}, {1, 2})}, {"c", Floats({1, 2}, {1, 2})}},
+      {"'c' is not an input", "a, b"});
 }
 
 TEST_F(WrongInput, MissingInputIsRefusedWithItsDeclaredType) {
@@ -69,10 +68,9 @@ TEST_F(WrongInput, MissingInputIsRefusedWithItsDeclaredType) {
 }
 
 TEST_F(WrongInput, InputGivenTwiceIsRefused) {
-  ExpectRefused({{"a", Floats({1, 2}, {1, 2})},
-                 {"a", Floats({1, 2}, {1, 2})},
-                 {"b", Floats({1, 2}, {1, 2})}},
-                {"input 'a' is given twice"});
+  ExpectRefused(
+      {{"a", Floats({1, 2}, {1, 2})}, {"a", Floats({1, 2}, {1, 2})}, {"b", Floats({1, 2}, {1, 2})}},
+      {"input 'a' is given twice"});
 }
 
 TEST_F(WrongInput, WrongDtypeIsRefused) {
@@ -111,8 +109,9 @@ TEST_F(WrongInput, UnknownOutputNameIsRefused) {
   const std::vector<std::string> names{"z"};
   auto outputs = session_->Run(good, names);
   ASSERT_FALSE(outputs.ok());
-  EXPECT_NE(outputs.status().message().find("'z' is not an output of the model; its outputs are: y"),
-            std::string::npos)
+  EXPECT_NE(
+      outputs.status().message().find("'z' is not an output of the model; its outputs are: y"),
+      std::string::npos)
       << outputs.status().message();
   ExpectStillUsable();
 }
