@@ -1,13 +1,16 @@
 #include "loader/tensor_proto_data.hpp"
 
+#include <bit>
 #include <charconv>
 #include <cstring>
-#include <span>
 
 #include "loader/quoted_name.hpp"
 #include "nxrt/graph/weight_store.hpp"
 
 namespace nxrt::graph {
+
+// Typed fields are copied from host memory into ONNX's little-endian layout.
+static_assert(std::endian::native == std::endian::little, "nxrt assumes a little-endian host");
 
 Result<DataType> TensorProtoDataType(const onnx::TensorProto& tensor) {
   std::optional<DataType> dtype = DataTypeFromOnnx(tensor.data_type());
@@ -45,7 +48,7 @@ Result<int64_t> ParseExternalNumber(const std::string& key, const std::string& t
   return number;
 }
 
-// Appends the low `width` bytes of each value, little-endian.
+// The low `width` bytes of each value, little-endian.
 template <typename Field>
 std::vector<std::byte> Narrow(const Field& values, size_t width) {
   std::vector<std::byte> out(values.size() * width);
