@@ -189,6 +189,14 @@ void RunSuite(const std::string& label, const fs::path& root) {
   EXPECT_GT(tally.matched, tally.outputs / 2) << "inference covers too little of " << label;
 }
 
+TEST(NodeCaseConformance, DebianModelSuites) {
+  const fs::path data = "/usr/share/libonnx-testdata/data";
+  if (!fs::exists(data)) GTEST_SKIP() << data << " is missing; install libonnx-testdata";
+  for (const char* suite : {"pytorch-converted", "pytorch-operator", "simple"}) {
+    RunSuite(std::string("debian ") + suite + " cases", data / suite);
+  }
+}
+
 fs::path OnnxNodeCasesDir() {
   if (const char* env = std::getenv("NXRT_ONNX_NODE_CASES")) return env;
   const fs::path in_build = fs::path(NXRT_BINARY_DIR) / "onnx-node-cases";

@@ -200,7 +200,8 @@ Status PRelu(NodeContext& ctx) {
   const Shape* x = ctx.input_shape(0);
   const Shape* slope = ctx.input_shape(1);
   if (x == nullptr) return ctx.Unknown("input 0 has unknown rank");
-  if (slope == nullptr) {
+  // Before opset 7 the slope is per channel (axis 1), not broadcast.
+  if (slope == nullptr || ctx.opset() < 7) {
     ctx.SetOutput(0, ctx.input_dtype(0), *x);
     return Status::Ok();
   }
