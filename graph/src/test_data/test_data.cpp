@@ -139,17 +139,16 @@ Result<TestValue> DecodeAs(std::span<const std::byte> bytes, TestProtoKind kind)
   return InvalidArgument("no message kind to decode");
 }
 
-}  // namespace
-
-Result<TestValue> DecodeTestValue(std::span<const std::byte> bytes, const std::string& display_name,
-                                  TestProtoKind expected) {
+// Decodes `bytes`; `shown` is the file's name, already printable.
+Result<TestValue> DecodeNamed(std::span<const std::byte> bytes, const std::string& shown,
+                              TestProtoKind expected) {
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    return Unsupported(display_name + ": is larger than 2 GiB");
+    return Unsupported(shown + ": is larger than 2 GiB");
   }
   try {
     if (expected != TestProtoKind::kGuess) {
       Result<TestValue> value = DecodeAs(bytes, expected);
-      if (!value.ok()) return value.status().WithContext(display_name);
+      if (!value.ok()) return value.status().WithContext(shown);
       return value;
     }
     // The three messages share field numbers, so a parse alone proves
@@ -161,67 +160,88 @@ Result<TestValue> DecodeTestValue(std::span<const std::byte> bytes, const std::s
       if (value.ok()) return value;
       reasons += (reasons.empty() ? "" : "; ") + value.status().message();
     }
-    return InvalidArgument(display_name +
-                           ": is no consistent TensorProto, SequenceProto or OptionalProto (" +
-                           reasons + ")");
+    return InvalidArgument(
+        shown + ": is no consistent TensorProto, SequenceProto or OptionalProto (" + reasons + ")");
   } catch (const std::exception& e) {
-    return Internal(display_name + ": decoding failed: " + e.what());
+    return Internal(shown + ": decoding failed: " + e.what());
   }
+}
+
+}  // namespace
+
+Result<TestValue> DecodeTestValue(std::span<const std::byte> bytes, const std::string& display_name,
+                                  TestProtoKind expected) {
+  return DecodeNamed(bytes, Printable(display_name), expected);
 }
 
 Result<TestValue> ReadTestValueFile(const fs::path& file, TestProtoKind expected) {
+  const std::string shown = Printable(file.string());
   std::error_code ec;
   if (!fs::is_regular_file(file, ec)) {
-    return NotFound(file.string() + ": test data file does not exist");
+    return NotFound(shown + ": test data file does not exist");
   }
   std::ifstream in(file, std::ios::binary);
   const auto size = fs::file_size(file, ec);
-  if (!in || ec) return Unavailable(file.string() + ": cannot be read; check permissions");
-  std::vector<std::byte> bytes(size);
-  if (size > 0 &&
-      !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
-    return Unavailable(file.string() + ": read failed");
+  if (!in || ec) return Unavailable(shown + ": cannot be read; check permissions");
+  if (size > static_cast<uintmax_t>(INT_MAX)) return Unsupported(shown + ": is larger than 2 GiB");
+  try {
+    std::vector<std::byte> bytes(size);
+    if (size > 0 &&
+        !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
+      return Unavailable(shown + ": read failed");
+    }
+    return DecodeNamed(bytes, shown, expected);
+  } catch (const std::exception& e) {
+    return Internal(shown + ": reading failed: " + e.what());
   }
-  return DecodeTestValue(bytes, file.string(), expected);
 }
 
 Result<std::vector<std::byte>> EncodeTensorProto(const TestTensor& tensor) {
-  onnx::TensorProto proto;
-  proto.set_name(tensor.name);
-  proto.set_data_type(static_cast<int32_t>(tensor.dtype));
-  for (int64_t d : tensor.dims) proto.add_dims(d);
-  NXRT_ASSIGN_OR_RETURN(uint64_t count, ElementCount(tensor.dims));
+  const std::string what = "tensor " + Quoted(tensor.name);
+  Result<uint64_t> count = ElementCount(tensor.dims);
+  if (!count.ok()) return count.status().WithContext(what);
   if (tensor.dtype == DataType::kString) {
-    if (tensor.strings.size() != count) {
-      return InvalidArgument("tensor " + Quoted(tensor.name) + ": " + std::to_string(count) +
-                             " string elements expected, " + std::to_string(tensor.strings.size()) +
-                             " given");
+    if (tensor.strings.size() != *count) {
+      return InvalidArgument(what + ": " + std::to_string(*count) + " string elements expected, " +
+                             std::to_string(tensor.strings.size()) + " given");
     }
-    for (const std::string& s : tensor.strings) proto.add_string_data(s);
   } else {
-    Status size = CheckRawSize(tensor.dtype, count, tensor.bytes.size());
-    if (!size.ok()) return size.WithContext("tensor " + Quoted(tensor.name));
-    proto.set_raw_data(reinterpret_cast<const char*>(tensor.bytes.data()), tensor.bytes.size());
+    Status size = CheckRawSize(tensor.dtype, *count, tensor.bytes.size());
+    if (!size.ok()) return size.WithContext(what);
   }
   try {
-    std::vector<std::byte> out(proto.ByteSizeLong());
+    onnx::TensorProto proto;
+    proto.set_name(tensor.name);
+    proto.set_data_type(static_cast<int32_t>(tensor.dtype));
+    for (int64_t d : tensor.dims) proto.add_dims(d);
+    if (tensor.dtype == DataType::kString) {
+      for (const std::string& s : tensor.strings) proto.add_string_data(s);
+    } else {
+      proto.set_raw_data(reinterpret_cast<const char*>(tensor.bytes.data()), tensor.bytes.size());
+    }
+    const size_t size = proto.ByteSizeLong();
+    if (size > static_cast<size_t>(INT_MAX)) {
+      return Unsupported(what + ": a TensorProto cannot exceed 2 GiB");
+    }
+    std::vector<std::byte> out(size);
     if (!proto.SerializeToArray(out.data(), static_cast<int>(out.size()))) {
-      return Internal("tensor " + Quoted(tensor.name) + ": serialization failed");
+      return Internal(what + ": serialization failed");
     }
     return out;
   } catch (const std::exception& e) {
-    return Internal("tensor " + Quoted(tensor.name) + ": serialization failed: " + e.what());
+    return Internal(what + ": serialization failed: " + e.what());
   }
 }
 
 Status WriteTensorProtoFile(const fs::path& file, const TestTensor& tensor) {
   Result<std::vector<std::byte>> bytes = EncodeTensorProto(tensor);
-  if (!bytes.ok()) return bytes.status().WithContext(file.string());
+  const std::string shown = Printable(file.string());
+  if (!bytes.ok()) return bytes.status().WithContext(shown);
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) return Unavailable(file.string() + ": cannot be opened for writing");
+  if (!out) return Unavailable(shown + ": cannot be opened for writing");
   out.write(reinterpret_cast<const char*>(bytes->data()),
             static_cast<std::streamsize>(bytes->size()));
-  if (!out) return Unavailable(file.string() + ": write failed");
+  if (!out) return Unavailable(shown + ": write failed");
   return Status::Ok();
 }
 
