@@ -2,6 +2,7 @@
 // and epoch unchanged, the half-made kernel destroyed, and the cache usable.
 #include <cstdint>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct FaultCase {
   bool on_second_miss;
   const char* fault_log;
 };
+
+void PrintTo(const FaultCase& fault, std::ostream* out) {
+  *out << fault.option << (fault.on_second_miss ? " on the second miss" : " on the first miss");
+}
 
 class KernelCacheFaultTest : public ::testing::TestWithParam<FaultCase> {};
 
