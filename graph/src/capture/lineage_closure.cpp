@@ -5,7 +5,6 @@
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/compressed_sparse_row_graph.hpp>
-#include <boost/graph/two_bit_color_map.hpp>
 
 namespace nxrt::graph {
 namespace {
@@ -33,13 +32,32 @@ class VertexQueue {
   size_t head_ = 0;
 };
 
+// The search's colour map, one byte per symbol in the closure's reached
+// table, so that "not white" is the membership test and the search touches
+// no second per-symbol array.
+struct ByteColorMap {
+  using key_type = Vertex;
+  using value_type = boost::default_color_type;
+  using reference = value_type;
+  using category = boost::read_write_property_map_tag;
+  uint8_t* colors;
+};
+static_assert(boost::white_color == 0, "an unreached symbol must read as 0");
+
+boost::default_color_type get(const ByteColorMap& map, Vertex v) {
+  return static_cast<boost::default_color_type>(map.colors[v]);
+}
+void put(const ByteColorMap& map, Vertex v, boost::default_color_type color) {
+  map.colors[v] = static_cast<uint8_t>(color);
+}
+
 // Records what the search reaches; copied by value into the search, so it
 // holds pointers to the closure's tables.
 class RecordingVisitor : public boost::default_bfs_visitor {
  public:
-  RecordingVisitor(std::vector<uint8_t>* flags, std::vector<SymbolId>* reached,
-                   uint32_t* predecessor, uint32_t* root, LineageLink* via)
-      : flags_(flags), reached_(reached), predecessor_(predecessor), root_(root), via_(via) {}
+  RecordingVisitor(std::vector<SymbolId>* reached, uint32_t* predecessor, uint32_t* root,
+                   LineageLink* via)
+      : reached_(reached), predecessor_(predecessor), root_(root), via_(via) {}
 
   void tree_edge(Edge e, const LineageGraph& g) const {
     if (predecessor_ == nullptr) return;
@@ -50,14 +68,9 @@ class RecordingVisitor : public boost::default_bfs_visitor {
     via_[to] = g[e];
   }
 
-  void discover_vertex(Vertex v, const LineageGraph&) const {
-    if ((*flags_)[v] != 0) return;  // a seed, recorded before the search
-    (*flags_)[v] = 1;
-    reached_->push_back(SymbolId{v});
-  }
+  void discover_vertex(Vertex v, const LineageGraph&) const { reached_->push_back(SymbolId{v}); }
 
  private:
-  std::vector<uint8_t>* flags_;
   std::vector<SymbolId>* reached_;
   uint32_t* predecessor_;
   uint32_t* root_;
@@ -89,7 +102,7 @@ LineageClosure LineageClosure::Compute(const SymbolLineage& lineage,
                                        ClosureDetail detail) {
   LineageClosure closure;
   const size_t vertex_count = VertexCount(lineage, seeds, symbol_count);
-  closure.reached_flags_.assign(vertex_count, 0);
+  closure.colors_.assign(vertex_count, 0);
   closure.reached_.reserve(vertex_count);
   const bool explain = detail == ClosureDetail::kExplain;
   if (explain) {
@@ -98,12 +111,12 @@ LineageClosure LineageClosure::Compute(const SymbolLineage& lineage,
     closure.via_.assign(vertex_count, LineageLink::kUnification);
   }
 
+  // Seeds are marked as the search will mark them, which also drops repeats.
   std::vector<Vertex> sources;
   sources.reserve(seeds.size());
   for (SymbolId s : seeds) {
-    if (!s.valid() || closure.reached_flags_[s.index] != 0) continue;
-    closure.reached_flags_[s.index] = 1;
-    closure.reached_.push_back(s);
+    if (!s.valid() || closure.colors_[s.index] != boost::white_color) continue;
+    closure.colors_[s.index] = boost::gray_color;
     sources.push_back(s.index);
     if (explain) closure.root_[s.index] = s.index;
   }
@@ -125,20 +138,22 @@ LineageClosure LineageClosure::Compute(const SymbolLineage& lineage,
     links.push_back(LineageLink::kDerivation);
   }
   closure.edge_count_ = edges.size();
-  if (edges.empty()) return closure;
+  if (edges.empty()) {
+    for (Vertex v : sources) closure.reached_.push_back(SymbolId{v});
+    return closure;
+  }
 
   const LineageGraph graph(boost::edges_are_unsorted_multi_pass, edges.begin(), edges.end(),
                            links.begin(), vertex_count);
   edges = {};
   links = {};
 
-  boost::two_bit_color_map<boost::property_map<LineageGraph, boost::vertex_index_t>::const_type>
-      colors(vertex_count, boost::get(boost::vertex_index, graph));
   VertexQueue queue(vertex_count);
-  RecordingVisitor visitor(
-      &closure.reached_flags_, &closure.reached_, explain ? closure.predecessor_.data() : nullptr,
-      explain ? closure.root_.data() : nullptr, explain ? closure.via_.data() : nullptr);
-  boost::breadth_first_visit(graph, sources.begin(), sources.end(), queue, visitor, colors);
+  RecordingVisitor visitor(&closure.reached_, explain ? closure.predecessor_.data() : nullptr,
+                           explain ? closure.root_.data() : nullptr,
+                           explain ? closure.via_.data() : nullptr);
+  boost::breadth_first_visit(graph, sources.begin(), sources.end(), queue, visitor,
+                             ByteColorMap{closure.colors_.data()});
   return closure;
 }
 

@@ -46,7 +46,7 @@ class LineageClosure {
                                 ClosureDetail detail = ClosureDetail::kMembership);
 
   bool Contains(SymbolId symbol) const {
-    return symbol.index < reached_flags_.size() && reached_flags_[symbol.index] != 0;
+    return symbol.index < colors_.size() && colors_[symbol.index] != 0;
   }
   // Seeds first (each once), then the rest in the order they were reached.
   const std::vector<SymbolId>& reached() const { return reached_; }
@@ -62,7 +62,7 @@ class LineageClosure {
   std::vector<Step> PathTo(SymbolId symbol) const;
 
  private:
-  std::vector<uint8_t> reached_flags_;
+  std::vector<uint8_t> colors_;  // the search's colour per symbol; 0 (white): not reached
   std::vector<SymbolId> reached_;
   size_t edge_count_ = 0;
   // Indexed by symbol; filled in explain mode only.
