@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
 
 #include "nxrt/graph/loader.hpp"
+#include "test_case_folders.hpp"
 
 namespace nxrt::graph {
 namespace {
@@ -83,7 +83,7 @@ std::string Join(const std::vector<std::string>& lines) {
 }
 
 TEST(ModelCorpusTest, EveryDebianTestModelLoads) {
-  const fs::path data = "/usr/share/libonnx-testdata/data";
+  const fs::path& data = testing::kDebianTestData;
   if (!fs::exists(data)) GTEST_SKIP() << data << " is missing; install libonnx-testdata";
   size_t total = 0;
   for (const char* suite : {"node", "pytorch-converted", "pytorch-operator", "simple", "real"}) {
@@ -98,15 +98,8 @@ TEST(ModelCorpusTest, EveryDebianTestModelLoads) {
   EXPECT_GT(total, 900u);
 }
 
-fs::path OnnxNodeCasesDir() {
-  if (const char* env = std::getenv("NXRT_ONNX_NODE_CASES")) return env;
-  const fs::path in_build = fs::path(NXRT_BINARY_DIR) / "onnx-node-cases";
-  if (fs::exists(in_build)) return in_build;
-  return fs::path(NXRT_SOURCE_DIR) / "build" / "onnx-node-cases";
-}
-
 TEST(ModelCorpusTest, EveryExportedOnnxNodeCaseLoads) {
-  const fs::path cases = OnnxNodeCasesDir();
+  const fs::path cases = testing::OnnxNodeCasesDir();
   if (!fs::exists(cases / ".export-complete")) {
     GTEST_SKIP() << "no exported onnx node cases at " << cases
                  << "; run scripts/export-onnx-node-cases (needs .venv)";

@@ -16,13 +16,14 @@
 
 #include "nxrt/graph/loader.hpp"
 #include "nxrt/graph/test_data.hpp"
+#include "test_case_folders.hpp"
 
 namespace nxrt::graph {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kNodeCases = "/usr/share/libonnx-testdata/data/node";
+const fs::path kNodeCases = testing::kDebianTestData / "node";
 
 // 64-bit FNV-1a, computed the same way by the Python side below.
 uint64_t Fnv1a(std::span<const std::byte> bytes) {
@@ -154,7 +155,7 @@ TEST(TestDataTest, EveryDebianNodeCaseFileMatchesItsModel) {
 }
 
 TEST(TestDataTest, EveryExportedOnnxNodeCaseFileMatchesItsModel) {
-  const fs::path cases = fs::path(NXRT_BINARY_DIR) / "onnx-node-cases";
+  const fs::path cases = testing::OnnxNodeCasesDir();
   if (!fs::exists(cases / ".export-complete")) {
     GTEST_SKIP() << "no exported onnx node cases at " << cases
                  << "; run scripts/export-onnx-node-cases (needs .venv)";
