@@ -46,8 +46,7 @@ Dim ProductOf(SymbolInterner& symbols, const std::vector<SymbolId>& factors, int
 Dim Product(SymbolInterner& symbols, std::span<const Dim> dims) {
   SymbolExpr expr{SymbolExpr::Op::kMul, {}};
   for (Dim d : dims) {
-    expr.operands.push_back(d.is_static() ? SymbolOperand::Constant(d.extent())
-                                          : SymbolOperand::Of(d.symbol()));
+    expr.operands.push_back(SymbolInterner::Operand(d));
   }
   return symbols.Lower(std::move(expr));
 }

@@ -9,10 +9,6 @@
 namespace nxrt::graph::inference {
 namespace {
 
-SymbolOperand OperandOf(Dim d) {
-  return d.is_static() ? SymbolOperand::Constant(d.extent()) : SymbolOperand::Of(d.symbol());
-}
-
 bool IsFoldingOp(SymbolExpr::Op op) {
   return op == SymbolExpr::Op::kAdd || op == SymbolExpr::Op::kMul;
 }
@@ -128,25 +124,28 @@ Dim SymbolInterner::Lower(SymbolExpr expr) {
 }
 
 Dim SymbolInterner::Add(Dim a, Dim b) {
-  return Lower({SymbolExpr::Op::kAdd, {OperandOf(a), OperandOf(b)}});
+  return Lower({SymbolExpr::Op::kAdd, {Operand(a), Operand(b)}});
 }
 Dim SymbolInterner::Sub(Dim a, Dim b) {
-  return Lower({SymbolExpr::Op::kSub, {OperandOf(a), OperandOf(b)}});
+  return Lower({SymbolExpr::Op::kSub, {Operand(a), Operand(b)}});
 }
 Dim SymbolInterner::Mul(Dim a, Dim b) {
-  return Lower({SymbolExpr::Op::kMul, {OperandOf(a), OperandOf(b)}});
+  return Lower({SymbolExpr::Op::kMul, {Operand(a), Operand(b)}});
 }
 Dim SymbolInterner::FloorDiv(Dim a, Dim b) {
-  return Lower({SymbolExpr::Op::kFloorDiv, {OperandOf(a), OperandOf(b)}});
+  return Lower({SymbolExpr::Op::kFloorDiv, {Operand(a), Operand(b)}});
 }
 Dim SymbolInterner::CeilDiv(Dim a, Dim b) {
-  return Lower({SymbolExpr::Op::kCeilDiv, {OperandOf(a), OperandOf(b)}});
+  return Lower({SymbolExpr::Op::kCeilDiv, {Operand(a), Operand(b)}});
+}
+Dim SymbolInterner::Mod(Dim a, Dim b) {
+  return Lower({SymbolExpr::Op::kMod, {Operand(a), Operand(b)}});
 }
 Dim SymbolInterner::Max(Dim a, Dim b) {
-  return Lower({SymbolExpr::Op::kMax, {OperandOf(a), OperandOf(b)}});
+  return Lower({SymbolExpr::Op::kMax, {Operand(a), Operand(b)}});
 }
 Dim SymbolInterner::Min(Dim a, Dim b) {
-  return Lower({SymbolExpr::Op::kMin, {OperandOf(a), OperandOf(b)}});
+  return Lower({SymbolExpr::Op::kMin, {Operand(a), Operand(b)}});
 }
 
 Dim SymbolInterner::AsExtent(Dim d) {

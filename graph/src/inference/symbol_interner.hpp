@@ -39,12 +39,18 @@ class SymbolInterner {
   // gives an Opaque symbol.
   Dim Lower(SymbolExpr expr);
 
+  // `d` as an operand of a SymbolExpr.
+  static SymbolOperand Operand(Dim d) {
+    return d.is_static() ? SymbolOperand::Constant(d.extent()) : SymbolOperand::Of(d.symbol());
+  }
+
   // Shorthands over Lower for two operands.
   Dim Add(Dim a, Dim b);
   Dim Sub(Dim a, Dim b);
   Dim Mul(Dim a, Dim b);
   Dim FloorDiv(Dim a, Dim b);
   Dim CeilDiv(Dim a, Dim b);
+  Dim Mod(Dim a, Dim b);
   Dim Max(Dim a, Dim b);
   Dim Min(Dim a, Dim b);
 

@@ -85,11 +85,7 @@ ElementFn ArithmeticFn(NodeContext& ctx, const std::string& op) {
     };
   if (op == "Mod")
     return [&symbols](std::span<const Dim> a) -> std::optional<Dim> {
-      return symbols.Lower({SymbolExpr::Op::kMod,
-                            {a[0].is_static() ? SymbolOperand::Constant(a[0].extent())
-                                              : SymbolOperand::Of(a[0].symbol()),
-                             a[1].is_static() ? SymbolOperand::Constant(a[1].extent())
-                                              : SymbolOperand::Of(a[1].symbol())}});
+      return symbols.Mod(a[0], a[1]);
     };
   if (op == "Max" || op == "Min") {
     const bool is_max = op == "Max";

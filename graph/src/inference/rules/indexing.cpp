@@ -12,10 +12,6 @@
 namespace nxrt::graph::inference {
 namespace {
 
-SymbolOperand OperandOf(Dim d) {
-  return d.is_static() ? SymbolOperand::Constant(d.extent()) : SymbolOperand::Of(d.symbol());
-}
-
 Status Concat(NodeContext& ctx) {
   DataType dtype = DataType::kUndefined;
   for (size_t i = 0; i < ctx.num_inputs() && dtype == DataType::kUndefined; ++i) {
@@ -48,7 +44,7 @@ Status Concat(NodeContext& ctx) {
         (*out)[k] = *d;
       }
     }
-    total.operands.push_back(OperandOf((*s)[*axis]));
+    total.operands.push_back(SymbolInterner::Operand((*s)[*axis]));
     const Elements* e = ctx.input_elements(i);
     if (e == nullptr || s->size() != 1)
       elements_known = false;

@@ -55,8 +55,7 @@ Status Reduce(NodeContext& ctx) {
     SymbolExpr expr{op == "ReduceProd" ? SymbolExpr::Op::kMul : SymbolExpr::Op::kAdd, {}};
     for (const auto& d : *e) {
       if (!d) return Status::Ok();
-      expr.operands.push_back(d->is_static() ? SymbolOperand::Constant(d->extent())
-                                             : SymbolOperand::Of(d->symbol()));
+      expr.operands.push_back(SymbolInterner::Operand(*d));
     }
     ctx.SetOutputElements(0, {ctx.symbols().Lower(std::move(expr))});
   }

@@ -231,13 +231,10 @@ Status Pad(NodeContext& ctx) {
       d = ctx.symbols().Mint("pad");
       continue;
     }
-    d = ctx.symbols().AsExtent(ctx.symbols().Lower(
-        {SymbolExpr::Op::kAdd,
-         {d.is_static() ? SymbolOperand::Constant(d.extent()) : SymbolOperand::Of(d.symbol()),
-          before->is_static() ? SymbolOperand::Constant(before->extent())
-                              : SymbolOperand::Of(before->symbol()),
-          after->is_static() ? SymbolOperand::Constant(after->extent())
-                             : SymbolOperand::Of(after->symbol())}}));
+    d = ctx.symbols().AsExtent(
+        ctx.symbols().Lower({SymbolExpr::Op::kAdd,
+                             {SymbolInterner::Operand(d), SymbolInterner::Operand(*before),
+                              SymbolInterner::Operand(*after)}}));
   }
   ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
   return Status::Ok();
