@@ -339,16 +339,21 @@ TEST_F(CaptureClassifierTest, ModeComesFromTheVariableUnlessTheOptionIsSet) {
 
 class CaptureLogTest : public CaptureClassifierTest {
  protected:
+  // Shows only errors, so the line must be raised to be seen.
   void SetUp() override {
+    previous_level_ = GetLogger()->level();
+    GetLogger()->set_level(spdlog::level::err);
     sink_ = std::make_shared<spdlog::sinks::ostream_sink_mt>(stream_);
     GetLogger()->sinks().push_back(sink_);
   }
   void TearDown() override {
     auto& sinks = GetLogger()->sinks();
     sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
+    GetLogger()->set_level(previous_level_);
   }
   std::ostringstream stream_;
   std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
+  spdlog::level::level_enum previous_level_ = spdlog::level::warn;
 };
 
 TEST_F(CaptureLogTest, LogsTheSetByNameWhenAsked) {
@@ -364,6 +369,15 @@ TEST_F(CaptureLogTest, LogsTheSetByNameWhenAsked) {
   EXPECT_THAT(text, HasSubstr("1 disqualifying"));
   EXPECT_THAT(text, HasSubstr("[seq_kv]"));
   EXPECT_THAT(text, HasSubstr("pinned: [capacity]"));
+}
+
+TEST_F(CaptureLogTest, RespectsLoggingTurnedOff) {
+  AddGrowingKv();
+  ScopedEnv env("NXRT_LOG_CAPTURE_SYMBOLS", "1");
+  GetLogger()->set_level(spdlog::level::off);
+  Classify(CaptureMode::kDenylist);
+  GetLogger()->flush();
+  EXPECT_THAT(stream_.str(), Not(HasSubstr("seq_kv")));
 }
 
 TEST_F(CaptureLogTest, StaysQuietOtherwise) {
