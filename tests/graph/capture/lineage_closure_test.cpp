@@ -112,6 +112,7 @@ TEST(LineageClosure, NoSeedsReachNothing) {
   SymbolLineage lineage;
   lineage.unifications = {{S(0), S(1)}};
   const auto closure = LineageClosure::Compute(lineage, {}, 2);
+  EXPECT_EQ(closure.edge_count(), 0u);
   EXPECT_TRUE(closure.reached().empty());
   EXPECT_FALSE(closure.Contains(S(0)));
 }
