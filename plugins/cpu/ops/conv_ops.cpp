@@ -184,13 +184,16 @@ class ConvTransposeKernel : public CpuKernel {
       if (!output_shape.empty() || same) {
         const int64_t target = !output_shape.empty() ? output_shape[output_shape.size() - rank + i]
                                                      : in[i] * g.strides[i];
+        // A negative total (output_shape beyond the full extent) halves with
+        // floor division, as ONNX specifies it.
         const int64_t total = full - target;
+        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
         if (a.auto_pad == "SAME_UPPER") {
-          g.pad_begin[i] = total / 2;
-          g.pad_end[i] = total - total / 2;
+          g.pad_begin[i] = half;
+          g.pad_end[i] = total - half;
         } else {
-          g.pad_begin[i] = total - total / 2;
-          g.pad_end[i] = total / 2;
+          g.pad_begin[i] = total - half;
+          g.pad_end[i] = half;
         }
       } else if (!a.pads.empty() && a.auto_pad != "VALID") {
         g.pad_begin[i] = a.pads[i];

@@ -23,7 +23,9 @@ double SourceCoordinate(const ResizeAttributes& a, double x, double scale, int64
   const std::string& t = a.transform;
   if (t == "asymmetric") return x / scale;
   if (t == "align_corners") {
-    return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+    // ONNX measures the resized length as in * scale, before flooring.
+    const double resized = static_cast<double>(in) * scale;
+    return out == 1 ? 0.0 : x * static_cast<double>(in - 1) / (resized - 1.0);
   }
   if (t == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
   if (t == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
