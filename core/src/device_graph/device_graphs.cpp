@@ -1,7 +1,5 @@
 #include "device_graph/device_graphs.hpp"
 
-#include "nxrt/support/log.hpp"
-
 namespace nxrt::device_graph {
 
 Status DeviceGraphs::ResetCapture(Segment& segment, SlotCapture& slot) {
@@ -29,8 +27,7 @@ Status DeviceGraphs::ResetAllSlots() {
 
 void DeviceGraphs::BeforeBufferFree() {
   Status reset = ResetAllSlots();
-  if (!reset.ok())
-    GetLogger()->warn("resetting device graphs before freeing a buffer: {}", reset.message());
+  if (!reset.ok() && deferred_error_.ok()) deferred_error_ = reset;
 }
 
 DeviceGraphCounters DeviceGraphs::counters() const {

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "device_graph/segment.hpp"
@@ -30,7 +31,10 @@ class DeviceGraphs : public kernel_cache::DeviceGraphResetter, public executor::
   // Resets every live capture; keeps going past a failing reset and returns
   // the first error. Counts each reset.
   Status ResetAllSlots() override;
+  // A failing reset here cannot stop the free; it is kept for the run to
+  // report (TakeDeferredError).
   void BeforeBufferFree() override;
+  Status TakeDeferredError() { return std::exchange(deferred_error_, Status::Ok()); }
   // Resets one capture and forgets its token.
   Status ResetCapture(Segment& segment, SlotCapture& slot);
 
@@ -46,6 +50,7 @@ class DeviceGraphs : public kernel_cache::DeviceGraphResetter, public executor::
  private:
   std::vector<partitioner::RankedProvider> providers_;
   std::vector<Segment> segments_;
+  Status deferred_error_;
   std::atomic<uint64_t> captures_{0};
   std::atomic<uint64_t> replays_{0};
   std::atomic<uint64_t> resets_{0};

@@ -461,7 +461,11 @@ Status Executor::ResolveShapesIfChanged() {
 Status Executor::Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot) {
   NXRT_RETURN_IF_ERROR(BindNamedInputs(inputs));
   NXRT_RETURN_IF_ERROR(ResolveShapesIfChanged());
-  return Execute(slot);
+  Status executed = Execute(slot);
+  if (shared_.device_graphs == nullptr) return executed;
+  // A device-graph reset that failed while a buffer was freed.
+  Status deferred = shared_.device_graphs->TakeDeferredError();
+  return executed.ok() ? deferred : executed;
 }
 
 Status Executor::RunBody(std::span<const nxrt_value> inputs, std::span<nxrt_value> outputs) {
