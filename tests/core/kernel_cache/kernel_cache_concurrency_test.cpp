@@ -45,9 +45,10 @@ TEST(KernelCacheConcurrencyTest, ThreadsHammeringSharedAndOwnShapesKeepTheCounts
       PreBinding own_binding;
       for (int round = 0; round < kRounds; ++round) {
         // The shared node cycles through five shapes with a bound of three,
-        // so threads evict each other's variants; the own node mostly
-        // repeats one shape, so the pre-bound path serves it.
-        const std::vector<InputShape> shared_shapes = XwShapes(1 + (round + t) % 5);
+        // keeping each for three rounds: threads evict each other's variants
+        // while others are served the same node through the pre-bound path.
+        // The own node mostly repeats one shape.
+        const std::vector<InputShape> shared_shapes = XwShapes(1 + (round / 3 + t) % 5);
         const std::vector<InputShape> own_shapes = XwShapes(round % 50 == 0 ? 2 + round : 1);
         for (const auto& [node, shapes, binding] :
              {std::tuple{shared_node, &shared_shapes, &shared_binding},
