@@ -17,18 +17,19 @@ using Edge = boost::graph_traits<LineageGraph>::edge_descriptor;
 
 constexpr uint32_t kNoSymbol = UINT32_MAX;
 
-// The search's FIFO. Every vertex enters at most once, so a reserved vector
-// with a read cursor never reallocates and beats the default deque.
-class VertexQueue {
+// The search's FIFO is the closure's reached list with a read cursor: the
+// search enqueues each symbol right as it reaches it, so the two orders are
+// one and no second per-symbol array is written.
+class ReachedQueue {
  public:
-  explicit VertexQueue(size_t capacity) { items_.reserve(capacity); }
-  void push(Vertex v) { items_.push_back(v); }
+  explicit ReachedQueue(std::vector<SymbolId>* reached) : reached_(reached) {}
+  void push(Vertex v) { reached_->push_back(SymbolId{v}); }
   void pop() { ++head_; }
-  Vertex& top() { return items_[head_]; }
-  bool empty() const { return head_ == items_.size(); }
+  Vertex top() const { return (*reached_)[head_].index; }
+  bool empty() const { return head_ == reached_->size(); }
 
  private:
-  std::vector<Vertex> items_;
+  std::vector<SymbolId>* reached_;
   size_t head_ = 0;
 };
 
@@ -51,13 +52,12 @@ void put(const ByteColorMap& map, Vertex v, boost::default_color_type color) {
   map.colors[v] = static_cast<uint8_t>(color);
 }
 
-// Records what the search reaches; copied by value into the search, so it
-// holds pointers to the closure's tables.
-class RecordingVisitor : public boost::default_bfs_visitor {
+// Records the search tree for explanations; copied by value into the search,
+// so it holds pointers to the closure's tables (null for membership only).
+class TreeRecorder : public boost::default_bfs_visitor {
  public:
-  RecordingVisitor(std::vector<SymbolId>* reached, uint32_t* predecessor, uint32_t* root,
-                   LineageLink* via)
-      : reached_(reached), predecessor_(predecessor), root_(root), via_(via) {}
+  TreeRecorder(uint32_t* predecessor, uint32_t* root, LineageLink* via)
+      : predecessor_(predecessor), root_(root), via_(via) {}
 
   void tree_edge(Edge e, const LineageGraph& g) const {
     if (predecessor_ == nullptr) return;
@@ -68,10 +68,7 @@ class RecordingVisitor : public boost::default_bfs_visitor {
     via_[to] = g[e];
   }
 
-  void discover_vertex(Vertex v, const LineageGraph&) const { reached_->push_back(SymbolId{v}); }
-
  private:
-  std::vector<SymbolId>* reached_;
   uint32_t* predecessor_;
   uint32_t* root_;
   LineageLink* via_;
@@ -148,10 +145,10 @@ LineageClosure LineageClosure::Compute(const SymbolLineage& lineage,
   edges = {};
   links = {};
 
-  VertexQueue queue(vertex_count);
-  RecordingVisitor visitor(&closure.reached_, explain ? closure.predecessor_.data() : nullptr,
-                           explain ? closure.root_.data() : nullptr,
-                           explain ? closure.via_.data() : nullptr);
+  ReachedQueue queue(&closure.reached_);
+  TreeRecorder visitor(explain ? closure.predecessor_.data() : nullptr,
+                       explain ? closure.root_.data() : nullptr,
+                       explain ? closure.via_.data() : nullptr);
   boost::breadth_first_visit(graph, sources.begin(), sources.end(), queue, visitor,
                              ByteColorMap{closure.colors_.data()});
   return closure;
