@@ -55,12 +55,14 @@ Status SymbolBinding::BindShape(const Shape& shape, std::span<const int64_t> con
 }
 
 Status SymbolBinding::EvaluateDerived() {
+  // One failing symbol does not keep the others unevaluated.
+  Status first_error;
   for (uint32_t i = 0; i < graph_.symbols.size(); ++i) {
     if (graph_.symbols[i].origin != SymbolOrigin::kDerived) continue;
-    NXRT_ASSIGN_OR_RETURN(std::optional<int64_t> v, Evaluate(SymbolId{i}));
-    (void)v;
+    auto v = Evaluate(SymbolId{i});
+    if (!v.ok() && first_error.ok()) first_error = v.status();
   }
-  return Status::Ok();
+  return first_error;
 }
 
 Result<std::optional<int64_t>> SymbolBinding::Value(SymbolId symbol) {

@@ -28,7 +28,8 @@ class SymbolBinding {
   // every static dim; `what` names the tensor in errors.
   Status BindShape(const Shape& shape, std::span<const int64_t> concrete, const std::string& what);
 
-  // Evaluates, in id order, every Derived symbol whose operands are all known.
+  // Evaluates, in id order, every Derived symbol whose operands are all known;
+  // returns the first evaluation error after trying them all.
   Status EvaluateDerived();
 
   // The value of `symbol`, evaluating a Derived one on demand; nullopt when it
