@@ -151,7 +151,9 @@ void ExecutionProvider::Free(void* ptr) {
 
 Status ExecutionProvider::CopyToDevice(void* dst, const void* src, size_t bytes) {
   if (auto copy = plugin_->copy_to_device_fn()) {
-    return TakeStatus(copy(handle_, dst, src, bytes)).WithContext(Describe() + ": copy to device");
+    Status copied = TakeStatus(copy(handle_, dst, src, bytes));
+    // Context only on failure: a successful copy must not allocate.
+    return copied.ok() ? copied : copied.WithContext(Describe() + ": copy to device");
   }
   if (bytes != 0) std::memcpy(dst, src, bytes);
   return Status::Ok();
@@ -159,7 +161,8 @@ Status ExecutionProvider::CopyToDevice(void* dst, const void* src, size_t bytes)
 
 Status ExecutionProvider::CopyToHost(void* dst, const void* src, size_t bytes) {
   if (auto copy = plugin_->copy_to_host_fn()) {
-    return TakeStatus(copy(handle_, dst, src, bytes)).WithContext(Describe() + ": copy to host");
+    Status copied = TakeStatus(copy(handle_, dst, src, bytes));
+    return copied.ok() ? copied : copied.WithContext(Describe() + ": copy to host");
   }
   if (bytes != 0) std::memcpy(dst, src, bytes);
   return Status::Ok();
@@ -201,7 +204,8 @@ Status ExecutionProvider::Replay(nxrt_graph_token token) {
     return InvalidArgument(Describe() + ": replay of graph token " + std::to_string(token) +
                            ", which is not a live capture of this EP");
   }
-  return TakeStatus(plugin_->replay_fn()(handle_, token)).WithContext(Describe() + ": replay");
+  Status replayed = TakeStatus(plugin_->replay_fn()(handle_, token));
+  return replayed.ok() ? replayed : replayed.WithContext(Describe() + ": replay");
 }
 
 Status ExecutionProvider::Reset(nxrt_graph_token token) {
