@@ -39,6 +39,8 @@ std::vector<nxrt_value_info> ConcreteInfos(const NodeView& node, std::span<const
       info.dims = nullptr;
       continue;
     }
+    // A sequence has no single shape; its element info stays as inferred.
+    if (info.kind != NXRT_VALUE_TENSOR) continue;
     for (int64_t extent : shapes[i].dims) dims[i].push_back({sizeof(nxrt_dim), extent, nullptr});
     info.rank = static_cast<int64_t>(shapes[i].dims.size());
     info.dims = dims[i].empty() ? nullptr : dims[i].data();

@@ -61,7 +61,8 @@ struct KernelRequest {
   plugin_host::ArtifactConfig artifact;
 };
 
-// Monotonic counters; every one is checked for overflow.
+// Monotonic counters. Misses and evictions are checked: an exhausted one
+// refuses the miss. Hit counts are statistics only and stay at the maximum.
 struct CacheCounters {
   uint64_t hits = 0;          // GetOrCreate served from an existing entry
   uint64_t misses = 0;        // kernels made and published
