@@ -240,5 +240,51 @@ TEST(OpFamilyRules, IfMergesBranchShapes) {
   EXPECT_EQ(t.V("y").dtype, DataType::kFloat32);
 }
 
+TEST(OpFamilyRules, LoopStacksScanOutputsOverAMintedTripCount) {
+  TestGraph t;
+  t.Input("trip", {}, DataType::kInt64);
+  t.Input("cond", {}, DataType::kBool);
+  t.Input("state", {"batch", 4});
+  auto body = std::make_shared<Graph>();
+  auto body_value = [&](const std::string& name, bool input) {
+    Value v;
+    v.name = name;
+    v.is_graph_input = input;
+    ValueId id = body->AddValue(std::move(v));
+    if (input) body->inputs.push_back(id);
+    return id;
+  };
+  body_value("iter", true);
+  const ValueId cond_in = body_value("cond_in", true);
+  const ValueId state_in = body_value("state_in", true);
+  const ValueId cond_out = body_value("cond_out", false);
+  const ValueId state_out = body_value("state_out", false);
+  const ValueId scan_out = body_value("scan_out", false);
+  auto body_node = [&](const char* op, std::vector<ValueId> in, ValueId out) {
+    Node n;
+    n.op_type = op;
+    for (ValueId v : in) n.inputs.push_back(v);
+    n.outputs.push_back(out);
+    body->AddNode(std::move(n));
+  };
+  body_node("Identity", {cond_in}, cond_out);
+  body_node("Relu", {state_in}, state_out);
+  body_node("Identity", {state_in}, scan_out);
+  body->outputs = {cond_out, state_out, scan_out};
+  Attribute attr;
+  attr.name = "body";
+  attr.type = AttributeType::kGraph;
+  attr.graph = body;
+  t.Op("Loop", {"trip", "cond", "state"}, {"final", "stacked"}, {attr});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("final"), (Shape{t.Sym("batch"), Dim::Static(4)}));
+  const Shape& stacked = t.ShapeOf("stacked");
+  ASSERT_EQ(stacked.size(), 3u);
+  ASSERT_TRUE(stacked[0].is_symbolic());
+  EXPECT_EQ(t.graph.symbol(stacked[0].symbol()).origin, SymbolOrigin::kMinted);
+  EXPECT_EQ(stacked[1], t.Sym("batch"));
+  EXPECT_EQ(stacked[2], Dim::Static(4));
+}
+
 }  // namespace
 }  // namespace nxrt::graph

@@ -34,7 +34,9 @@ std::optional<Shape> ExportShape(NodeContext& ctx, const Graph& body, const Valu
       out.push_back(d);
       continue;
     }
-    auto it = by_name.find(body.symbol(d.symbol()).name);
+    // Only the body's declared symbols came in by name from here.
+    const Symbol& symbol = body.symbol(d.symbol());
+    auto it = symbol.origin == SymbolOrigin::kDeclared ? by_name.find(symbol.name) : by_name.end();
     out.push_back(it != by_name.end() ? Dim::Symbolic(it->second) : ctx.symbols().Mint("body"));
   }
   return out;
