@@ -84,5 +84,37 @@ TEST(KernelCacheConcurrencyTest, ThreadsHammeringSharedAndOwnShapesKeepTheCounts
   EXPECT_EQ(cache.readiness().epoch(), stats.misses);
 }
 
+TEST(KernelCacheConcurrencyTest, ThreadsMissingTheSameShapesAtOnceMakeOneKernel) {
+  auto ep = MakeMockEp();
+  TestGraph g;
+  const graph::NodeId node = g.AddNode("Add", "add", true);
+  SlotResetter resetter;
+  KernelCache cache(resetter);
+  constexpr int kThreads = 6;
+  const std::vector<InputShape> shapes = XwShapes(8);
+  std::atomic<int> waiting{kThreads};
+  std::vector<KernelRef> kernels(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      // Start together, so the misses overlap.
+      waiting.fetch_sub(1);
+      while (waiting.load() > 0) std::this_thread::yield();
+      PreBinding binding;
+      auto kernel = cache.GetOrCreate(Request(g, node, ep, shapes), binding);
+      if (kernel.ok()) kernels[t] = *kernel;
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+
+  for (const KernelRef& kernel : kernels) {
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel.get(), kernels[0].get());
+  }
+  EXPECT_EQ(cache.stats(), (CacheStats{1, kThreads - 1, 1, 0, 0}));
+  EXPECT_EQ(ep.CallsStartingWith("create_kernel").size(), 1u);
+  EXPECT_EQ(ep.CallsStartingWith("claim").size(), 1u);
+}
+
 }  // namespace
 }  // namespace nxrt::kernel_cache
