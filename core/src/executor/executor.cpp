@@ -365,6 +365,30 @@ Status Executor::BindNamedInputs(std::span<const RunInput> inputs) {
       return InvalidArgument(model + ": input '" + value.name + "' is missing; give it as " +
                              expected);
     }
+    const Value::Kind given_kind =
+        given->tensor != nullptr ? Value::Kind::kTensor : given->value->kind();
+    const bool fits =
+        value.kind == graph::ValueKind::kUnknown ||
+        (given_kind == Value::Kind::kTensor && (value.kind == graph::ValueKind::kTensor ||
+                                                value.kind == graph::ValueKind::kOptionalTensor)) ||
+        (given_kind == Value::Kind::kSequence &&
+         (value.kind == graph::ValueKind::kSequence ||
+          value.kind == graph::ValueKind::kOptionalSequence)) ||
+        (given_kind == Value::Kind::kNone && (value.kind == graph::ValueKind::kOptionalTensor ||
+                                              value.kind == graph::ValueKind::kOptionalSequence));
+    if (!fits) {
+      static constexpr const char* kGivenNames[] = {"absent", "a tensor", "a sequence"};
+      return InvalidArgument(model + ": input '" + value.name + "' is given as " +
+                             kGivenNames[static_cast<int>(given_kind)] + ", but the model takes " +
+                             (value.kind == graph::ValueKind::kSequence ||
+                                      value.kind == graph::ValueKind::kOptionalSequence
+                                  ? "a sequence"
+                                  : "a tensor") +
+                             (value.kind == graph::ValueKind::kOptionalTensor ||
+                                      value.kind == graph::ValueKind::kOptionalSequence
+                                  ? " or nothing"
+                                  : ""));
+    }
     if (given->tensor != nullptr) {
       NXRT_RETURN_IF_ERROR(BindTensorInput(slot, *given->tensor));
     } else if (given->value != nullptr && given->value->is_tensor()) {
