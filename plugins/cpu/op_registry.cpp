@@ -30,6 +30,8 @@ const OpRegistry& CpuOps() {
     RegisterGeneratorOps(r);
     RegisterResizeOps(r);
     RegisterEinsumOps(r);
+    RegisterQuantizeOps(r);
+    RegisterDeterminantOps(r);
     return r;
   }();
   return registry;

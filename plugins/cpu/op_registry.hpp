@@ -70,5 +70,7 @@ void RegisterIndexingOps(OpRegistry& registry);
 void RegisterGeneratorOps(OpRegistry& registry);
 void RegisterResizeOps(OpRegistry& registry);
 void RegisterEinsumOps(OpRegistry& registry);
+void RegisterQuantizeOps(OpRegistry& registry);
+void RegisterDeterminantOps(OpRegistry& registry);
 
 }  // namespace nxrt::cpu

@@ -324,9 +324,7 @@ std::string ComputeAndCompare(nxrt::plugin_host::Kernel& kernel, std::vector<Inp
   return "";
 }
 
-}  // namespace
-
-std::vector<fs::path> NodeCasesFor(const std::set<std::string>& op_types) {
+const std::map<std::string, std::vector<fs::path>>& CasesByOp() {
   static const std::map<std::string, std::vector<fs::path>> by_op = [] {
     std::map<std::string, std::vector<fs::path>> index;
     std::vector<fs::path> dirs;
@@ -339,6 +337,19 @@ std::vector<fs::path> NodeCasesFor(const std::set<std::string>& op_types) {
     }
     return index;
   }();
+  return by_op;
+}
+
+}  // namespace
+
+std::set<std::string> CorpusOpTypes() {
+  std::set<std::string> ops;
+  for (const auto& [op, cases] : CasesByOp()) ops.insert(op);
+  return ops;
+}
+
+std::vector<fs::path> NodeCasesFor(const std::set<std::string>& op_types) {
+  const auto& by_op = CasesByOp();
   std::vector<fs::path> cases;
   for (const std::string& op : op_types) {
     auto it = by_op.find(op);

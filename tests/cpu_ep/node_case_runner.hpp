@@ -25,6 +25,9 @@ struct CaseResult {
 // `op_types`, with their folders.
 std::vector<std::filesystem::path> NodeCasesFor(const std::set<std::string>& op_types);
 
+// Every op type with a single-node case in the corpus.
+std::set<std::string> CorpusOpTypes();
+
 CaseResult RunNodeCase(const std::filesystem::path& case_dir);
 
 // Runs every case of `op_types`, prints the tally and each failure, and

@@ -1,6 +1,6 @@
 // Ops that address elements by index: Gather, GatherElements, GatherND,
 // ScatterElements (and the older Scatter), ScatterND, Compress, NonZero,
-// OneHot, TopK, CumSum and Trilu. Index inputs may be int32 or int64 and
+// OneHot, TopK, CumSum, Trilu and Unique. Index inputs may be int32 or int64 and
 // negative (counted from the end); an index out of range is an error, never
 // a read outside the tensor.
 #include <algorithm>
@@ -441,6 +441,85 @@ void Trilu(bool upper, sdk::ComputeContext& ctx, std::span<const nxrt_value> in,
   }
 }
 
+// Unique elements (no axis: of the flattened input) or unique slices along
+// `axis`, sorted ascending or in order of first occurrence, with first
+// indices, inverse indices and counts.
+void Unique(std::optional<int64_t> axis_attr, bool sorted, sdk::ComputeContext& ctx,
+            std::span<const nxrt_value> in, std::span<nxrt_value> out) {
+  const nxrt_tensor& data = in[0].tensor;
+  Dims dims = DimsOf(data);
+  if (!axis_attr) dims = {ElementCount(dims)};
+  const int64_t axis =
+      axis_attr ? NormalizeAxis(*axis_attr, static_cast<int64_t>(dims.size()), "Unique") : 0;
+  int64_t outer = 1;
+  for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
+  int64_t inner = 1;
+  for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+  const int64_t n = dims[axis];
+  Dispatch(NumericTypes{}, data.dtype, "Unique", [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = ComputeType<T>;
+    const T* x = DataAs<T>(data);
+    // Slice s holds x[o][s][i] for all o, i.
+    auto element = [&](int64_t slice, int64_t k) {
+      return static_cast<C>(x[((k / inner) * n + slice) * inner + k % inner]);
+    };
+    const int64_t slice_size = outer * inner;
+    auto less = [&](int64_t a, int64_t b) {
+      for (int64_t k = 0; k < slice_size; ++k) {
+        const C va = element(a, k), vb = element(b, k);
+        if (va != vb) return va < vb;
+      }
+      return false;
+    };
+    auto equal = [&](int64_t a, int64_t b) { return !less(a, b) && !less(b, a); };
+    std::vector<int64_t> firsts;  // first occurrence of each unique slice
+    std::vector<int64_t> inverse(n);
+    std::vector<int64_t> counts;
+    for (int64_t s = 0; s < n; ++s) {
+      int64_t found = -1;
+      for (size_t u = 0; u < firsts.size() && found < 0; ++u) {
+        if (equal(firsts[u], s)) found = static_cast<int64_t>(u);
+      }
+      if (found < 0) {
+        found = static_cast<int64_t>(firsts.size());
+        firsts.push_back(s);
+        counts.push_back(0);
+      }
+      inverse[s] = found;
+      ++counts[found];
+    }
+    std::vector<int64_t> order(firsts.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (sorted) {
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t a, int64_t b) { return less(firsts[a], firsts[b]); });
+    }
+    std::vector<int64_t> rank_of(order.size());
+    for (size_t r = 0; r < order.size(); ++r) rank_of[order[r]] = static_cast<int64_t>(r);
+    const int64_t u = static_cast<int64_t>(order.size());
+    Dims y_dims = dims;
+    y_dims[axis] = u;
+    T* y = MutableDataAs<T>(PrepareOutput(ctx, out, 0, data.dtype, y_dims));
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t r = 0; r < u; ++r) {
+        for (int64_t i = 0; i < inner; ++i) {
+          y[(o * u + r) * inner + i] = x[(o * n + firsts[order[r]]) * inner + i];
+        }
+      }
+    }
+    auto write = [&](size_t index, int64_t length, auto value_of) {
+      if (index >= out.size() || out[index].kind != NXRT_VALUE_TENSOR) return;
+      int64_t* p =
+          MutableDataAs<int64_t>(PrepareOutput(ctx, out, index, NXRT_DTYPE_INT64, Dims{length}));
+      for (int64_t i = 0; i < length; ++i) p[i] = value_of(i);
+    };
+    write(1, u, [&](int64_t r) { return firsts[order[r]]; });
+    write(2, n, [&](int64_t s) { return rank_of[inverse[s]]; });
+    write(3, u, [&](int64_t r) { return counts[order[r]]; });
+  });
+}
+
 ClaimFn ClaimData(auto list,
                   std::function<std::optional<std::string>(const sdk::Node&)> extra = nullptr) {
   return [list, extra](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
@@ -512,6 +591,11 @@ void RegisterIndexingOps(OpRegistry& r) {
   AddIndex(r, "CumSum", 11, ClaimData(NumericTypes{}), [](const sdk::Node& node, int64_t) {
     return IndexKernel::Body(std::bind(CumSum, node.AttrInt("exclusive", 0) != 0,
                                        node.AttrInt("reverse", 0) != 0, _1, _2, _3));
+  });
+  AddIndex(r, "Unique", 11, ClaimData(NumericTypes{}), [](const sdk::Node& node, int64_t) {
+    std::optional<int64_t> axis;
+    if (node.attr_type("axis") != NXRT_ATTR_UNDEFINED) axis = node.AttrInt("axis", 0);
+    return IndexKernel::Body(std::bind(Unique, axis, node.AttrInt("sorted", 1) != 0, _1, _2, _3));
   });
   AddIndex(r, "Trilu", 14, ClaimData(AllTypes{}), [](const sdk::Node& node, int64_t) {
     return IndexKernel::Body(std::bind(Trilu, node.AttrInt("upper", 1) != 0, _1, _2, _3));

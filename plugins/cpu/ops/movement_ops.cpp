@@ -1,5 +1,5 @@
 // Data movement: Transpose, Slice, Expand, Tile, Concat, Split, Pad,
-// DepthToSpace and SpaceToDepth, for every fixed-size dtype. Most are one
+// DepthToSpace, SpaceToDepth and ReverseSequence, for every fixed-size dtype. Most are one
 // strided copy of a view of the input (see strided_copy.hpp); Concat copies
 // blocks and Pad maps each output element back to its source.
 #include <algorithm>
@@ -274,6 +274,39 @@ class PadKernel : public CpuKernel {
   float value_;
 };
 
+class ReverseSequenceKernel : public CpuKernel {
+ public:
+  ReverseSequenceKernel(int64_t batch_axis, int64_t time_axis)
+      : CpuKernel(true), batch_axis_(batch_axis), time_axis_(time_axis) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& in = inputs[0].tensor;
+    const Dims dims = DimsOf(in);
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    const int64_t batch_axis = NormalizeAxis(batch_axis_, rank, "ReverseSequence");
+    const int64_t time_axis = NormalizeAxis(time_axis_, rank, "ReverseSequence");
+    const std::vector<int64_t> lengths = ReadInt64s(inputs[1].tensor);
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, in.dtype, dims);
+    const size_t size = DtypeSize(in.dtype);
+    const Dims strides = StridesOf(dims);
+    const int64_t total = ElementCount(dims);
+    const auto* x = static_cast<const std::byte*>(in.data);
+    auto* y = static_cast<std::byte*>(out.data);
+    for (int64_t i = 0; i < total; ++i) {
+      const int64_t b = (i / strides[batch_axis]) % dims[batch_axis];
+      const int64_t t = (i / strides[time_axis]) % dims[time_axis];
+      const int64_t length = std::clamp<int64_t>(lengths.at(b), 0, dims[time_axis]);
+      const int64_t source = t < length ? i + (length - 1 - 2 * t) * strides[time_axis] : i;
+      std::memcpy(y + i * size, x + source * size, size);
+    }
+  }
+
+ private:
+  int64_t batch_axis_;
+  int64_t time_axis_;
+};
+
 }  // namespace
 
 void RegisterMovementOps(OpRegistry& r) {
@@ -390,6 +423,11 @@ void RegisterMovementOps(OpRegistry& r) {
          return std::make_unique<SplitKernel>(node.AttrInt("axis", 0), node.AttrInts("split"),
                                               opset, node.AttrInt("num_outputs", 0));
        }});
+  r.Add("ReverseSequence",
+        {10, ClaimFixedSize(), [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
+           return std::make_unique<ReverseSequenceKernel>(node.AttrInt("batch_axis", 1),
+                                                          node.AttrInt("time_axis", 0));
+         }});
   r.Add("Pad", {2,
                 [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
                   const std::string mode = node.AttrString("mode", "constant");

@@ -1,8 +1,10 @@
 // Pooling over any number of spatial axes: MaxPool (with the optional
 // Indices output, storage_order and dilations), AveragePool (with
-// count_include_pad), LpPool, and the global forms. Windows, pads and ceil
+// count_include_pad), LpPool, the global forms, and MaxUnpool, which scatters
+// MaxPool's values back to the positions its indices name. Windows, pads and ceil
 // mode come from window_geometry.hpp.
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "cpu_kernel.hpp"
@@ -164,6 +166,46 @@ void AddPool(OpRegistry& r, const char* name, PoolKind kind, bool global) {
                }});
 }
 
+class MaxUnpoolKernel : public CpuKernel {
+ public:
+  MaxUnpoolKernel(const sdk::Node& node, nxrt_dtype dtype)
+      : CpuKernel(false), attributes_(WindowAttributes::Read(node)), dtype_(dtype) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& x = inputs[0].tensor;
+    const Dims dims = DimsOf(x);
+    Dims out_dims;
+    if (IsPresent(inputs, 2)) {
+      out_dims = ReadInt64s(inputs[2].tensor);
+    } else {
+      const size_t rank = dims.size() - 2;
+      out_dims = {dims[0], dims[1]};
+      for (size_t i = 0; i < rank; ++i) {
+        const int64_t stride = attributes_.strides.empty() ? 1 : attributes_.strides[i];
+        const int64_t pads =
+            attributes_.pads.empty() ? 0 : attributes_.pads[i] + attributes_.pads[i + rank];
+        out_dims.push_back((dims[i + 2] - 1) * stride + attributes_.kernel_shape.at(i) - pads);
+      }
+    }
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims);
+    const size_t size = DtypeSize(dtype_);
+    const int64_t out_count = ElementCount(out_dims);
+    std::memset(out.data, 0, out_count * size);
+    const std::vector<int64_t> indices = ReadInt64s(inputs[1].tensor);
+    const auto* src = static_cast<const std::byte*>(x.data);
+    auto* dst = static_cast<std::byte*>(out.data);
+    for (size_t i = 0; i < indices.size(); ++i) {
+      if (indices[i] < 0 || indices[i] >= out_count) FailInvalid("MaxUnpool: index out of range");
+      std::memcpy(dst + indices[i] * size, src + i * size, size);
+    }
+  }
+
+ private:
+  WindowAttributes attributes_;
+  nxrt_dtype dtype_;
+};
+
 }  // namespace
 
 void RegisterPoolOps(OpRegistry& r) {
@@ -173,6 +215,10 @@ void RegisterPoolOps(OpRegistry& r) {
   AddPool(r, "GlobalMaxPool", PoolKind::kMax, true);
   AddPool(r, "GlobalAveragePool", PoolKind::kAverage, true);
   AddPool(r, "GlobalLpPool", PoolKind::kLp, true);
+  r.Add("MaxUnpool", {9, ClaimInputDtype(FloatTypes{}),
+                      [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                        return std::make_unique<MaxUnpoolKernel>(node, inputs[0].dtype);
+                      }});
 }
 
 }  // namespace nxrt::cpu

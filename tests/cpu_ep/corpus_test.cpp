@@ -1,0 +1,26 @@
+// Every single-node case of the ONNX node test corpus, whatever its op: the
+// CPU EP either declines it with a reason or computes it correctly. Also the
+// ops added beyond the families: quantisation, Det, ReverseSequence, Unique
+// and MaxUnpool.
+#include <gtest/gtest.h>
+
+#include "node_case_runner.hpp"
+
+namespace nxrt_test {
+namespace {
+
+TEST(CpuEpCorpus, EveryClaimedCasePasses) {
+  ExpectFamilyPasses("all single-node cases", CorpusOpTypes());
+}
+
+TEST(CpuEpCorpus, QuantizationNodeCases) {
+  ExpectFamilyPasses("quantization",
+                     {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"});
+}
+
+TEST(CpuEpCorpus, FurtherOpNodeCases) {
+  ExpectFamilyPasses("further ops", {"Det", "ReverseSequence", "Unique", "MaxUnpool"});
+}
+
+}  // namespace
+}  // namespace nxrt_test
