@@ -57,7 +57,7 @@ std::vector<NodeId> TopologicalOrder(const Graph& graph) {
   return order;
 }
 
-void SeedInitializers(Graph& graph, KnownValues& known) {
+void TrackInitializers(Graph& graph, KnownValues& known) {
   for (uint32_t i = 0; i < graph.values.size(); ++i) {
     Value& v = graph.values[i];
     if (!v.initializer) continue;
@@ -106,7 +106,7 @@ Status InferShapes(Graph& graph, const ShapeInferenceOptions& options) {
   }
   SymbolInterner symbols(graph);
   KnownValues known(graph.values.size(), options.max_tracked_elements);
-  SeedInitializers(graph, known);
+  TrackInitializers(graph, known);
   for (NodeId id : TopologicalOrder(graph)) {
     NXRT_RETURN_IF_ERROR(InferNode(graph, id, symbols, known, options));
   }
