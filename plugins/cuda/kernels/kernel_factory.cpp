@@ -1,0 +1,17 @@
+#include "kernels/kernel_factory.hpp"
+
+#include <string>
+
+namespace nxrt::cuda {
+
+std::unique_ptr<sdk::Kernel> MakeCudaKernel(const DeviceContext& context, const sdk::Node& node,
+                                            std::span<const nxrt_shape> inputs, int64_t opset) {
+  for (auto make : {MakeElementwiseKernel, MakeMatMulKernel, MakeRowKernel, MakeMovementKernel}) {
+    if (auto kernel = make(context, node, inputs, opset)) return kernel;
+  }
+  throw sdk::Error(NXRT_STATUS_UNSUPPORTED, "node '" + std::string(node.name()) + "' (" +
+                                                std::string(node.op_type()) +
+                                                ") has no CUDA kernel");
+}
+
+}  // namespace nxrt::cuda

@@ -1,0 +1,30 @@
+// Makes the CUDA kernel for a claimed node at concrete input shapes. Each op
+// family file contributes one Make* function; shapes that a family cannot
+// handle after all are refused with UNSUPPORTED naming the node.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "device_context.hpp"
+#include "nxrt/ep_sdk.hpp"
+
+namespace nxrt::cuda {
+
+std::unique_ptr<sdk::Kernel> MakeCudaKernel(const DeviceContext& context, const sdk::Node& node,
+                                            std::span<const nxrt_shape> inputs, int64_t opset);
+
+// The op families; each returns nullptr for an op type it does not own.
+std::unique_ptr<sdk::Kernel> MakeElementwiseKernel(const DeviceContext& context,
+                                                   const sdk::Node& node,
+                                                   std::span<const nxrt_shape> inputs,
+                                                   int64_t opset);
+std::unique_ptr<sdk::Kernel> MakeMatMulKernel(const DeviceContext& context, const sdk::Node& node,
+                                              std::span<const nxrt_shape> inputs, int64_t opset);
+std::unique_ptr<sdk::Kernel> MakeRowKernel(const DeviceContext& context, const sdk::Node& node,
+                                           std::span<const nxrt_shape> inputs, int64_t opset);
+std::unique_ptr<sdk::Kernel> MakeMovementKernel(const DeviceContext& context, const sdk::Node& node,
+                                                std::span<const nxrt_shape> inputs, int64_t opset);
+
+}  // namespace nxrt::cuda
