@@ -44,6 +44,19 @@ TEST(OpFamilyRules, GemmWithTransposesAndBroadcastC) {
   EXPECT_EQ(t.ShapeOf("y"), (Shape{t.Sym("batch"), Dim::Static(32)}));
 }
 
+TEST(OpFamilyRules, MatMulNBitsTakesNFromItsAttribute) {
+  TestGraph t;
+  t.graph.opset_imports["com.microsoft"] = 1;
+  t.Input("a", {"batch", "seq", 256});
+  t.Input("b", {1024, 8, 16}, DataType::kUint8);
+  t.Input("scales", {8192});
+  t.Op("MatMulNBits", {"a", "b", "scales"}, {"y"},
+       {IntAttr("K", 256), IntAttr("N", 1024), IntAttr("bits", 4), IntAttr("block_size", 32)},
+       "com.microsoft");
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("y"), (Shape{t.Sym("batch"), t.Sym("seq"), Dim::Static(1024)}));
+}
+
 TEST(OpFamilyRules, EinsumEllipsisBroadcasts) {
   TestGraph t;
   t.Input("a", {"batch", "heads", "seq", 64});

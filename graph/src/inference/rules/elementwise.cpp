@@ -295,7 +295,7 @@ void AddElementwiseRules(RuleTable& t) {
                          "ScatterND"}) {
     t.Add("", op, SameAsFirstInput);
   }
-  for (const char* op : {"QuickGelu", "FastGelu", "BiasGelu", "Gelu"}) {
+  for (const char* op : {"QuickGelu", "FastGelu", "BiasGelu", "Gelu", "RotaryEmbedding"}) {
     t.Add("com.microsoft", op, SameAsFirstInput);
   }
   for (const char* op : {"Identity", "Neg", "Abs"}) t.Add("", op, UnaryTracked);

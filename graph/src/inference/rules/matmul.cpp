@@ -151,9 +151,28 @@ Status Einsum(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// com.microsoft MatMulNBits: A [..., K] times a block-quantized [N, K] weight
+// gives [..., N], with N an attribute.
+Status MatMulNBits(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, ctx.input_dtype(0));
+  const Shape* a = ctx.input_shape(0);
+  if (a == nullptr || a->empty()) return ctx.Unknown("input A has unknown rank");
+  const int64_t n = ctx.Int("N", 0);
+  const int64_t k = ctx.Int("K", 0);
+  if (n <= 0) return ctx.ModelError("attribute N must be positive");
+  if (k > 0 && a->back().is_static() && a->back().extent() != k) {
+    return ctx.ModelError("A " + ctx.ShapeText(*a) + " does not end in K=" + std::to_string(k));
+  }
+  Shape out = *a;
+  out.back() = Dim::Static(n);
+  ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddMatMulRules(RuleTable& t) {
+  t.Add("com.microsoft", "MatMulNBits", MatMulNBits);
   t.Add("", "MatMul", MatMul);
   t.Add("", "MatMulInteger", MatMulInteger);
   t.Add("", "QLinearMatMul", QLinearMatMul);
