@@ -1,0 +1,87 @@
+// `nxrt bench`: timings and counters as text and JSON (median_us and p90_us
+// are what scripts/bench-vs-ort reads), input files, and --threads reaching
+// the cpu EP only.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "model_files.hpp"
+#include "nxrt_process.hpp"
+
+namespace nxrt_test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::MatchesRegex;
+using ::testing::StartsWith;
+
+class BenchCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override { WriteAddReluModel(model_, {"batch", 8}); }
+
+  ScratchFolder scratch_{"bench"};
+  std::filesystem::path model_ = scratch_.path() / "add_relu.onnx";
+};
+
+double JsonNumber(const std::string& json, const std::string& key) {
+  std::smatch match;
+  const std::regex pattern("\"" + key + "\":([-0-9.e+]+)");
+  if (!std::regex_search(json, match, pattern)) return -1;
+  return std::stod(match[1]);
+}
+
+TEST_F(BenchCommandTest, JsonReportsPercentilesAndCounters) {
+  const ProcessResult result = RunNxrt({"bench", model_.string(), "--dim", "batch=2", "--runs", "5",
+                                        "--warmup", "2", "--threads", "1", "--json"},
+                                       scratch_.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  ASSERT_THAT(result.out, StartsWith("{"));
+  const double median = JsonNumber(result.out, "median_us");
+  const double p90 = JsonNumber(result.out, "p90_us");
+  EXPECT_GT(median, 0);
+  EXPECT_GE(p90, median);
+  EXPECT_THAT(result.out, HasSubstr("\"runs\":5,\"warmup\":2"));
+  // Two nodes at one shape: two misses on the first run, hits after.
+  EXPECT_EQ(JsonNumber(result.out, "misses"), 2);
+  EXPECT_THAT(result.out, HasSubstr("\"device_graphs\":{\"captures\":"));
+}
+
+TEST_F(BenchCommandTest, TextReportNamesTheNumbers) {
+  const ProcessResult result =
+      RunNxrt({"bench", model_.string(), "--dim", "batch=3", "--runs", "3", "--warmup", "0"},
+              scratch_.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> lines = Lines(result.out);
+  ASSERT_EQ(lines.size(), 3u) << result.out;
+  EXPECT_THAT(lines[0], MatchesRegex(".*: 3 runs after 0 warm-up, median [0-9.]+ us, p90 .*"));
+  EXPECT_THAT(lines[1], StartsWith("kernel cache: "));
+  EXPECT_THAT(lines[2], StartsWith("device graphs: "));
+}
+
+TEST_F(BenchCommandTest, ThreadsGoOnlyToTheCpuProvider) {
+  // The mock EP refuses options it does not know; --threads must not reach it.
+  const ProcessResult result = RunNxrt({"bench", model_.string(), "--ep", "mock", "--dim",
+                                        "batch=2", "--runs", "2", "--threads", "2"},
+                                       scratch_.path());
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+}
+
+TEST_F(BenchCommandTest, UsesGivenInputFiles) {
+  const auto a_file = scratch_.path() / "a.pb";
+  WriteTensorFile(a_file, FloatTensor("a", {1, 8}, std::vector<float>(8, 1.0f)));
+  const ProcessResult wrong_shape =
+      RunNxrt({"bench", model_.string(), "--input", "a=" + a_file.string(), "--dim", "batch=2",
+               "--runs", "2"},
+              scratch_.path());
+  // a is [1,8] and the random b [2,8]: the two bindings of 'batch' disagree.
+  EXPECT_EQ(wrong_shape.exit_code, 1);
+  EXPECT_EQ(Lines(wrong_shape.err).size(), 1u) << wrong_shape.err;
+  const ProcessResult right = RunNxrt({"bench", model_.string(), "--input", "a=" + a_file.string(),
+                                       "--dim", "batch=1", "--runs", "2"},
+                                      scratch_.path());
+  EXPECT_EQ(right.exit_code, 0) << right.err;
+}
+
+}  // namespace
+}  // namespace nxrt_test

@@ -1,0 +1,66 @@
+// `nxrt inspect`: the declared inputs and outputs with symbolic dims, which
+// EP runs each node with the declines before it, and the capture plan, as
+// text and as JSON.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "model_files.hpp"
+#include "nxrt_process.hpp"
+
+namespace nxrt_test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class InspectCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // The cpu EP declines the custom op; the mock EP after it claims everything.
+    WriteAddReluModel(model_, {"batch", 3}, "Frobnicate");
+  }
+
+  ScratchFolder scratch_{"inspect"};
+  std::filesystem::path model_ = scratch_.path() / "custom.onnx";
+};
+
+TEST_F(InspectCommandTest, ShowsDimsPlacementsDeclinesAndCapturePlan) {
+  const ProcessResult result =
+      RunNxrt({"inspect", model_.string(), "--ep", "cpu,mock"}, scratch_.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("  a: float [batch,3]\n"));
+  EXPECT_THAT(result.out, HasSubstr("  y: float [batch,3]\n"));
+  EXPECT_THAT(result.out, HasSubstr("partition (2 nodes):\n"));
+  EXPECT_THAT(result.out, HasSubstr("node 'add' (Add) -> cpu#1"));
+  EXPECT_THAT(result.out, HasSubstr("node 'relu' (com.example::Frobnicate) -> mock#2"));
+  EXPECT_THAT(result.out, HasSubstr("    declined by cpu#1: "));
+  EXPECT_THAT(result.out, HasSubstr("capture plan:\n"));
+  EXPECT_THAT(result.out, HasSubstr("eager seams: "));
+}
+
+TEST_F(InspectCommandTest, JsonHoldsTheSameFacts) {
+  const ProcessResult result = RunNxrt(
+      {"inspect", model_.string(), "--ep", "cpu", "--ep", "mock", "--json"}, scratch_.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  ASSERT_THAT(result.out, StartsWith("{\"model\":"));
+  EXPECT_THAT(result.out,
+              HasSubstr("\"inputs\":[{\"name\":\"a\",\"dtype\":\"float\",\"shape\":[\"batch\","
+                        "\"3\"]}"));
+  EXPECT_THAT(result.out, HasSubstr("{\"node\":\"relu\",\"op_type\":\"Frobnicate\",\"domain\":"
+                                    "\"com.example\",\"provider\":\"mock#2\""));
+  EXPECT_THAT(result.out, HasSubstr("\"declines\":[{\"provider\":\"cpu#1\",\"reason\":\""));
+  EXPECT_THAT(result.out, HasSubstr("\"capture\":{\"mode\":"));
+  EXPECT_THAT(result.out, HasSubstr("\"segments\":["));
+  EXPECT_THAT(result.out, HasSubstr("\"ineligible\":["));
+}
+
+TEST_F(InspectCommandTest, NodeNobodyClaimsIsAOneLineError) {
+  const ProcessResult result =
+      RunNxrt({"inspect", model_.string(), "--ep", "cpu"}, scratch_.path());
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_EQ(Lines(result.err).size(), 1u) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("Frobnicate"));
+}
+
+}  // namespace
+}  // namespace nxrt_test

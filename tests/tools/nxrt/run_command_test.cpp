@@ -1,0 +1,150 @@
+// `nxrt run`: outputs written as TensorProto files that read back to the
+// model's answer, random inputs with --dim, the JSON report, and one-line
+// errors for a missing model, an unknown EP, a wrong input name and an
+// unbound symbolic dim.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "model_files.hpp"
+#include "nxrt/graph/test_data.hpp"
+#include "nxrt_process.hpp"
+
+namespace nxrt_test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+class RunCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteAddReluModel(model_, {2, 3});
+    WriteTensorFile(a_file_, FloatTensor("a", {2, 3}, a_));
+    WriteTensorFile(b_file_, FloatTensor("b", {2, 3}, b_));
+  }
+
+  ScratchFolder scratch_{"run"};
+  std::filesystem::path model_ = scratch_.path() / "add_relu.onnx";
+  std::filesystem::path a_file_ = scratch_.path() / "in" / "a.pb";
+  std::filesystem::path b_file_ = scratch_.path() / "in" / "b.pb";
+  std::vector<float> a_{1, -2, 3, -4, 5, -6};
+  std::vector<float> b_{0.5f, 1, -4, 2, 0.25f, 7};
+};
+
+void ExpectOneLineError(const ProcessResult& result) {
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const std::vector<std::string> lines = Lines(result.err);
+  ASSERT_EQ(lines.size(), 1u) << result.err;
+  EXPECT_THAT(lines[0], StartsWith("nxrt: error: "));
+}
+
+TEST_F(RunCommandTest, WritesOutputsThatReadBackAsTheModelsAnswer) {
+  const auto out_dir = scratch_.path() / "out";
+  const ProcessResult result =
+      RunNxrt({"run", model_.string(), "--ep", "cpu", "--input", "a=" + a_file_.string(), "--input",
+               "b=" + b_file_.string(), "--output-dir", out_dir.string()},
+              scratch_.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("y: float [2,3] "));
+
+  auto read = nxrt::graph::ReadTestValueFile(out_dir / "output_0.pb");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->tensor.name, "y");
+  EXPECT_EQ(read->tensor.dims, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(FloatValues(read->tensor), AddRelu(a_, b_));
+}
+
+TEST_F(RunCommandTest, RandomInputsNeedEverySymbolicDimBound) {
+  const auto symbolic = scratch_.path() / "symbolic.onnx";
+  WriteAddReluModel(symbolic, {"batch", 3});
+  const ProcessResult unbound = RunNxrt({"run", symbolic.string(), "--random"}, scratch_.path());
+  ExpectOneLineError(unbound);
+  EXPECT_THAT(unbound.err, HasSubstr("input 'a'"));
+  EXPECT_THAT(unbound.err, HasSubstr("'batch'"));
+  EXPECT_THAT(unbound.err, HasSubstr("--dim batch=VALUE"));
+
+  const ProcessResult bound =
+      RunNxrt({"run", symbolic.string(), "--random", "--dim", "batch=4"}, scratch_.path());
+  ASSERT_EQ(bound.exit_code, 0) << bound.err;
+  EXPECT_THAT(bound.out, HasSubstr("y: float [4,3] "));
+}
+
+TEST_F(RunCommandTest, RandomInputsRepeatWithTheSeed) {
+  const auto first_dir = scratch_.path() / "first";
+  const auto second_dir = scratch_.path() / "second";
+  const auto third_dir = scratch_.path() / "third";
+  ASSERT_EQ(RunNxrt({"run", model_.string(), "--random", "--seed", "7", "--output-dir",
+                     first_dir.string()},
+                    scratch_.path())
+                .exit_code,
+            0);
+  ASSERT_EQ(RunNxrt({"run", model_.string(), "--random", "--seed", "7", "--output-dir",
+                     second_dir.string()},
+                    scratch_.path())
+                .exit_code,
+            0);
+  ASSERT_EQ(RunNxrt({"run", model_.string(), "--random", "--seed", "8", "--output-dir",
+                     third_dir.string()},
+                    scratch_.path())
+                .exit_code,
+            0);
+  const std::string first = ReadWholeFile(first_dir / "output_0.pb");
+  EXPECT_FALSE(first.empty());
+  EXPECT_EQ(first, ReadWholeFile(second_dir / "output_0.pb"));
+  EXPECT_NE(first, ReadWholeFile(third_dir / "output_0.pb"));
+}
+
+TEST_F(RunCommandTest, JsonReportDescribesEachOutput) {
+  const ProcessResult result =
+      RunNxrt({"run", model_.string(), "--input", "a=" + a_file_.string(), "--input",
+               "b=" + b_file_.string(), "--repeat", "3", "--json"},
+              scratch_.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  ASSERT_THAT(result.out, StartsWith("{"));
+  EXPECT_EQ(Lines(result.out).size(), 1u);
+  EXPECT_THAT(result.out, HasSubstr("\"runs\":3"));
+  EXPECT_THAT(result.out, HasSubstr("\"outputs\":[{\"name\":\"y\",\"kind\":\"tensor\","
+                                    "\"dtype\":\"float\",\"shape\":[2,3],\"first_values\":["));
+  // Relu(1 + 0.5) is the first value.
+  EXPECT_THAT(result.out, HasSubstr("\"first_values\":[1.5,"));
+}
+
+TEST_F(RunCommandTest, MissingModelIsAOneLineError) {
+  const auto missing = scratch_.path() / "missing.onnx";
+  const ProcessResult result = RunNxrt({"run", missing.string(), "--random"}, scratch_.path());
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr(missing.string()));
+  EXPECT_THAT(result.err, HasSubstr("not found"));
+}
+
+TEST_F(RunCommandTest, UnknownProviderIsAOneLineError) {
+  const ProcessResult result =
+      RunNxrt({"run", model_.string(), "--random", "--ep", "nosuch"}, scratch_.path());
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("'nosuch'"));
+}
+
+TEST_F(RunCommandTest, WrongInputNameIsAOneLineError) {
+  const ProcessResult result = RunNxrt(
+      {"run", model_.string(), "--input", "c=" + a_file_.string(), "--random"}, scratch_.path());
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("no input 'c'"));
+  EXPECT_THAT(result.err, HasSubstr("its inputs are a, b"));
+}
+
+TEST_F(RunCommandTest, InputWithoutValueSaysHowToGiveOne) {
+  const ProcessResult result =
+      RunNxrt({"run", model_.string(), "--input", "a=" + a_file_.string()}, scratch_.path());
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("input 'b' has no value"));
+}
+
+TEST_F(RunCommandTest, BadFlagIsReportedWithoutACrash) {
+  const ProcessResult result = RunNxrt({"run", model_.string(), "--no-such-flag"}, scratch_.path());
+  EXPECT_NE(result.exit_code, 0);
+  EXPECT_NE(result.exit_code, -1);
+  EXPECT_THAT(result.err, HasSubstr("--no-such-flag"));
+}
+
+}  // namespace
+}  // namespace nxrt_test

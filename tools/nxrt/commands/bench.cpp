@@ -1,0 +1,166 @@
+// `nxrt bench`: times runs of a model on fixed inputs (random with a fixed
+// seed unless --input files are given) and reports the median and 90th
+// percentile microseconds per run, kernel-cache statistics and device-graph
+// counters. Runs reuse their output tensors, as a serving loop would, so
+// the steady state allocates nothing. --capture runs on the Primary
+// device-graph slot, so capture-eligible segments are captured once warm and
+// replayed after.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands/command.hpp"
+#include "common/environment_setup.hpp"
+#include "common/json_writer.hpp"
+#include "common/model_inputs.hpp"
+#include "common/model_session.hpp"
+#include "common/name_value.hpp"
+#include "common/provider_list.hpp"
+
+namespace nxrt::cli {
+namespace {
+
+struct BenchFlags {
+  std::string model;
+  std::vector<std::string> providers;
+  std::vector<std::string> inputs;
+  std::vector<std::string> dims;
+  uint64_t seed = 0;
+  int runs = 100;
+  int warmup = 10;
+  std::optional<int> threads;
+  bool capture = false;
+  bool json = false;
+  EnvironmentFlags environment;
+};
+
+// The q-th percentile with linear interpolation between the nearest ranks
+// (numpy's default), so the numbers line up with scripts/bench-vs-ort.
+double Percentile(const std::vector<double>& sorted, double q) {
+  const double rank = q / 100.0 * static_cast<double>(sorted.size() - 1);
+  const size_t below = static_cast<size_t>(rank);
+  const size_t above = std::min(below + 1, sorted.size() - 1);
+  const double fraction = rank - static_cast<double>(below);
+  return sorted[below] + (sorted[above] - sorted[below]) * fraction;
+}
+
+Result<int> Bench(const BenchFlags& flags) {
+  if (flags.runs < 1) return InvalidArgument("--runs must be at least 1");
+  if (flags.warmup < 0) return InvalidArgument("--warmup must not be negative");
+  SessionOptions options;
+  NXRT_ASSIGN_OR_RETURN(options.providers, ParseProviderList(flags.providers, flags.threads));
+  InputSources sources;
+  sources.files = flags.inputs;
+  sources.random_for_rest = true;
+  NXRT_ASSIGN_OR_RETURN(sources.dims, ParseDimBindings(flags.dims));
+  sources.seed = flags.seed;
+  NXRT_ASSIGN_OR_RETURN(std::shared_ptr<Environment> environment,
+                        MakeEnvironment(flags.environment));
+  NXRT_ASSIGN_OR_RETURN(ModelSession model,
+                        LoadModelSession(environment, flags.model, std::move(options)));
+  NXRT_ASSIGN_OR_RETURN(std::vector<NamedValue> values, PrepareInputs(model, sources));
+  NXRT_ASSIGN_OR_RETURN(const std::vector<NamedTensor> inputs, AsTensors(std::move(values)));
+
+  Session& session = *model.session;
+  std::vector<Tensor> outputs;
+  const auto run_once = [&]() -> Status {
+    if (flags.capture) return session.Run(DeviceGraphSlot::kPrimary, inputs, {}, outputs);
+    return session.Run(inputs, {}, outputs);
+  };
+  for (int i = 0; i < flags.warmup; ++i) NXRT_RETURN_IF_ERROR(run_once());
+  std::vector<double> samples_us;
+  samples_us.reserve(static_cast<size_t>(flags.runs));
+  for (int i = 0; i < flags.runs; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    NXRT_RETURN_IF_ERROR(run_once());
+    const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
+    samples_us.push_back(took.count());
+  }
+  std::sort(samples_us.begin(), samples_us.end());
+  const double median_us = Percentile(samples_us, 50);
+  const double p90_us = Percentile(samples_us, 90);
+  const KernelCacheStats cache = session.kernel_cache_stats();
+  const DeviceGraphCounters graphs = session.device_graph_counters();
+
+  if (!flags.json) {
+    std::printf("%s: %d runs after %d warm-up, median %.1f us, p90 %.1f us, min %.1f us\n",
+                flags.model.c_str(), flags.runs, flags.warmup, median_us, p90_us,
+                samples_us.front());
+    std::printf(
+        "kernel cache: %zu entries, %llu hits, %llu misses, %llu pre-bound hits, "
+        "%llu evictions\n",
+        cache.entries, static_cast<unsigned long long>(cache.hits),
+        static_cast<unsigned long long>(cache.misses),
+        static_cast<unsigned long long>(cache.prebound_hits),
+        static_cast<unsigned long long>(cache.evictions));
+    std::printf("device graphs: %llu captures, %llu replays, %llu resets",
+                static_cast<unsigned long long>(graphs.captures),
+                static_cast<unsigned long long>(graphs.replays),
+                static_cast<unsigned long long>(graphs.resets));
+    for (size_t r = 0; r < graphs.eager_fallbacks.size(); ++r) {
+      if (graphs.eager_fallbacks[r] == 0) continue;
+      std::printf(", %llu eager (%s)", static_cast<unsigned long long>(graphs.eager_fallbacks[r]),
+                  EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)));
+    }
+    std::printf("\n");
+    return 0;
+  }
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("model").String(flags.model);
+  json.Key("runs").Integer(flags.runs);
+  json.Key("warmup").Integer(flags.warmup);
+  json.Key("median_us").Number(median_us);
+  json.Key("p90_us").Number(p90_us);
+  json.Key("min_us").Number(samples_us.front());
+  json.Key("max_us").Number(samples_us.back());
+  json.Key("kernel_cache").BeginObject();
+  json.Key("entries").Unsigned(cache.entries);
+  json.Key("hits").Unsigned(cache.hits);
+  json.Key("misses").Unsigned(cache.misses);
+  json.Key("prebound_hits").Unsigned(cache.prebound_hits);
+  json.Key("evictions").Unsigned(cache.evictions);
+  json.EndObject();
+  json.Key("device_graphs").BeginObject();
+  json.Key("captures").Unsigned(graphs.captures);
+  json.Key("replays").Unsigned(graphs.replays);
+  json.Key("resets").Unsigned(graphs.resets);
+  json.Key("eager_fallbacks").BeginObject();
+  for (size_t r = 0; r < graphs.eager_fallbacks.size(); ++r) {
+    json.Key(EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)))
+        .Unsigned(graphs.eager_fallbacks[r]);
+  }
+  json.EndObject().EndObject().EndObject();
+  std::printf("%s\n", json.text().c_str());
+  return 0;
+}
+
+}  // namespace
+
+void RegisterBenchCommand(CLI::App& app, CommandAction& selected) {
+  auto flags = std::make_shared<BenchFlags>();
+  CLI::App* command = app.add_subcommand("bench", "time runs of a model");
+  command->add_option("model", flags->model, "the .onnx model file")->required();
+  AddProviderOption(*command, flags->providers);
+  command->add_option("--input", flags->inputs,
+                      "NAME=FILE.pb: an input from a TensorProto file; repeatable (other "
+                      "inputs are random)");
+  command->add_option("--dim", flags->dims,
+                      "NAME=VALUE: binds a symbolic dim of random inputs; repeatable");
+  command->add_option("--seed", flags->seed, "seed of the random inputs (default 0)");
+  command->add_option("--runs", flags->runs, "timed runs (default 100)");
+  command->add_option("--warmup", flags->warmup, "untimed runs first (default 10)");
+  command->add_option("--threads", flags->threads, "threads of the cpu EP");
+  command->add_flag("--capture", flags->capture,
+                    "run on the Primary device-graph slot (capture, then replay)");
+  command->add_flag("--json", flags->json,
+                    "print one JSON object (median_us, p90_us, kernel_cache, device_graphs)");
+  AddEnvironmentOptions(*command, flags->environment);
+  command->callback([flags, &selected] { selected = [flags] { return Bench(*flags); }; });
+}
+
+}  // namespace nxrt::cli

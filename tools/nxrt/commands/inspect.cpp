@@ -1,0 +1,207 @@
+// `nxrt inspect`: what a model declares and what nxrt made of it: inputs and
+// outputs with their symbolic dims, which provider runs each node and why
+// the providers before it declined, and the capture plan: the capture-
+// eligible segments, the eager seams between them, and for each ineligible
+// node the disqualifying symbol and its lineage path.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "commands/command.hpp"
+#include "common/environment_setup.hpp"
+#include "common/json_writer.hpp"
+#include "common/model_session.hpp"
+#include "common/provider_list.hpp"
+#include "common/tensor_summary.hpp"
+#include "nxrt/graph/dtype.hpp"
+
+namespace nxrt::cli {
+namespace {
+
+struct InspectFlags {
+  std::string model;
+  std::vector<std::string> providers;
+  bool json = false;
+  EnvironmentFlags environment;
+};
+
+// Maximal runs of capture-eligible nodes in execution order, as node names.
+std::vector<std::vector<std::string>> CaptureSegments(
+    const std::vector<NodePlacement>& placements) {
+  std::vector<std::vector<std::string>> segments;
+  bool in_segment = false;
+  for (const NodePlacement& placement : placements) {
+    if (!placement.capture_eligible) {
+      in_segment = false;
+      continue;
+    }
+    if (!in_segment) segments.emplace_back();
+    segments.back().push_back(placement.node);
+    in_segment = true;
+  }
+  return segments;
+}
+
+std::string DescribeValue(const ValueDescription& value) {
+  return value.name + ": " + std::string(graph::DataTypeName(value.dtype)) + " " +
+         (value.rank_known ? ShapeText(value.shape) : std::string("(rank unknown)"));
+}
+
+void PrintText(const InspectFlags& flags, const Session& session) {
+  std::printf("model: %s\ninputs:\n", flags.model.c_str());
+  for (const ValueDescription& input : session.inputs()) {
+    std::printf("  %s\n", DescribeValue(input).c_str());
+  }
+  std::printf("outputs:\n");
+  for (const ValueDescription& output : session.outputs()) {
+    std::printf("  %s\n", DescribeValue(output).c_str());
+  }
+  const std::vector<NodePlacement>& placements = session.placements();
+  std::printf("partition (%zu nodes):\n", placements.size());
+  for (const NodePlacement& placement : placements) {
+    const std::string op =
+        placement.domain.empty() ? placement.op_type : placement.domain + "::" + placement.op_type;
+    std::printf("  node '%s' (%s) -> %s%s\n", placement.node.c_str(), op.c_str(),
+                placement.provider.c_str(), placement.capture_eligible ? "" : " [eager]");
+    for (const ClaimDecline& decline : placement.declines) {
+      std::printf("    declined by %s: %s\n", decline.provider.c_str(), decline.reason.c_str());
+    }
+  }
+  std::printf("capture plan:\n");
+  for (const std::string& line : graph::FormatCaptureReport(session.capture_report())) {
+    std::printf("  %s\n", line.c_str());
+  }
+  const auto segments = CaptureSegments(placements);
+  std::printf("  %zu capture segment%s\n", segments.size(), segments.size() == 1 ? "" : "s");
+  for (size_t i = 0; i < segments.size(); ++i) {
+    std::printf("    segment %zu: %zu node%s, '%s' .. '%s'\n", i, segments[i].size(),
+                segments[i].size() == 1 ? "" : "s", segments[i].front().c_str(),
+                segments[i].back().c_str());
+  }
+  std::string seams;
+  for (const NodePlacement& placement : placements) {
+    if (!placement.capture_eligible) seams += (seams.empty() ? "'" : ", '") + placement.node + "'";
+  }
+  std::printf("  eager seams: %s\n", seams.empty() ? "none" : seams.c_str());
+}
+
+void WriteValues(JsonWriter& json, const std::vector<ValueDescription>& values) {
+  json.BeginArray();
+  for (const ValueDescription& value : values) {
+    json.BeginObject();
+    json.Key("name").String(value.name);
+    json.Key("dtype").String(graph::DataTypeName(value.dtype));
+    json.Key("shape");
+    if (value.rank_known) {
+      json.BeginArray();
+      for (const std::string& dim : value.shape) json.String(dim);
+      json.EndArray();
+    } else {
+      json.Null();
+    }
+    json.EndObject();
+  }
+  json.EndArray();
+}
+
+void WriteStrings(JsonWriter& json, const std::vector<std::string>& strings) {
+  json.BeginArray();
+  for (const std::string& s : strings) json.String(s);
+  json.EndArray();
+}
+
+void PrintJson(const InspectFlags& flags, const Session& session) {
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("model").String(flags.model);
+  json.Key("inputs");
+  WriteValues(json, session.inputs());
+  json.Key("outputs");
+  WriteValues(json, session.outputs());
+  json.Key("placements").BeginArray();
+  for (const NodePlacement& placement : session.placements()) {
+    json.BeginObject();
+    json.Key("node").String(placement.node);
+    json.Key("op_type").String(placement.op_type);
+    json.Key("domain").String(placement.domain);
+    json.Key("provider").String(placement.provider);
+    json.Key("capture_eligible").Bool(placement.capture_eligible);
+    json.Key("declines").BeginArray();
+    for (const ClaimDecline& decline : placement.declines) {
+      json.BeginObject().Key("provider").String(decline.provider);
+      json.Key("reason").String(decline.reason).EndObject();
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray();
+
+  const graph::CaptureReport& report = session.capture_report();
+  json.Key("capture").BeginObject();
+  json.Key("mode").String(report.mode);
+  json.Key("node_count").Unsigned(report.node_count);
+  json.Key("eligible_count").Unsigned(report.eligible_count);
+  json.Key("disqualifying");
+  WriteStrings(json, report.disqualifying);
+  json.Key("pinned");
+  WriteStrings(json, report.pinned);
+  json.Key("segments").BeginArray();
+  for (const auto& segment : CaptureSegments(session.placements())) WriteStrings(json, segment);
+  json.EndArray();
+  json.Key("ineligible").BeginArray();
+  for (const graph::NodeCaptureReport& node : report.ineligible) {
+    json.BeginObject();
+    json.Key("node").String(node.node);
+    json.Key("op_type").String(node.op_type);
+    json.Key("domain").String(node.domain);
+    json.Key("verdict").String(node.verdict);
+    json.Key("edges").BeginArray();
+    for (const graph::DisqualifiedEdgeReport& edge : node.edges) {
+      json.BeginObject();
+      json.Key("side").String(edge.side);
+      json.Key("slot").Unsigned(edge.slot);
+      json.Key("value").String(edge.value);
+      json.Key("axis").Unsigned(edge.axis);
+      json.Key("symbol").String(edge.symbol);
+      json.Key("path").String(edge.path_text);
+      json.Key("root_kind").String(edge.root_kind);
+      json.Key("root").String(edge.root);
+      json.EndObject();
+    }
+    json.EndArray().EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  json.EndObject();
+  std::printf("%s\n", json.text().c_str());
+}
+
+Result<int> Inspect(const InspectFlags& flags) {
+  SessionOptions options;
+  NXRT_ASSIGN_OR_RETURN(options.providers, ParseProviderList(flags.providers));
+  NXRT_ASSIGN_OR_RETURN(std::shared_ptr<Environment> environment,
+                        MakeEnvironment(flags.environment));
+  NXRT_ASSIGN_OR_RETURN(ModelSession model,
+                        LoadModelSession(environment, flags.model, std::move(options)));
+  if (flags.json) {
+    PrintJson(flags, *model.session);
+  } else {
+    PrintText(flags, *model.session);
+  }
+  return 0;
+}
+
+}  // namespace
+
+void RegisterInspectCommand(CLI::App& app, CommandAction& selected) {
+  auto flags = std::make_shared<InspectFlags>();
+  CLI::App* command = app.add_subcommand(
+      "inspect", "show a model's inputs and outputs, its partition and its capture plan");
+  command->add_option("model", flags->model, "the .onnx model file")->required();
+  AddProviderOption(*command, flags->providers);
+  command->add_flag("--json", flags->json, "print one JSON object instead of text");
+  AddEnvironmentOptions(*command, flags->environment);
+  command->callback([flags, &selected] { selected = [flags] { return Inspect(*flags); }; });
+}
+
+}  // namespace nxrt::cli

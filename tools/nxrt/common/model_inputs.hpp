@@ -1,0 +1,33 @@
+// The values a command feeds a model: inputs read from --input NAME=FILE.pb
+// (decoded as the model declares each input: tensor, sequence or optional),
+// and, where allowed, random tensors for the inputs given no file.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/model_session.hpp"
+#include "nxrt/session.hpp"
+#include "nxrt/support/status.hpp"
+
+namespace nxrt::cli {
+
+struct InputSources {
+  std::vector<std::string> files;  // NAME=FILE.pb
+  bool random_for_rest = false;
+  std::map<std::string, int64_t> dims;  // symbolic dim bindings for random inputs
+  uint64_t seed = 0;
+};
+
+// One value per model input, in the model's input order. Fails naming the
+// input for an unknown name, an input given twice, an unreadable file, or an
+// input left without a value.
+Result<std::vector<NamedValue>> PrepareInputs(const ModelSession& model,
+                                              const InputSources& sources);
+
+// The same values as tensors, for commands that run tensors only.
+Result<std::vector<NamedTensor>> AsTensors(std::vector<NamedValue> values);
+
+}  // namespace nxrt::cli

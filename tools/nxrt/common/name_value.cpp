@@ -1,0 +1,32 @@
+#include "common/name_value.hpp"
+
+#include <charconv>
+
+namespace nxrt::cli {
+
+Result<std::pair<std::string, std::string>> SplitNameValue(const std::string& text,
+                                                           const std::string& option,
+                                                           const std::string& value_hint) {
+  const size_t equals = text.rfind('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size()) {
+    return InvalidArgument(option + " '" + text + "': expected NAME=" + value_hint);
+  }
+  return std::make_pair(text.substr(0, equals), text.substr(equals + 1));
+}
+
+Result<std::map<std::string, int64_t>> ParseDimBindings(const std::vector<std::string>& values) {
+  std::map<std::string, int64_t> dims;
+  for (const std::string& text : values) {
+    NXRT_ASSIGN_OR_RETURN(auto pair, SplitNameValue(text, "--dim", "VALUE"));
+    const std::string& digits = pair.second;
+    int64_t extent = -1;
+    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), extent);
+    if (error != std::errc() || end != digits.data() + digits.size() || extent < 0) {
+      return InvalidArgument("--dim '" + text + "': the value must be a non-negative integer");
+    }
+    dims[pair.first] = extent;
+  }
+  return dims;
+}
+
+}  // namespace nxrt::cli

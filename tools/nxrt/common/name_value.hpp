@@ -1,0 +1,23 @@
+// NAME=VALUE option values (--input NAME=FILE.pb, --dim NAME=VALUE), split
+// at the last '=' so a model's value names may themselves hold '='.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nxrt/support/status.hpp"
+
+namespace nxrt::cli {
+
+// `option` names the flag in the error, e.g. "--input".
+Result<std::pair<std::string, std::string>> SplitNameValue(const std::string& text,
+                                                           const std::string& option,
+                                                           const std::string& value_hint);
+
+// --dim values: symbol name to a non-negative extent.
+Result<std::map<std::string, int64_t>> ParseDimBindings(const std::vector<std::string>& values);
+
+}  // namespace nxrt::cli
