@@ -57,6 +57,17 @@ TEST(OpFamilyRules, MatMulNBitsTakesNFromItsAttribute) {
   EXPECT_EQ(t.ShapeOf("y"), (Shape{t.Sym("batch"), t.Sym("seq"), Dim::Static(1024)}));
 }
 
+TEST(OpFamilyRules, FusedMatMulTransposesBeforeMultiplying) {
+  TestGraph t;
+  t.graph.opset_imports["com.microsoft"] = 1;
+  t.Input("a", {"batch", 64, "seq"});
+  t.Input("b", {32, 64});
+  t.Op("FusedMatMul", {"a", "b"}, {"y"}, {IntAttr("transA", 1), IntAttr("transB", 1)},
+       "com.microsoft");
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_EQ(t.ShapeOf("y"), (Shape{t.Sym("batch"), t.Sym("seq"), Dim::Static(32)}));
+}
+
 TEST(OpFamilyRules, EinsumEllipsisBroadcasts) {
   TestGraph t;
   t.Input("a", {"batch", "heads", "seq", 64});

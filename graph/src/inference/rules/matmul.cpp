@@ -3,6 +3,7 @@
 // BroadcastDim chokepoint.
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "inference/rule_registry.hpp"
@@ -19,13 +20,21 @@ Status CheckContraction(NodeContext& ctx, Dim a, Dim b, const Shape& sa, const S
   return Status::Ok();
 }
 
-Status MatMulShape(NodeContext& ctx, DataType dtype, size_t lhs, size_t rhs) {
+// Swaps the last two dims (a no-op below rank 2).
+Shape Transposed(Shape s) {
+  if (s.size() >= 2) std::swap(s[s.size() - 1], s[s.size() - 2]);
+  return s;
+}
+
+Status MatMulShape(NodeContext& ctx, DataType dtype, size_t lhs, size_t rhs,
+                   bool transpose_a = false, bool transpose_b = false) {
   ctx.SetOutputDtype(0, dtype);
   const Shape* a_in = ctx.input_shape(lhs);
   const Shape* b_in = ctx.input_shape(rhs);
   if (a_in == nullptr || b_in == nullptr) return ctx.Unknown("an operand has unknown rank");
   if (a_in->empty() || b_in->empty()) return ctx.ModelError("MatMul operands must not be scalars");
-  Shape a = *a_in, b = *b_in;
+  Shape a = transpose_a ? Transposed(*a_in) : *a_in;
+  Shape b = transpose_b ? Transposed(*b_in) : *b_in;
   const bool a_vector = a.size() == 1, b_vector = b.size() == 1;
   if (a_vector) a.insert(a.begin(), Dim::Static(1));
   if (b_vector) b.push_back(Dim::Static(1));
@@ -173,6 +182,7 @@ Status MatMulNBits(NodeContext& ctx) {
 
 void AddMatMulRules(RuleTable& t) {
   t.Add("com.microsoft", "MatMulNBits", MatMulNBits);
+  t.Add("com.microsoft", "FusedMatMul", FusedMatMul);
   t.Add("", "MatMul", MatMul);
   t.Add("", "MatMulInteger", MatMulInteger);
   t.Add("", "QLinearMatMul", QLinearMatMul);
