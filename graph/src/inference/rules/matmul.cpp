@@ -56,6 +56,10 @@ Status MatMulInteger(NodeContext& ctx) {
 Status QLinearMatMul(NodeContext& ctx) {
   return MatMulShape(ctx, ctx.input_dtype(7), 0, 3);
 }
+Status FusedMatMul(NodeContext& ctx) {
+  return MatMulShape(ctx, ctx.input_dtype(0), 0, 1, ctx.Int("transA", 0) != 0,
+                     ctx.Int("transB", 0) != 0);
+}
 
 Status Gemm(NodeContext& ctx) {
   ctx.SetOutputDtype(0, ctx.input_dtype(0));
