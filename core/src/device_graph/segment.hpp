@@ -46,6 +46,12 @@ struct SlotCapture {
   bool captured_valid = false;
   SegmentBindings warm;  // the last eager run's bindings
   bool warm_valid = false;
+  // What the capture bound from outside the segment, and the executor's
+  // shape generation then: while both hold, and the capture was not reset,
+  // nothing inside the segment can have moved, so a replay needs no
+  // per-node preparation.
+  SegmentBindings external;
+  uint64_t shape_generation = 0;
 };
 
 struct Segment {
@@ -53,6 +59,9 @@ struct Segment {
   size_t end = 0;
   size_t provider = 0;
   std::array<SlotCapture, 2> slots;  // indexed by nxrt_graph_slot
+  // The slot whose capture the nodes' prepared values match; -1 after any
+  // other preparation.
+  int prepared_for = -1;
 };
 
 }  // namespace nxrt::device_graph

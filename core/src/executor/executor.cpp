@@ -472,11 +472,15 @@ Status Executor::ResolveShapesIfChanged() {
     }
     Result<std::vector<int64_t>> dims = binding.Resolve(*value.shape);
     if (!dims.ok()) continue;
+    Result<size_t> bytes = DenseBytes(value.dtype, dims.value());
+    if (!bytes.ok()) continue;
     slot.planned_known = true;
     slot.planned_dims = std::move(dims).value();
+    slot.planned_bytes = bytes.value();
   }
   bound_input_dims_.assign(input_dims_scratch_.begin(), input_dims_scratch_.end());
   shapes_resolved_ = true;
+  ++shape_generation_;
   return Status::Ok();
 }
 
@@ -522,6 +526,10 @@ Status Executor::RunBody(std::span<const nxrt_value> inputs, std::span<nxrt_valu
 Status Executor::Execute(std::optional<nxrt_graph_slot> slot) {
   std::vector<device_graph::Segment>* segments =
       segment_at_.empty() ? nullptr : &shared_.device_graphs->segments();
+  if (!slot && segments != nullptr) {
+    // Eager dispatch rewrites the nodes' prepared values.
+    for (device_graph::Segment& segment : *segments) segment.prepared_for = -1;
+  }
   for (size_t i = 0; i < nodes_.size();) {
     if (slot && segments != nullptr && segment_at_[i] != kNoSlot) {
       device_graph::Segment& segment = (*segments)[segment_at_[i]];
@@ -647,10 +655,9 @@ Status Executor::PrepareNode(PlannedNode& node) {
     if (!slot.planned_known) continue;
     slot.dims.assign(slot.planned_dims.begin(), slot.planned_dims.end());
     if (slot.declared_dtype == DataType::kString) {
-      NXRT_ASSIGN_OR_RETURN(const uint64_t count, graph::ElementCount(slot.dims));
-      PrepareStrings(slot, static_cast<size_t>(count));
+      PrepareStrings(slot, slot.planned_bytes / sizeof(nxrt_string_view));
     } else {
-      NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(slot.declared_dtype, slot.dims));
+      const size_t bytes = slot.planned_bytes;
       Status reserved = slot.buffer.Reserve(MemoryProvider(slot.memory), bytes, Listener());
       if (!reserved.ok()) {
         return reserved.WithContext(graph_.Describe(node.id) + ": output '" +
@@ -761,9 +768,67 @@ Status Executor::AbandonCapture(plugin_host::ExecutionProvider& provider, nxrt_g
   return provider.Reset(*token);
 }
 
+void Executor::CollectExternalBindings(const device_graph::Segment& segment,
+                                       device_graph::SegmentBindings& bindings) const {
+  bindings.Clear();
+  for (size_t i = segment.begin; i < segment.end; ++i) {
+    for (size_t slot_index : nodes_[i].input_slots) {
+      if (slot_index == kNoSlot) {
+        bindings.shapes.push_back(-1);
+        continue;
+      }
+      const ValueSlot& slot = slots_[slot_index];
+      if (slot.value.valid()) {
+        const graph::NodeId producer = graph_.value(slot.value).producer;
+        // Plan node indices are node ids.
+        if (producer.valid() && producer.index >= segment.begin && producer.index < segment.end) {
+          continue;
+        }
+      }
+      bindings.shapes.push_back(slot.ready && slot.kind == NXRT_VALUE_TENSOR
+                                    ? static_cast<int64_t>(slot.dims.size())
+                                    : -1);
+      bindings.shapes.insert(bindings.shapes.end(), slot.dims.begin(), slot.dims.end());
+      bindings.addresses.push_back(reinterpret_cast<uintptr_t>(slot.data));
+      bindings.epochs.push_back(slot.epoch());
+    }
+  }
+}
+
+Status Executor::ReplayPrepared(device_graph::Segment& segment, nxrt_graph_slot slot,
+                                bool& replayed) {
+  replayed = false;
+  device_graph::SlotCapture& capture = segment.slots[slot];
+  if (capture.token == 0 || segment.prepared_for != static_cast<int>(slot) ||
+      capture.shape_generation != shape_generation_) {
+    return Status::Ok();
+  }
+  // A copy into the EP's memory may reallocate, which resets the capture.
+  NXRT_RETURN_IF_ERROR(RunTransfers(nodes_[segment.begin]));
+  CollectExternalBindings(segment, bindings_scratch_);
+  if (capture.token == 0 || !SameBindings(bindings_scratch_, capture.external)) {
+    return Status::Ok();
+  }
+  device_graph::DeviceGraphs& graphs = *shared_.device_graphs;
+  Status status = graphs.provider(segment.provider).Replay(capture.token);
+  if (!status.ok()) {
+    Status reset = graphs.ResetCapture(segment, capture);
+    if (!reset.ok()) GetLogger()->warn("{}", reset.message());
+    return status;
+  }
+  for (size_t i = segment.begin; i < segment.end; ++i) FinishNode(nodes_[i]);
+  graphs.CountReplay();
+  replayed = true;
+  return Status::Ok();
+}
+
 Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot) {
   device_graph::DeviceGraphs& graphs = *shared_.device_graphs;
   device_graph::SlotCapture& capture = segment.slots[slot];
+  bool replayed = false;
+  NXRT_RETURN_IF_ERROR(ReplayPrepared(segment, slot, replayed));
+  if (replayed) return Status::Ok();
+  segment.prepared_for = -1;
   if (!SegmentIsPlanned(segment)) {
     // A kernel that allocates its own outputs cannot be captured.
     NXRT_RETURN_IF_ERROR(graphs.ResetCapture(segment, capture));
@@ -801,6 +866,9 @@ Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot
       }
       finish_all();
       graphs.CountReplay();
+      segment.prepared_for = static_cast<int>(slot);
+      capture.shape_generation = shape_generation_;
+      CollectExternalBindings(segment, capture.external);
       return Status::Ok();
     }
     NXRT_RETURN_IF_ERROR(graphs.ResetCapture(segment, capture));
@@ -856,6 +924,9 @@ Status Executor::CaptureSegment(device_graph::Segment& segment, nxrt_graph_slot 
   }
   for (size_t i = segment.begin; i < segment.end; ++i) FinishNode(nodes_[i]);
   graphs.CountReplay();
+  segment.prepared_for = static_cast<int>(slot);
+  capture.shape_generation = shape_generation_;
+  CollectExternalBindings(segment, capture.external);
   return Status::Ok();
 }
 

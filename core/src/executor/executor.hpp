@@ -116,6 +116,9 @@ class Executor : private plugin_host::ComputeServices {
   Status CaptureSegment(device_graph::Segment& segment, nxrt_graph_slot slot);
   bool CollectBindings(const device_graph::Segment& segment,
                        device_graph::SegmentBindings& bindings);
+  void CollectExternalBindings(const device_graph::Segment& segment,
+                               device_graph::SegmentBindings& bindings) const;
+  Status ReplayPrepared(device_graph::Segment& segment, nxrt_graph_slot slot, bool& replayed);
   nxrt_value ValueOf(const ValueSlot& slot) const;
   const std::string& DescribeSlot(size_t slot) const;
 
@@ -148,6 +151,7 @@ class Executor : private plugin_host::ComputeServices {
   std::vector<int64_t> bound_input_dims_;
   std::vector<int64_t> input_dims_scratch_;
   bool shapes_resolved_ = false;
+  uint64_t shape_generation_ = 0;  // moves each time shapes are resolved anew
 
   device_graph::SegmentBindings bindings_scratch_;
   PlannedNode* computing_ = nullptr;  // the node whose compute is running

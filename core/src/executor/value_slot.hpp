@@ -47,6 +47,7 @@ struct ValueSlot {
   // Dims known before the producer runs, from the symbol binding.
   bool planned_known = false;
   std::vector<int64_t> planned_dims;
+  size_t planned_bytes = 0;  // dense bytes, or string views, of planned_dims
 
   // Storage kept across runs.
   ValueBuffer buffer;

@@ -105,6 +105,23 @@ TEST_F(DeviceGraphs, RunsWithoutASlotStayEager) {
   EXPECT_EQ(counters.captures + counters.replays, 0u);
 }
 
+TEST_F(DeviceGraphs, EagerRunsBetweenReplaysKeepTheCapture) {
+  Create();
+  std::vector<float> x{1, 2, 3, 4};
+  RunAndCheck(DeviceGraphSlot::kPrimary, x);
+  RunAndCheck(DeviceGraphSlot::kPrimary, x);
+  std::vector<float> other{-3, 5, -7, 9};
+  std::vector<nxrt::NamedTensor> inputs{{"x", nxrt_test::Floats({1, 4}, other)}};
+  auto eager = session_->Run(inputs);
+  ASSERT_TRUE(eager.ok()) << eager.status().ToString();
+  EXPECT_EQ(nxrt_test::ValuesOf((*eager)[0]), Expected(other));
+  x = {8, -1, 0.5f, 2};
+  RunAndCheck(DeviceGraphSlot::kPrimary, x);
+  const auto counters = session_->device_graph_counters();
+  EXPECT_EQ(counters.captures, 1u);
+  EXPECT_EQ(counters.replays, 2u);
+}
+
 TEST_F(DeviceGraphs, ShapeChangeFallsBackEagerlyThenRecaptures) {
   Create();
   std::vector<float> x{1, 2, 3, 4};
