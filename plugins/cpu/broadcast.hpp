@@ -43,7 +43,11 @@ void ForEachRow(const BroadcastPlan<N>& plan, Row&& row) {
     row(offsets, int64_t{0}, inner);
     return;
   }
-  std::vector<int64_t> index(rank - 1, 0);
+  // Outer-axis counters; on the stack for the ranks models use, so a
+  // capture-safe kernel's compute allocates nothing.
+  std::array<int64_t, 16> small_index{};
+  std::vector<int64_t> large_index(rank - 1 > small_index.size() ? rank - 1 : 0, 0);
+  int64_t* index = large_index.empty() ? small_index.data() : large_index.data();
   for (int64_t out = 0; out < plan.count; out += inner) {
     row(offsets, out, inner);
     for (size_t axis = rank - 1; axis-- > 0;) {

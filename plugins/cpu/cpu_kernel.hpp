@@ -1,6 +1,7 @@
 // What every CPU kernel shares: its capture-safety statement (true when
-// compute writes only into preallocated outputs, so a recorded call can be
-// replayed without the host) and the claim checks op families build on.
+// compute allocates nothing and writes only into preallocated outputs, so a
+// recorded call can be replayed without the host) and the claim checks op
+// families build on.
 #pragma once
 
 #include <optional>

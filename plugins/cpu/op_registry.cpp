@@ -32,6 +32,7 @@ const OpRegistry& CpuOps() {
     RegisterEinsumOps(r);
     RegisterQuantizeOps(r);
     RegisterDeterminantOps(r);
+    RegisterLossOps(r);
     return r;
   }();
   return registry;

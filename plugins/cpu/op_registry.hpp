@@ -72,5 +72,6 @@ void RegisterResizeOps(OpRegistry& registry);
 void RegisterEinsumOps(OpRegistry& registry);
 void RegisterQuantizeOps(OpRegistry& registry);
 void RegisterDeterminantOps(OpRegistry& registry);
+void RegisterLossOps(OpRegistry& registry);
 
 }  // namespace nxrt::cpu

@@ -1,7 +1,7 @@
 // Every single-node case of the ONNX node test corpus, whatever its op: the
 // CPU EP either declines it with a reason or computes it correctly. Also the
-// ops added beyond the families: quantisation, Det, ReverseSequence, Unique
-// and MaxUnpool.
+// ops added beyond the families: quantisation, losses, Det, ReverseSequence,
+// Unique and MaxUnpool.
 #include <gtest/gtest.h>
 
 #include "node_case_runner.hpp"
@@ -16,6 +16,10 @@ TEST(CpuEpCorpus, EveryClaimedCasePasses) {
 TEST(CpuEpCorpus, QuantizationNodeCases) {
   ExpectFamilyPasses("quantization",
                      {"QuantizeLinear", "DequantizeLinear", "DynamicQuantizeLinear"});
+}
+
+TEST(CpuEpCorpus, LossNodeCases) {
+  ExpectFamilyPasses("losses", {"NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"});
 }
 
 TEST(CpuEpCorpus, FurtherOpNodeCases) {

@@ -74,7 +74,7 @@ void WalkWindows(const WindowGeometry& g, int64_t channels, Visit&& visit) {
 class ConvKernel : public CpuKernel {
  public:
   ConvKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
-      : CpuKernel(true), dtype_(inputs[0].dtype), group_(node.AttrInt("group", 1)) {
+      : CpuKernel(false), dtype_(inputs[0].dtype), group_(node.AttrInt("group", 1)) {
     const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
     const Dims w(inputs[1].dims, inputs[1].dims + inputs[1].rank);
     if (x.size() < 3 || w.size() != x.size()) FailInvalid("Conv: X and W need rank 3 or more");
@@ -149,7 +149,7 @@ class ConvKernel : public CpuKernel {
 class ConvTransposeKernel : public CpuKernel {
  public:
   ConvTransposeKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
-      : CpuKernel(true), dtype_(inputs[0].dtype), group_(node.AttrInt("group", 1)) {
+      : CpuKernel(false), dtype_(inputs[0].dtype), group_(node.AttrInt("group", 1)) {
     const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
     const Dims w(inputs[1].dims, inputs[1].dims + inputs[1].rank);
     if (x.size() < 3 || w.size() != x.size()) {

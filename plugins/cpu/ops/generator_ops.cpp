@@ -107,7 +107,7 @@ class RangeKernel : public CpuKernel {
 
 class EyeLikeKernel : public CpuKernel {
  public:
-  EyeLikeKernel(nxrt_dtype dtype, int64_t k) : CpuKernel(true), dtype_(dtype), k_(k) {}
+  EyeLikeKernel(nxrt_dtype dtype, int64_t k) : CpuKernel(false), dtype_(dtype), k_(k) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {

@@ -264,6 +264,7 @@ class GemmKernel : public PackingKernel {
     n_ = transpose_b_ ? b_dims_[0] : b_dims_[1];
     if ((transpose_b_ ? b_dims_[1] : b_dims_[0]) != k_)
       FailInvalid("Gemm: inner dimensions differ");
+    out_dims_ = {m_, n_};
     if (inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED) {
       c_dims_.assign(inputs[2].dims, inputs[2].dims + inputs[2].rank);
       c_plan_ = MakeBroadcastPlan<2>({Dims{m_, n_}, c_dims_}, "Gemm");
@@ -279,8 +280,7 @@ class GemmKernel : public PackingKernel {
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
-    const Dims out_dims{m_, n_};
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims);
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
     if (m_ * n_ == 0) return;
     Dispatch(FloatTypes{}, dtype_, "Gemm", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -331,6 +331,7 @@ class GemmKernel : public PackingKernel {
   int64_t m_ = 0;
   int64_t k_ = 0;
   int64_t n_ = 0;
+  Dims out_dims_;
   bool has_c_ = false;
   Dims c_dims_;
   BroadcastPlan<2> c_plan_;

@@ -277,7 +277,7 @@ class PadKernel : public CpuKernel {
 class ReverseSequenceKernel : public CpuKernel {
  public:
   ReverseSequenceKernel(int64_t batch_axis, int64_t time_axis)
-      : CpuKernel(true), batch_axis_(batch_axis), time_axis_(time_axis) {}
+      : CpuKernel(false), batch_axis_(batch_axis), time_axis_(time_axis) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {

@@ -26,7 +26,7 @@ class BatchNormKernel : public CpuKernel {
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& x = inputs[0].tensor;
-    const Dims dims = DimsOf(x);
+    const std::span<const int64_t> dims = DimsSpan(x);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
     const int64_t n = dims.empty() ? 1 : dims[0];
     const int64_t c = dims.size() > 1 ? dims[1] : 1;
@@ -62,26 +62,27 @@ class BatchNormKernel : public CpuKernel {
 class LayerNormKernel : public CpuKernel {
  public:
   enum class Affine { kPerElement, kPerChannel, kNone };
-  LayerNormKernel(nxrt_dtype dtype, int64_t axis, float epsilon, Affine affine)
-      : CpuKernel(true), dtype_(dtype), axis_(axis), epsilon_(epsilon), affine_(affine) {}
+  // Capture-safe only without the statistics outputs, whose dims it builds.
+  LayerNormKernel(nxrt_dtype dtype, int64_t axis, float epsilon, Affine affine, bool statistics)
+      : CpuKernel(!statistics), dtype_(dtype), axis_(axis), epsilon_(epsilon), affine_(affine) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& x = inputs[0].tensor;
-    const Dims dims = DimsOf(x);
+    const std::span<const int64_t> dims = DimsSpan(x);
     const int64_t rank = static_cast<int64_t>(dims.size());
     int64_t axis = affine_ == Affine::kPerChannel ? 2 : NormalizeAxis(axis_, rank, "LayerNorm");
     int64_t groups = 1;
     for (int64_t i = 0; i < axis; ++i) groups *= dims[i];
     const int64_t size = groups ? ElementCount(dims) / groups : 0;
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
-    Dims stat_dims = dims;
-    for (int64_t i = axis; i < rank; ++i) stat_dims[i] = 1;
     float* mean_out = nullptr;
     float* inv_std_out = nullptr;
     if (affine_ == Affine::kPerElement) {
       for (size_t k = 1; k < 3 && k < outputs.size(); ++k) {
         if (outputs[k].kind != NXRT_VALUE_TENSOR) continue;
+        Dims stat_dims(dims.begin(), dims.end());
+        for (int64_t i = axis; i < rank; ++i) stat_dims[i] = 1;
         float* p =
             MutableDataAs<float>(PrepareOutput(ctx, outputs, k, NXRT_DTYPE_FLOAT32, stat_dims));
         (k == 1 ? mean_out : inv_std_out) = p;
@@ -194,7 +195,7 @@ class LrnKernel : public CpuKernel {
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& x = inputs[0].tensor;
-    const Dims dims = DimsOf(x);
+    const std::span<const int64_t> dims = DimsSpan(x);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
     const int64_t n = dims[0];
     const int64_t c = dims[1];
@@ -252,16 +253,16 @@ void RegisterNormalizationOps(OpRegistry& r) {
   r.Add("LayerNormalization",
         {17, ClaimInputDtype(FloatTypes{}),
          [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-           return std::make_unique<LayerNormKernel>(inputs[0].dtype, node.AttrInt("axis", -1),
-                                                    node.AttrFloat("epsilon", 1e-5f),
-                                                    LayerNormKernel::Affine::kPerElement);
+           return std::make_unique<LayerNormKernel>(
+               inputs[0].dtype, node.AttrInt("axis", -1), node.AttrFloat("epsilon", 1e-5f),
+               LayerNormKernel::Affine::kPerElement, node.output_count() > 1);
          }});
   r.Add("InstanceNormalization",
         {6, ClaimInputDtype(FloatTypes{}),
          [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
            return std::make_unique<LayerNormKernel>(inputs[0].dtype, 2,
                                                     node.AttrFloat("epsilon", 1e-5f),
-                                                    LayerNormKernel::Affine::kPerChannel);
+                                                    LayerNormKernel::Affine::kPerChannel, false);
          }});
   r.Add("MeanVarianceNormalization",
         {9, ClaimInputDtype(FloatTypes{}),

@@ -18,7 +18,7 @@ enum class PoolKind { kMax, kAverage, kLp };
 class PoolKernel : public CpuKernel {
  public:
   PoolKernel(PoolKind kind, bool global, const sdk::Node& node, std::span<const nxrt_shape> inputs)
-      : CpuKernel(true),
+      : CpuKernel(false),
         kind_(kind),
         dtype_(inputs[0].dtype),
         count_include_pad_(node.AttrInt("count_include_pad", 0) != 0),
@@ -175,29 +175,39 @@ class MaxUnpoolKernel : public CpuKernel {
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& x = inputs[0].tensor;
     const Dims dims = DimsOf(x);
-    Dims out_dims;
-    if (IsPresent(inputs, 2)) {
-      out_dims = ReadInt64s(inputs[2].tensor);
-    } else {
-      const size_t rank = dims.size() - 2;
-      out_dims = {dims[0], dims[1]};
-      for (size_t i = 0; i < rank; ++i) {
-        const int64_t stride = attributes_.strides.empty() ? 1 : attributes_.strides[i];
-        const int64_t pads =
-            attributes_.pads.empty() ? 0 : attributes_.pads[i] + attributes_.pads[i + rank];
-        out_dims.push_back((dims[i + 2] - 1) * stride + attributes_.kernel_shape.at(i) - pads);
-      }
+    // Indices address the unpooled tensor of the default shape; an explicit
+    // output_shape re-places each at the same coordinates in a larger one.
+    const size_t rank = dims.size() - 2;
+    Dims default_dims = {dims[0], dims[1]};
+    for (size_t i = 0; i < rank; ++i) {
+      const int64_t stride = attributes_.strides.empty() ? 1 : attributes_.strides[i];
+      const int64_t pads =
+          attributes_.pads.empty() ? 0 : attributes_.pads[i] + attributes_.pads[i + rank];
+      default_dims.push_back((dims[i + 2] - 1) * stride + attributes_.kernel_shape.at(i) - pads);
     }
+    const Dims out_dims = IsPresent(inputs, 2) ? ReadInt64s(inputs[2].tensor) : default_dims;
+    if (out_dims.size() != default_dims.size()) FailInvalid("MaxUnpool: output_shape rank");
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims);
     const size_t size = DtypeSize(dtype_);
     const int64_t out_count = ElementCount(out_dims);
+    const int64_t default_count = ElementCount(default_dims);
     std::memset(out.data, 0, out_count * size);
     const std::vector<int64_t> indices = ReadInt64s(inputs[1].tensor);
+    const Dims default_strides = StridesOf(default_dims);
+    const Dims out_strides = StridesOf(out_dims);
     const auto* src = static_cast<const std::byte*>(x.data);
     auto* dst = static_cast<std::byte*>(out.data);
     for (size_t i = 0; i < indices.size(); ++i) {
-      if (indices[i] < 0 || indices[i] >= out_count) FailInvalid("MaxUnpool: index out of range");
-      std::memcpy(dst + indices[i] * size, src + i * size, size);
+      if (indices[i] < 0 || indices[i] >= default_count) {
+        FailInvalid("MaxUnpool: index out of range");
+      }
+      int64_t target = 0;
+      for (size_t a = 0; a < default_dims.size(); ++a) {
+        const int64_t coord = (indices[i] / default_strides[a]) % default_dims[a];
+        if (coord >= out_dims[a]) FailInvalid("MaxUnpool: output_shape smaller than the input");
+        target += coord * out_strides[a];
+      }
+      std::memcpy(dst + target * size, src + i * size, size);
     }
   }
 

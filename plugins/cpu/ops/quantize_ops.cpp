@@ -46,7 +46,8 @@ Blocks BlocksFor(const Dims& dims, const nxrt_tensor& scale, int64_t axis_attr, 
 
 class QuantizeKernel : public CpuKernel {
  public:
-  QuantizeKernel(bool quantize, int64_t axis) : CpuKernel(true), quantize_(quantize), axis_(axis) {}
+  QuantizeKernel(bool quantize, int64_t axis)
+      : CpuKernel(false), quantize_(quantize), axis_(axis) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
@@ -94,7 +95,7 @@ class QuantizeKernel : public CpuKernel {
 
 class DynamicQuantizeKernel : public CpuKernel {
  public:
-  DynamicQuantizeKernel() : CpuKernel(true) {}
+  DynamicQuantizeKernel() : CpuKernel(false) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {

@@ -161,7 +161,7 @@ void AddReduce(OpRegistry& r, const char* name, Reduction reduction, int64_t axe
 class ArgKernel : public CpuKernel {
  public:
   ArgKernel(bool is_max, nxrt_dtype dtype, int64_t axis, bool keepdims, bool last)
-      : CpuKernel(true),
+      : CpuKernel(false),
         is_max_(is_max),
         dtype_(dtype),
         axis_(axis),

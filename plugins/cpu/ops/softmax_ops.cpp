@@ -20,7 +20,7 @@ class SoftmaxKernel : public CpuKernel {
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
-    const Dims dims = DimsOf(in);
+    const std::span<const int64_t> dims = DimsSpan(in);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
     const int64_t rank = static_cast<int64_t>(dims.size());
     const int64_t axis = NormalizeAxis(axis_, rank, "Softmax");
