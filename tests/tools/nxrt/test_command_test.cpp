@@ -94,6 +94,15 @@ TEST_F(TestCommandTest, JsonReportListsEveryCase) {
   EXPECT_THAT(result.out, HasSubstr("],\"passed\":1,\"failed\":2,\"skipped\":1}"));
 }
 
+TEST_F(TestCommandTest, CaseOverItsTimeLimitIsAnErrorLine) {
+  // No child process loads a plugin and runs a model within a microsecond.
+  const ProcessResult result =
+      RunNxrt({"test", "--timeout", "0.000001", (cases_ / "good").string()}, scratch_.path());
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  EXPECT_THAT(Lines(result.out),
+              ElementsAre(StartsWith("ERROR good: timed out after 1e-06 s"), "0 passed, 1 failed"));
+}
+
 TEST_F(TestCommandTest, MissingFolderIsAOneLineError) {
   const auto missing = scratch_.path() / "nowhere";
   const ProcessResult result = RunNxrt({"test", missing.string()}, scratch_.path());
