@@ -421,7 +421,9 @@ typedef struct nxrt_kernel_api {
 
   /* Per-request telemetry. telemetry_arm answers *armed = 0 when the kernel
    * has nothing to report. telemetry_snapshot answers *observed = 0 when the
-   * kernel has nothing to report. All optional; default: no telemetry. */
+   * kernel has nothing to report; the host zeroes `out` and sets its
+   * struct_size, and the plugin writes only fields within both sizes. All
+   * optional; default: no telemetry. */
   nxrt_status* (*telemetry_arm)(nxrt_kernel* kernel, uint32_t request_id, nxrt_bool* armed);
   nxrt_status* (*telemetry_reset)(nxrt_kernel* kernel);
   nxrt_status* (*telemetry_snapshot)(nxrt_kernel* kernel, nxrt_telemetry* out,
