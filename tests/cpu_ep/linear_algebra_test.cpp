@@ -1,5 +1,5 @@
-// MatMul, Gemm, MatMulInteger, Einsum, Conv and ConvTranspose on the ONNX
-// node test cases.
+// MatMul, Gemm, MatMulInteger, Einsum, Conv, ConvTranspose and ConvInteger on
+// the ONNX node test cases.
 #include <gtest/gtest.h>
 
 #include "node_case_runner.hpp"
@@ -12,7 +12,7 @@ TEST(CpuEpLinearAlgebra, MatMulGemmEinsumNodeCases) {
 }
 
 TEST(CpuEpLinearAlgebra, ConvNodeCases) {
-  ExpectFamilyPasses("conv", {"Conv", "ConvTranspose"});
+  ExpectFamilyPasses("conv", {"Conv", "ConvTranspose", "ConvInteger"});
 }
 
 }  // namespace

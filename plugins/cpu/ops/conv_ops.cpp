@@ -1,11 +1,14 @@
 // Conv and ConvTranspose for float and double, any number of spatial axes,
-// with groups, pads, strides, dilations and auto_pad. Conv lowers each image
+// with groups, pads, strides, dilations and auto_pad; ConvInteger runs the
+// double Conv on zero-point-shifted 8-bit data (exact: every partial sum is
+// an integer far below 2^53). Conv lowers each image
 // and group to im2col + one GEMM; ConvTranspose to one GEMM + col2im. The
 // column buffer is sized when the kernel is made, so compute allocates
 // nothing.
 #include <cblas.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "cpu_kernel.hpp"
@@ -103,6 +106,8 @@ class ConvKernel : public CpuKernel {
       Run<float>(inputs, out);
     }
   }
+
+  const Dims& out_dims() const { return out_dims_; }
 
  private:
   template <typename T>
@@ -261,34 +266,122 @@ class ConvTransposeKernel : public CpuKernel {
   std::vector<float> columns_;
 };
 
+class ConvIntegerKernel : public CpuKernel {
+ public:
+  ConvIntegerKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
+      : CpuKernel(false),
+        x_dims_(inputs[0].dims, inputs[0].dims + inputs[0].rank),
+        w_dims_(inputs[1].dims, inputs[1].dims + inputs[1].rank) {
+    const std::vector<nxrt_shape> as_double{
+        {sizeof(nxrt_shape), NXRT_DTYPE_FLOAT64, x_dims_.size(), x_dims_.data()},
+        {sizeof(nxrt_shape), NXRT_DTYPE_FLOAT64, w_dims_.size(), w_dims_.data()}};
+    conv_ = std::make_unique<ConvKernel>(node, as_double);
+  }
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const std::vector<double> x = Shifted(inputs, 0, 2, 1);
+    const int64_t maps = w_dims_[0];
+    const std::vector<double> w = Shifted(inputs, 1, 3, maps);
+    std::vector<nxrt_value> shifted(2);
+    const Dims* dims[2] = {&x_dims_, &w_dims_};
+    const std::vector<double>* data[2] = {&x, &w};
+    for (size_t i = 0; i < 2; ++i) {
+      shifted[i].struct_size = sizeof(nxrt_value);
+      shifted[i].kind = NXRT_VALUE_TENSOR;
+      shifted[i].tensor = {sizeof(nxrt_tensor),
+                           NXRT_DTYPE_FLOAT64,
+                           NXRT_MEMORY_HOST,
+                           dims[i]->size(),
+                           dims[i]->data(),
+                           const_cast<double*>(data[i]->data()),
+                           data[i]->size() * sizeof(double)};
+    }
+    const Dims& out_dims = conv_->out_dims();
+    std::vector<double> result(ElementCount(out_dims));
+    nxrt_value out{};
+    out.struct_size = sizeof(out);
+    out.kind = NXRT_VALUE_TENSOR;
+    out.tensor = {sizeof(nxrt_tensor),
+                  NXRT_DTYPE_FLOAT64,
+                  NXRT_MEMORY_HOST,
+                  out_dims.size(),
+                  out_dims.data(),
+                  result.data(),
+                  result.size() * sizeof(double)};
+    conv_->Compute(ctx, shifted, std::span<nxrt_value>(&out, 1));
+    int32_t* y = MutableDataAs<int32_t>(PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT32, out_dims));
+    for (size_t i = 0; i < result.size(); ++i) y[i] = static_cast<int32_t>(std::llround(result[i]));
+  }
+
+ private:
+  // Input `index` minus its zero point (input `zero`: a scalar, or one per
+  // leading-axis slice when it has `per_slice` entries).
+  static std::vector<double> Shifted(std::span<const nxrt_value> inputs, size_t index, size_t zero,
+                                     int64_t per_slice) {
+    const nxrt_tensor& t = inputs[index].tensor;
+    const int64_t count = ElementCount(t);
+    std::vector<double> zeros{0.0};
+    if (IsPresent(inputs, zero) && ElementCount(inputs[zero].tensor) > 0) {
+      zeros.clear();
+      const nxrt_tensor& z = inputs[zero].tensor;
+      for (int64_t i = 0; i < ElementCount(z); ++i) {
+        zeros.push_back(z.dtype == NXRT_DTYPE_UINT8 ? DataAs<uint8_t>(z)[i] : DataAs<int8_t>(z)[i]);
+      }
+    }
+    const int64_t slices = zeros.size() == 1 ? 1 : per_slice;
+    const int64_t slice = count / std::max<int64_t>(slices, 1);
+    std::vector<double> v(count);
+    for (int64_t i = 0; i < count; ++i) {
+      const double raw = t.dtype == NXRT_DTYPE_UINT8 ? DataAs<uint8_t>(t)[i] : DataAs<int8_t>(t)[i];
+      v[i] = raw - zeros[zeros.size() == 1 ? 0 : i / slice];
+    }
+    return v;
+  }
+
+  Dims x_dims_;
+  Dims w_dims_;
+  std::unique_ptr<ConvKernel> conv_;
+};
+
 using ConvTypes = TypeList<float, double>;
 
-ClaimFn ClaimConv() {
-  return [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-    const std::string auto_pad = node.AttrString("auto_pad", "NOTSET");
-    if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
-        auto_pad != "SAME_LOWER") {
-      return sdk::ClaimResult::Declined(std::string(node.op_type()) + ": auto_pad=" + auto_pad +
-                                        " not implemented");
-    }
-    if (auto reason = CheckInputDtype(node, inputs, 0, ConvTypes{})) {
+std::optional<std::string> CheckAutoPad(const sdk::Node& node) {
+  const std::string auto_pad = node.AttrString("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
+      auto_pad != "SAME_LOWER") {
+    return std::string(node.op_type()) + ": auto_pad=" + auto_pad + " not implemented";
+  }
+  return std::nullopt;
+}
+
+// Claims when auto_pad is known and X and W have a dtype in `List`.
+template <typename List>
+ClaimFn ClaimConv(List list) {
+  return [list](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+    if (auto reason = CheckAutoPad(node)) return sdk::ClaimResult::Declined(*reason);
+    if (auto reason = CheckInputDtype(node, inputs, 0, list)) {
       return sdk::ClaimResult::Declined(*reason);
     }
-    return ClaimUnless(CheckInputDtype(node, inputs, 1, ConvTypes{}));
+    return ClaimUnless(CheckInputDtype(node, inputs, 1, list));
   };
 }
 
 }  // namespace
 
 void RegisterConvOps(OpRegistry& r) {
-  r.Add("Conv",
-        {1, ClaimConv(), [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-           return std::make_unique<ConvKernel>(node, inputs);
-         }});
-  r.Add("ConvTranspose",
-        {1, ClaimConv(), [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-           return std::make_unique<ConvTransposeKernel>(node, inputs);
-         }});
+  r.Add("Conv", {1, ClaimConv(ConvTypes{}),
+                 [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                   return std::make_unique<ConvKernel>(node, inputs);
+                 }});
+  r.Add("ConvInteger", {10, ClaimConv(TypeList<int8_t, uint8_t>{}),
+                        [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                          return std::make_unique<ConvIntegerKernel>(node, inputs);
+                        }});
+  r.Add("ConvTranspose", {1, ClaimConv(ConvTypes{}),
+                          [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                            return std::make_unique<ConvTransposeKernel>(node, inputs);
+                          }});
 }
 
 }  // namespace nxrt::cpu
