@@ -26,18 +26,26 @@ struct InspectFlags {
   EnvironmentFlags environment;
 };
 
+// The node's name, or "#index" (as errors name it) for an unnamed node;
+// placements are indexed by node.
+std::string NodeName(const std::vector<NodePlacement>& placements, size_t index) {
+  const std::string& name = placements[index].node;
+  return name.empty() ? "#" + std::to_string(index) : name;
+}
+
 // Maximal runs of capture-eligible nodes in execution order, as node names.
 std::vector<std::vector<std::string>> CaptureSegments(
     const std::vector<NodePlacement>& placements) {
   std::vector<std::vector<std::string>> segments;
   bool in_segment = false;
-  for (const NodePlacement& placement : placements) {
+  for (size_t i = 0; i < placements.size(); ++i) {
+    const NodePlacement& placement = placements[i];
     if (!placement.capture_eligible) {
       in_segment = false;
       continue;
     }
     if (!in_segment) segments.emplace_back();
-    segments.back().push_back(placement.node);
+    segments.back().push_back(NodeName(placements, i));
     in_segment = true;
   }
   return segments;
@@ -59,10 +67,11 @@ void PrintText(const InspectFlags& flags, const Session& session) {
   }
   const std::vector<NodePlacement>& placements = session.placements();
   std::printf("partition (%zu nodes):\n", placements.size());
-  for (const NodePlacement& placement : placements) {
+  for (size_t i = 0; i < placements.size(); ++i) {
+    const NodePlacement& placement = placements[i];
     const std::string op =
         placement.domain.empty() ? placement.op_type : placement.domain + "::" + placement.op_type;
-    std::printf("  node '%s' (%s) -> %s%s\n", placement.node.c_str(), op.c_str(),
+    std::printf("  node '%s' (%s) -> %s%s\n", NodeName(placements, i).c_str(), op.c_str(),
                 placement.provider.c_str(), placement.capture_eligible ? "" : " [eager]");
     for (const ClaimDecline& decline : placement.declines) {
       std::printf("    declined by %s: %s\n", decline.provider.c_str(), decline.reason.c_str());
@@ -80,8 +89,10 @@ void PrintText(const InspectFlags& flags, const Session& session) {
                 segments[i].back().c_str());
   }
   std::string seams;
-  for (const NodePlacement& placement : placements) {
-    if (!placement.capture_eligible) seams += (seams.empty() ? "'" : ", '") + placement.node + "'";
+  for (size_t i = 0; i < placements.size(); ++i) {
+    if (!placements[i].capture_eligible) {
+      seams += (seams.empty() ? "'" : ", '") + NodeName(placements, i) + "'";
+    }
   }
   std::printf("  eager seams: %s\n", seams.empty() ? "none" : seams.c_str());
 }
@@ -120,9 +131,11 @@ void PrintJson(const InspectFlags& flags, const Session& session) {
   json.Key("outputs");
   WriteValues(json, session.outputs());
   json.Key("placements").BeginArray();
-  for (const NodePlacement& placement : session.placements()) {
+  const std::vector<NodePlacement>& placements = session.placements();
+  for (size_t i = 0; i < placements.size(); ++i) {
+    const NodePlacement& placement = placements[i];
     json.BeginObject();
-    json.Key("node").String(placement.node);
+    json.Key("node").String(NodeName(placements, i));
     json.Key("op_type").String(placement.op_type);
     json.Key("domain").String(placement.domain);
     json.Key("provider").String(placement.provider);
