@@ -33,6 +33,7 @@ const OpRegistry& CpuOps() {
     RegisterQuantizeOps(r);
     RegisterDeterminantOps(r);
     RegisterLossOps(r);
+    RegisterNonMaxSuppressionOps(r);
     return r;
   }();
   return registry;

@@ -73,5 +73,6 @@ void RegisterEinsumOps(OpRegistry& registry);
 void RegisterQuantizeOps(OpRegistry& registry);
 void RegisterDeterminantOps(OpRegistry& registry);
 void RegisterLossOps(OpRegistry& registry);
+void RegisterNonMaxSuppressionOps(OpRegistry& registry);
 
 }  // namespace nxrt::cpu

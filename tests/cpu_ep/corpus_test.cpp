@@ -1,7 +1,7 @@
 // Every single-node case of the ONNX node test corpus, whatever its op: the
 // CPU EP either declines it with a reason or computes it correctly. Also the
 // ops added beyond the families: quantisation, losses, Det, ReverseSequence,
-// Unique and MaxUnpool.
+// Unique, MaxUnpool and NonMaxSuppression.
 #include <gtest/gtest.h>
 
 #include "node_case_runner.hpp"
@@ -23,7 +23,8 @@ TEST(CpuEpCorpus, LossNodeCases) {
 }
 
 TEST(CpuEpCorpus, FurtherOpNodeCases) {
-  ExpectFamilyPasses("further ops", {"Det", "ReverseSequence", "Unique", "MaxUnpool"});
+  ExpectFamilyPasses("further ops",
+                     {"Det", "ReverseSequence", "Unique", "MaxUnpool", "NonMaxSuppression"});
 }
 
 }  // namespace
