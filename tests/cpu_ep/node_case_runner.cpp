@@ -249,13 +249,7 @@ std::string Compare(const TestTensor& expected, const TestServices::Buffer& actu
       const double a = ElementAsDouble(expected_dtype, actual.bytes.data(), i);
       if (std::isnan(e) && std::isnan(a)) continue;
       if (std::isinf(e) && a == e) continue;
-      double tolerance = 1e-5 + 1e-3 * std::abs(e);
-      if (expected_dtype == NXRT_DTYPE_BFLOAT16 && e != 0) {
-        // This corpus made its bfloat16 references by truncating float,
-        // while ONNX (and onnxruntime) round to nearest even: they may differ
-        // by one bfloat16 step, which is coarser than rtol 1e-3.
-        tolerance = std::max(tolerance, std::ldexp(1.0, std::ilogb(e) - 7));
-      }
+      const double tolerance = 1e-5 + 1e-3 * std::abs(e);
       if (!(std::abs(a - e) <= tolerance)) {
         return "element " + std::to_string(i) + " is " + std::to_string(a) + ", expected " +
                std::to_string(e);
@@ -491,10 +485,35 @@ std::vector<CaseResult> RunFamily(const std::string& family, const std::set<std:
   return failures;
 }
 
+const std::map<std::string, std::string>& KnownCorpusDivergences() {
+  // Debian's corpus (onnx 1.12) made its bfloat16 references by truncating
+  // float; ONNX now specifies round-to-nearest-even, which the CPU EP follows
+  // (as onnx 1.23.2's own cases and onnxruntime do).
+  static const auto* divergences = new std::map<std::string, std::string>{
+      {"test_cast_FLOAT_to_BFLOAT16", "corpus truncates to bfloat16; nxrt rounds to nearest even"},
+      {"test_castlike_FLOAT_to_BFLOAT16",
+       "corpus truncates to bfloat16; nxrt rounds to nearest even"},
+      {"test_castlike_FLOAT_to_BFLOAT16_expanded",
+       "corpus truncates to bfloat16; nxrt rounds to nearest even"},
+  };
+  return *divergences;
+}
+
 void ExpectFamilyPasses(const std::string& family, const std::set<std::string>& op_types) {
   size_t ran = 0;
+  std::set<std::string> failed;
   for (const CaseResult& failure : RunFamily(family, op_types, &ran)) {
-    ADD_FAILURE() << failure.name << ": " << failure.detail;
+    failed.insert(failure.name);
+    if (!KnownCorpusDivergences().contains(failure.name)) {
+      ADD_FAILURE() << failure.name << ": " << failure.detail;
+    }
+  }
+  // A known divergence that now passes means the list is stale.
+  for (const fs::path& dir : NodeCasesFor(op_types)) {
+    const std::string name = dir.filename().string();
+    if (KnownCorpusDivergences().contains(name) && !failed.contains(name)) {
+      ADD_FAILURE() << name << " is listed as a known divergence but no longer fails";
+    }
   }
   EXPECT_GT(ran, 0u) << "no test cases found for " << family;
 }
