@@ -1,0 +1,185 @@
+// The CUDA EP's memory entries and CUDA graph capture, replay and reset on a
+// real device; skipped visibly on machines without one.
+#include <cstring>
+
+#include <gtest/gtest.h>
+
+#include "device_node_runner.hpp"
+#include "plugin_host/kernel.hpp"
+
+namespace {
+
+using nxrt::plugin_host::ExecutionProvider;
+
+class NoServices : public nxrt::plugin_host::ComputeServices {
+ public:
+  nxrt::Status AllocateOutput(size_t, nxrt_dtype, std::span<const int64_t>, nxrt_tensor*) override {
+    return Refused();
+  }
+  nxrt::Status AllocateSequenceOutput(size_t, size_t) override { return Refused(); }
+  nxrt::Status AllocateSequenceElement(size_t, size_t, nxrt_dtype, std::span<const int64_t>,
+                                       nxrt_tensor*) override {
+    return Refused();
+  }
+  nxrt::Status SetOutputNone(size_t) override { return Refused(); }
+  nxrt::Status SetStringElement(size_t, size_t, std::string_view) override { return Refused(); }
+  nxrt::Status RunSubgraph(std::string_view, std::span<const nxrt_value>,
+                           std::span<nxrt_value>) override {
+    return Refused();
+  }
+
+ private:
+  static nxrt::Status Refused() {
+    return nxrt::FailedPrecondition("outputs are preallocated in this test");
+  }
+};
+
+class CudaDevice : public ::testing::Test {
+ protected:
+  static constexpr int64_t kCount = 1000;
+
+  void SetUp() override {
+    std::string why;
+    cuda_ = nxrt_test::CudaProvider(&why);
+    if (!cuda_) {
+      if (const size_t at = why.find("no CUDA device"); at != std::string::npos) {
+        GTEST_SKIP() << why.substr(at);
+      }
+      FAIL() << "the CUDA EP could not be created: " << why;
+    }
+    for (void*& buffer : buffers_) {
+      auto data = cuda_->Alloc(kCount * sizeof(float), 256);
+      ASSERT_TRUE(data.ok()) << data.status().ToString();
+      buffer = *data;
+    }
+  }
+  void TearDown() override {
+    if (!cuda_) return;
+    for (void* buffer : buffers_) cuda_->Free(buffer);
+  }
+
+  void Upload(size_t buffer, float first) {
+    std::vector<float> values(kCount);
+    for (int64_t i = 0; i < kCount; ++i) values[i] = first + static_cast<float>(i);
+    ASSERT_TRUE(cuda_->CopyToDevice(buffers_[buffer], values.data(), kCount * sizeof(float)).ok());
+  }
+  std::vector<float> Download(size_t buffer) {
+    std::vector<float> values(kCount);
+    EXPECT_TRUE(cuda_->CopyToHost(values.data(), buffers_[buffer], kCount * sizeof(float)).ok());
+    return values;
+  }
+
+  // An Add kernel reading buffers 0 and 1 and writing buffer 2.
+  std::unique_ptr<nxrt::plugin_host::Kernel> AddKernel() {
+    graph_ = nxrt_test::MakeSingleNodeGraph("Add", {{kCount}, {kCount}}, {kCount});
+    const std::vector<std::vector<int64_t>> dims = {{kCount}, {kCount}};
+    auto kernel = cuda_->CreateKernel({}, graph_.View(), nxrt_test::ConcreteShapes(dims), 17);
+    EXPECT_TRUE(kernel.ok()) << kernel.status().ToString();
+    return kernel.ok() ? std::move(*kernel) : nullptr;
+  }
+
+  nxrt::Status Compute(nxrt::plugin_host::Kernel& kernel) {
+    auto tensor = [&](void* data) {
+      nxrt_value v{};
+      v.struct_size = sizeof(v);
+      v.kind = NXRT_VALUE_TENSOR;
+      v.tensor = {sizeof(nxrt_tensor),   NXRT_DTYPE_FLOAT32, NXRT_MEMORY_DEVICE, 1, &count_, data,
+                  kCount * sizeof(float)};
+      return v;
+    };
+    std::vector<nxrt_value> inputs = {tensor(buffers_[0]), tensor(buffers_[1])};
+    std::vector<nxrt_value> outputs = {tensor(buffers_[2])};
+    NoServices services;
+    return kernel.Compute(services, inputs, outputs);
+  }
+
+  std::shared_ptr<ExecutionProvider> cuda_;
+  nxrt_test::SingleNodeGraph graph_;
+  void* buffers_[3] = {};
+  int64_t count_ = kCount;
+};
+
+TEST_F(CudaDevice, CopiesRoundTrip) {
+  Upload(0, 0.5f);
+  const auto values = Download(0);
+  EXPECT_EQ(values[0], 0.5f);
+  EXPECT_EQ(values[kCount - 1], 0.5f + static_cast<float>(kCount - 1));
+  EXPECT_TRUE(cuda_->Synchronize().ok());
+}
+
+TEST_F(CudaDevice, OddAlignmentIsRefused) {
+  auto data = cuda_->Alloc(64, 4096);
+  EXPECT_FALSE(data.ok());
+}
+
+TEST_F(CudaDevice, CapturedGraphReplaysOnNewInputsAndRecapturesAfterReset) {
+  ASSERT_TRUE(cuda_->has_device_graphs());
+  auto kernel = AddKernel();
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_TRUE(kernel->capture_safe());
+  Upload(0, 1.0f);
+  Upload(1, 100.0f);
+
+  ASSERT_TRUE(cuda_->BeginCapture(NXRT_GRAPH_SLOT_PRIMARY).ok());
+  ASSERT_TRUE(Compute(*kernel).ok());
+  auto token = cuda_->EndCapture(NXRT_GRAPH_SLOT_PRIMARY);
+  ASSERT_TRUE(token.ok()) << token.status().ToString();
+
+  // A capture records without running: replay is what computes.
+  Upload(0, 5.0f);
+  ASSERT_TRUE(cuda_->Replay(*token).ok());
+  auto sums = Download(2);
+  EXPECT_EQ(sums[0], 105.0f);
+  EXPECT_EQ(sums[10], 125.0f);
+
+  ASSERT_TRUE(cuda_->Reset(*token).ok());
+  EXPECT_FALSE(cuda_->Replay(*token).ok());
+
+  // Same topology again in the same slot: the spare executable is updated.
+  ASSERT_TRUE(cuda_->BeginCapture(NXRT_GRAPH_SLOT_PRIMARY).ok());
+  ASSERT_TRUE(Compute(*kernel).ok());
+  auto again = cuda_->EndCapture(NXRT_GRAPH_SLOT_PRIMARY);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_NE(*again, *token);
+  Upload(1, -5.0f);
+  ASSERT_TRUE(cuda_->Replay(*again).ok());
+  sums = Download(2);
+  EXPECT_EQ(sums[0], 0.0f);
+  EXPECT_TRUE(cuda_->Reset(*again).ok());
+}
+
+TEST_F(CudaDevice, PrimaryAndVerifySlotsHoldSeparateGraphs) {
+  auto kernel = AddKernel();
+  ASSERT_NE(kernel, nullptr);
+  Upload(0, 0.0f);
+  Upload(1, 0.0f);
+  ASSERT_TRUE(cuda_->BeginCapture(NXRT_GRAPH_SLOT_PRIMARY).ok());
+  ASSERT_TRUE(Compute(*kernel).ok());
+  auto primary = cuda_->EndCapture(NXRT_GRAPH_SLOT_PRIMARY);
+  ASSERT_TRUE(primary.ok());
+  ASSERT_TRUE(cuda_->BeginCapture(NXRT_GRAPH_SLOT_VERIFY).ok());
+  ASSERT_TRUE(Compute(*kernel).ok());
+  auto verify = cuda_->EndCapture(NXRT_GRAPH_SLOT_VERIFY);
+  ASSERT_TRUE(verify.ok());
+  EXPECT_NE(*primary, *verify);
+  EXPECT_EQ(cuda_->live_graph_count(), 2u);
+  ASSERT_TRUE(cuda_->Reset(*primary).ok());
+  Upload(0, 2.0f);
+  ASSERT_TRUE(cuda_->Replay(*verify).ok());
+  EXPECT_EQ(Download(2)[0], 2.0f);
+  ASSERT_TRUE(cuda_->Reset(*verify).ok());
+}
+
+TEST_F(CudaDevice, EndingASlotThatIsNotCapturingIsRefused) {
+  auto kernel = AddKernel();
+  ASSERT_NE(kernel, nullptr);
+  EXPECT_FALSE(cuda_->EndCapture(NXRT_GRAPH_SLOT_VERIFY).ok());
+  ASSERT_TRUE(cuda_->BeginCapture(NXRT_GRAPH_SLOT_PRIMARY).ok());
+  EXPECT_FALSE(cuda_->BeginCapture(NXRT_GRAPH_SLOT_VERIFY).ok());
+  ASSERT_TRUE(Compute(*kernel).ok());
+  auto token = cuda_->EndCapture(NXRT_GRAPH_SLOT_PRIMARY);
+  ASSERT_TRUE(token.ok());
+  EXPECT_TRUE(cuda_->Reset(*token).ok());
+}
+
+}  // namespace
