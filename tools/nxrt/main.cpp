@@ -23,7 +23,10 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // Help and version requests arrive as parse "errors" that exit 0.
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+    std::fprintf(stderr, "nxrt: error: %s; see nxrt --help\n", e.what());
+    return 2;
   }
   // Nothing below the public API throws, but a library (CLI11, the standard
   // library) may; the command line answers with one line either way.

@@ -139,11 +139,19 @@ TEST_F(RunCommandTest, InputWithoutValueSaysHowToGiveOne) {
   EXPECT_THAT(result.err, HasSubstr("input 'b' has no value"));
 }
 
-TEST_F(RunCommandTest, BadFlagIsReportedWithoutACrash) {
+TEST_F(RunCommandTest, BadFlagIsAOneLineUsageError) {
   const ProcessResult result = RunNxrt({"run", model_.string(), "--no-such-flag"}, scratch_.path());
-  EXPECT_NE(result.exit_code, 0);
-  EXPECT_NE(result.exit_code, -1);
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(Lines(result.err), ::testing::ElementsAre(StartsWith("nxrt: error: ")));
   EXPECT_THAT(result.err, HasSubstr("--no-such-flag"));
+}
+
+TEST_F(RunCommandTest, UnconvertibleValueIsAOneLineUsageError) {
+  const ProcessResult result =
+      RunNxrt({"run", model_.string(), "--random", "--repeat", "many"}, scratch_.path());
+  EXPECT_EQ(result.exit_code, 2);
+  EXPECT_THAT(Lines(result.err), ::testing::ElementsAre(StartsWith("nxrt: error: ")));
+  EXPECT_THAT(result.err, HasSubstr("--repeat"));
 }
 
 }  // namespace
