@@ -133,6 +133,8 @@ MockConfig MockConfig::Parse(const nxrt::sdk::Options& options) {
       config.device_graphs = ParseBool(key, value);
     } else if (key == "telemetry") {
       config.telemetry = ParseTelemetry(key, value);
+    } else if (key == "unavailable") {
+      config.unavailable = value;
     } else {
       bool matched = false;
       for (FaultPoint point : kAllPoints) {
@@ -145,7 +147,7 @@ MockConfig MockConfig::Parse(const nxrt::sdk::Options& options) {
         throw Error(NXRT_STATUS_INVALID_ARGUMENT,
                     "mock EP: unknown option '" + key +
                         "'; known: log, claim, decline, capture_safe, share, device_graphs, "
-                        "telemetry, fail_<point>");
+                        "telemetry, unavailable, fail_<point>");
       }
     }
   }

@@ -49,6 +49,9 @@ struct MockConfig {
   bool device_graphs = true;
   std::map<FaultPoint, uint64_t> fail_on_call;  // point -> failing call number
   std::optional<nxrt_telemetry> telemetry;
+  // When set, create_ep answers UNAVAILABLE with this message, as an EP whose
+  // device is missing does.
+  std::optional<std::string> unavailable;
 
   // Throws nxrt::sdk::Error(INVALID_ARGUMENT) naming a bad key or value.
   static MockConfig Parse(const nxrt::sdk::Options& options);

@@ -7,6 +7,9 @@ namespace nxrt::mock {
 
 MockEp::MockEp(const nxrt::sdk::Host& host, const nxrt::sdk::Options& options)
     : state_(std::make_shared<MockEpState>(host, MockConfig::Parse(options))) {
+  if (state_->config().unavailable) {
+    throw nxrt::sdk::Error(NXRT_STATUS_UNAVAILABLE, *state_->config().unavailable);
+  }
   Live().eps.fetch_add(1);
   state_->Log("create_ep");
 }

@@ -64,12 +64,23 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
 
   std::vector<ExecutionProviderSpec> specs = options.providers;
   if (specs.empty()) specs.push_back({"cpu", {}});
+  std::string unavailable;  // why each EP without its device was left out
   for (size_t i = 0; i < specs.size(); ++i) {
     NXRT_ASSIGN_OR_RETURN(std::shared_ptr<plugin_host::Plugin> plugin,
                           state->environment->registry().Load(specs[i].name_or_path));
-    NXRT_ASSIGN_OR_RETURN(std::shared_ptr<plugin_host::ExecutionProvider> provider,
-                          plugin_host::ExecutionProvider::Create(plugin, specs[i].options));
-    state->providers.push_back({provider, provider->name() + "#" + std::to_string(i + 1)});
+    auto provider = plugin_host::ExecutionProvider::Create(plugin, specs[i].options);
+    if (!provider.ok() && provider.status().code() == StatusCode::kUnavailable) {
+      // A missing device is a decline of the whole EP: the next ones take over.
+      GetLogger()->warn("{}; using the next EP", provider.status().message());
+      unavailable += (unavailable.empty() ? "" : "; ") + provider.status().message();
+      continue;
+    }
+    if (!provider.ok()) return provider.status();
+    state->providers.push_back({*provider, (*provider)->name() + "#" + std::to_string(i + 1)});
+  }
+  if (state->providers.empty()) {
+    return Unavailable("no execution provider is available (" + unavailable +
+                       "); add an EP that runs on this machine, e.g. --ep cpu");
   }
 
   state->device_graphs = std::make_unique<device_graph::DeviceGraphs>(state->providers);

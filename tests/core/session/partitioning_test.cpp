@@ -105,3 +105,31 @@ TEST(Partitioning, ReportsDeclaredInputsAndOutputs) {
 }
 
 }  // namespace
+
+TEST(Partitioning, ProviderWithoutItsDeviceIsSkippedForTheNext) {
+  const std::string log = nxrt_test::TestLogId();
+  nxrt::SessionOptions options;
+  options.providers.push_back(Mock(log, {{"unavailable", "no mock device: none here"}}));
+  options.providers.push_back(Mock(log));
+  auto session = nxrt::Session::Create(nxrt_test::TestEnvironment(), AddThenRelu(), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  for (const auto& placement : (*session)->placements()) EXPECT_EQ(placement.provider, "mock#2");
+
+  std::vector<nxrt::NamedTensor> inputs{{"a", Floats({4}, {1, -2, 3, -4})},
+                                        {"b", Floats({4}, {1, 1, -5, 1})}};
+  auto outputs = (*session)->Run(inputs);
+  ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+  EXPECT_EQ(ValuesOf((*outputs)[0]), (std::vector<float>{2, 0, 0, 0}));
+}
+
+TEST(Partitioning, NoAvailableProviderFailsCreationSayingWhy) {
+  const std::string log = nxrt_test::TestLogId();
+  nxrt::SessionOptions options;
+  options.providers.push_back(Mock(log, {{"unavailable", "no mock device: none here"}}));
+  auto session = nxrt::Session::Create(nxrt_test::TestEnvironment(), AddThenRelu(), options);
+  ASSERT_FALSE(session.ok());
+  EXPECT_EQ(session.status().code(), nxrt::StatusCode::kUnavailable);
+  EXPECT_NE(session.status().message().find("create_ep failed: no mock device: none here"),
+            std::string::npos)
+      << session.status().message();
+}
