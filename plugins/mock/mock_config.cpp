@@ -12,6 +12,7 @@ constexpr FaultPoint kAllPoints[] = {
     FaultPoint::kClaim,        FaultPoint::kCreateKernel, FaultPoint::kPrepare,
     FaultPoint::kAdopt,        FaultPoint::kCompute,      FaultPoint::kReset,
     FaultPoint::kBeginCapture, FaultPoint::kEndCapture,   FaultPoint::kReplay,
+    FaultPoint::kTelemetryArm,
 };
 
 std::vector<std::string> Split(const std::string& text, char separator) {
@@ -99,6 +100,8 @@ const char* FaultPointName(FaultPoint point) {
       return "end_capture";
     case FaultPoint::kReplay:
       return "replay";
+    case FaultPoint::kTelemetryArm:
+      return "telemetry_arm";
   }
   return "unknown";
 }

@@ -35,6 +35,7 @@ enum class FaultPoint {
   kBeginCapture,
   kEndCapture,
   kReplay,
+  kTelemetryArm,
 };
 
 const char* FaultPointName(FaultPoint point);

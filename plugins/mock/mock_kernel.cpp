@@ -92,6 +92,7 @@ bool MockKernel::CaptureSafe() const {
 }
 
 bool MockKernel::TelemetryArm(uint32_t request_id) {
+  state_->CountCall(FaultPoint::kTelemetryArm);
   armed_ = state_->config().telemetry.has_value();
   state_->Log("telemetry_arm " + Tag() + " " + std::to_string(request_id) +
               (armed_ ? " armed" : " nothing"));

@@ -55,6 +55,26 @@ TEST(KernelCacheTelemetryTest, ArmsOneKernelPerNode) {
             std::vector<std::string>{"telemetry_arm k1 11 armed"});
 }
 
+TEST(KernelCacheTelemetryTest, AFailedArmDisarmsEveryNodeAndArmsNothingLater) {
+  TwoNodes t(MakeMockEp({{"telemetry", "logical_bytes:5"}}),
+             MakeMockEp({{"telemetry", "logical_bytes:5"}, {"fail_telemetry_arm", "1"}}));
+  auto armed = t.cache.ArmTelemetry(7);
+  ASSERT_FALSE(armed.ok());
+  EXPECT_NE(armed.status().message().find("injected failure in telemetry_arm"), std::string::npos)
+      << armed.status().message();
+  // Rolled back: every node is disarmed, whichever was armed first.
+  EXPECT_EQ(t.first.CallsStartingWith("telemetry_disarm"),
+            std::vector<std::string>{"telemetry_disarm k1"});
+  EXPECT_EQ(t.second.CallsStartingWith("telemetry_disarm"),
+            std::vector<std::string>{"telemetry_disarm k1"});
+
+  // The failed request is not armed on kernels made afterwards.
+  const size_t arms_before = t.first.CallsStartingWith("telemetry_arm").size();
+  PreBinding binding;
+  ASSERT_TRUE(t.cache.GetOrCreate(Request(t.g, t.add, t.first, XwShapes(9)), binding).ok());
+  EXPECT_EQ(t.first.CallsStartingWith("telemetry_arm").size(), arms_before);
+}
+
 TEST(KernelCacheTelemetryTest, KernelsWithNothingToMeasureAreNotCounted) {
   TwoNodes t(MakeMockEp({{"telemetry", "logical_bytes:5"}}), MakeMockEp());
   auto armed = t.cache.ArmTelemetry(3);
