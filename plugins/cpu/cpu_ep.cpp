@@ -40,12 +40,12 @@ sdk::ClaimResult CpuEp::Claim(const sdk::Node& node, int64_t opset,
                               std::span<const nxrt_value_info> inputs,
                               std::span<const nxrt_layout> layouts) {
   const std::string op(node.op_type());
-  if (!node.domain().empty()) {
-    return sdk::ClaimResult::Declined(op + ": domain '" + std::string(node.domain()) +
+  const OpDefinition* definition = CpuOps().Find(node.domain(), op);
+  if (definition == nullptr) {
+    if (node.domain().empty()) return sdk::ClaimResult::Declined(op + ": op not implemented");
+    return sdk::ClaimResult::Declined(op + ": op of domain '" + std::string(node.domain()) +
                                       "' not implemented");
   }
-  const OpDefinition* definition = CpuOps().Find(op);
-  if (definition == nullptr) return sdk::ClaimResult::Declined(op + ": op not implemented");
   if (opset < definition->since_opset) {
     return sdk::ClaimResult::Declined(op + ": opset " + std::to_string(opset) +
                                       " not implemented (from " +
@@ -64,7 +64,7 @@ std::unique_ptr<sdk::Kernel> CpuEp::CreateKernel(const nxrt_artifact_config& /*c
                                                  std::span<const nxrt_shape> inputs,
                                                  int64_t opset) {
   const std::string op(node.op_type());
-  const OpDefinition* definition = node.domain().empty() ? CpuOps().Find(op) : nullptr;
+  const OpDefinition* definition = CpuOps().Find(node.domain(), op);
   if (definition == nullptr || opset < definition->since_opset) {
     throw sdk::Error(NXRT_STATUS_UNSUPPORTED, op + ": not implemented by the cpu EP");
   }

@@ -1,7 +1,7 @@
 // The CPU execution provider (libep_cpu.so), nxrt's default EP. Claims the
-// default-domain ops of op_registry.hpp, declining with the reason anything
-// else (another domain, an opset before an op's first, a dtype or attribute
-// not implemented), and makes kernels that compute on host memory.
+// ops of op_registry.hpp (the default domain and the com.microsoft ops
+// decoder exports use), declining with the reason anything else (an op not
+// there, an opset before an op's first, a dtype or attribute not implemented), and makes kernels that compute on host memory.
 //
 // Options: `threads` (default 1) is the number of OpenBLAS threads; one keeps
 // results bitwise reproducible from run to run.

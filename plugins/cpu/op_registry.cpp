@@ -2,12 +2,12 @@
 
 namespace nxrt::cpu {
 
-void OpRegistry::Add(std::string op_type, OpDefinition definition) {
-  ops_.insert_or_assign(std::move(op_type), std::move(definition));
+void OpRegistry::Add(std::string op_type, OpDefinition definition, std::string domain) {
+  ops_.insert_or_assign(Key{std::move(domain), std::move(op_type)}, std::move(definition));
 }
 
-const OpDefinition* OpRegistry::Find(std::string_view op_type) const {
-  auto it = ops_.find(op_type);
+const OpDefinition* OpRegistry::Find(std::string_view domain, std::string_view op_type) const {
+  auto it = ops_.find(std::pair<std::string_view, std::string_view>(domain, op_type));
   return it == ops_.end() ? nullptr : &it->second;
 }
 

@@ -1,7 +1,7 @@
-// The ops the CPU EP implements: for each ONNX op type (default domain), the
-// first opset it is claimed at, a claim check that declines with a reason
-// (dtype, attribute or opset not implemented), and a kernel factory. Each op
-// family file registers its ops through one Register* function.
+// The ops the CPU EP implements: for each op (domain and type; the default
+// domain is ""), the first opset of its domain it is claimed at, a claim check that declines with a
+// reason (dtype, attribute or opset not implemented), and a kernel factory. Each op family file
+// registers its ops through one Register* function.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 #include "nxrt/ep_sdk.hpp"
 
@@ -41,13 +43,21 @@ struct OpDefinition {
 
 class OpRegistry {
  public:
-  void Add(std::string op_type, OpDefinition definition);
-  // nullptr when the op type is not implemented.
-  const OpDefinition* Find(std::string_view op_type) const;
+  void Add(std::string op_type, OpDefinition definition, std::string domain = "");
+  // nullptr when the op is not implemented.
+  const OpDefinition* Find(std::string_view domain, std::string_view op_type) const;
   size_t size() const { return ops_.size(); }
 
  private:
-  std::map<std::string, OpDefinition, std::less<>> ops_;
+  using Key = std::pair<std::string, std::string>;  // domain, op type
+  struct KeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return std::tie(a.first, a.second) < std::tie(b.first, b.second);
+    }
+  };
+  std::map<Key, OpDefinition, KeyLess> ops_;
 };
 
 // Every op of every family, built on first use.

@@ -225,7 +225,7 @@ void RegisterBinaryOps(OpRegistry& r) {
 
   OpRegistry numeric_equal;
   AddBinary<Equal, true>(numeric_equal, "Equal", AllTypes{});
-  const OpDefinition numeric = *numeric_equal.Find("Equal");
+  const OpDefinition numeric = *numeric_equal.Find("", "Equal");
   r.Add("Equal",
         {1,
          [numeric](const sdk::Node& node, int64_t opset, std::span<const nxrt_value_info> inputs) {

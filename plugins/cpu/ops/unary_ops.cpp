@@ -352,7 +352,7 @@ void RegisterUnaryOps(OpRegistry& r) {
            return ClaimUnless(CheckInputDtype(node, inputs, 0, FloatTypes{}));
          },
          [gelu_forms](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
-           return gelu_forms.Find(node.AttrString("approximate", "none"))
+           return gelu_forms.Find("", node.AttrString("approximate", "none"))
                ->create(node, inputs, opset);
          }});
 
