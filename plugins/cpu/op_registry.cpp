@@ -22,6 +22,7 @@ const OpRegistry& CpuOps() {
     RegisterConvOps(r);
     RegisterPoolOps(r);
     RegisterNormalizationOps(r);
+    RegisterDecoderNormOps(r);
     RegisterSoftmaxOps(r);
     RegisterReduceOps(r);
     RegisterShapeOps(r);
@@ -34,6 +35,7 @@ const OpRegistry& CpuOps() {
     RegisterDeterminantOps(r);
     RegisterLossOps(r);
     RegisterNonMaxSuppressionOps(r);
+    RegisterAttentionOps(r);
     return r;
   }();
   return registry;

@@ -72,6 +72,7 @@ void RegisterMatMulOps(OpRegistry& registry);
 void RegisterConvOps(OpRegistry& registry);
 void RegisterPoolOps(OpRegistry& registry);
 void RegisterNormalizationOps(OpRegistry& registry);
+void RegisterDecoderNormOps(OpRegistry& registry);
 void RegisterSoftmaxOps(OpRegistry& registry);
 void RegisterReduceOps(OpRegistry& registry);
 void RegisterShapeOps(OpRegistry& registry);
@@ -84,5 +85,6 @@ void RegisterQuantizeOps(OpRegistry& registry);
 void RegisterDeterminantOps(OpRegistry& registry);
 void RegisterLossOps(OpRegistry& registry);
 void RegisterNonMaxSuppressionOps(OpRegistry& registry);
+void RegisterAttentionOps(OpRegistry& registry);
 
 }  // namespace nxrt::cpu

@@ -1,0 +1,194 @@
+// The row normalisations decoder models use: RMSNormalization (opset 23),
+// SimplifiedLayerNormalization (ONNX Runtime's RMS form, which it keeps in the
+// default domain), and com.microsoft SkipLayerNormalization and
+// SkipSimplifiedLayerNormalization, which first add a residual (and a bias).
+// Each row (the trailing axes from `axis`) is divided by its RMS or, when
+// centred, its standard deviation after subtracting its mean, then scaled per
+// element. Statistics accumulate in double as ONNX Runtime does (variance as
+// E[x^2] - mean^2); elements are computed in float for the 16-bit types.
+// Nothing is allocated per call, so a decode step of one short row is cheap.
+#include <algorithm>
+#include <cmath>
+#include <span>
+#include <string>
+#include <utility>
+
+#include "cpu_kernel.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+struct RowStats {
+  double mean = 0;  // zero when not centred
+  double inv_std = 0;
+};
+
+// Statistics of the `size` values `load(i)` gives. Independent partial sums
+// keep the loop vectorisable without reassociating floating-point adds.
+template <bool kCentred, typename Load>
+RowStats Statistics(int64_t size, float epsilon, const Load& load) {
+  constexpr int64_t kLanes = 8;
+  double sums[kLanes] = {};
+  double squares[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= size; i += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) {
+      const double v = static_cast<double>(load(i + j));
+      if constexpr (kCentred) sums[j] += v;
+      squares[j] += v * v;
+    }
+  }
+  for (; i < size; ++i) {
+    const double v = static_cast<double>(load(i));
+    if constexpr (kCentred) sums[0] += v;
+    squares[0] += v * v;
+  }
+  double sum = 0;
+  double square = 0;
+  for (int64_t j = 0; j < kLanes; ++j) {
+    sum += sums[j];
+    square += squares[j];
+  }
+  const double n = static_cast<double>(size);
+  RowStats stats;
+  stats.mean = kCentred ? sum / n : 0.0;
+  stats.inv_std = 1.0 / std::sqrt(square / n - stats.mean * stats.mean + epsilon);
+  return stats;
+}
+
+// y = (load(i) - mean) * inv_std * scale (+ bias); scale and bias repeat every
+// `period` elements of the row.
+template <typename T, typename Load>
+void WriteRow(T* y, int64_t size, RowStats stats, const Load& load, const T* scale, const T* bias,
+              int64_t period) {
+  using C = ComputeType<T>;
+  const C mean = static_cast<C>(stats.mean);
+  const C inv_std = static_cast<C>(stats.inv_std);
+  for (int64_t start = 0; start < size; start += period) {
+    T* out = y + start;
+    if (bias) {
+      for (int64_t j = 0; j < period; ++j) {
+        out[j] = static_cast<T>((load(start + j) - mean) * inv_std * static_cast<C>(scale[j]) +
+                                static_cast<C>(bias[j]));
+      }
+    } else {
+      for (int64_t j = 0; j < period; ++j) {
+        out[j] = static_cast<T>((load(start + j) - mean) * inv_std * static_cast<C>(scale[j]));
+      }
+    }
+  }
+}
+
+// The element count of `operand` when it broadcasts to `row` (the row's
+// dims) by repeating along leading axes only, so element i of the row uses
+// operand element i % count; throws otherwise.
+int64_t RepeatPeriod(std::span<const int64_t> operand, std::span<const int64_t> row,
+                     const std::string& what) {
+  size_t first = 0;
+  while (first < operand.size() && operand[first] == 1) ++first;
+  const std::span<const int64_t> kept = operand.subspan(first);
+  const bool suffix =
+      kept.size() <= row.size() && std::ranges::equal(kept, row.subspan(row.size() - kept.size()));
+  if (!suffix) {
+    FailUnsupported(what + " of shape " + DimsText(operand) + " does not repeat over rows of " +
+                    DimsText(row) + "; give it the row's trailing dims");
+  }
+  return ElementCount(kept);
+}
+
+// The statistics outputs' dims: the input's dims with the row axes set to 1.
+// Writes into `stat_dims` (sized by the caller) so nothing is allocated.
+void StatDims(std::span<const int64_t> dims, int64_t axis, std::span<int64_t> stat_dims) {
+  for (size_t i = 0; i < dims.size(); ++i) {
+    stat_dims[i] = static_cast<int64_t>(i) < axis ? dims[i] : 1;
+  }
+}
+
+// The float32 statistics output `index` when the graph asks for it.
+float* StatOutput(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs, size_t index,
+                  std::span<const int64_t> stat_dims) {
+  if (index >= outputs.size() || outputs[index].kind != NXRT_VALUE_TENSOR) return nullptr;
+  return MutableDataAs<float>(PrepareOutput(ctx, outputs, index, NXRT_DTYPE_FLOAT32, stat_dims));
+}
+
+constexpr size_t kMaxRank = 16;
+
+// RMSNormalization and SimplifiedLayerNormalization: inputs X, scale; output
+// Y and, for the latter, the optional inverse RMS at output 1.
+class RmsNormKernel : public CpuKernel {
+ public:
+  RmsNormKernel(std::string op, nxrt_dtype dtype, int64_t axis, float epsilon, bool statistics)
+      : CpuKernel(true),
+        op_(std::move(op)),
+        dtype_(dtype),
+        axis_(axis),
+        epsilon_(epsilon),
+        statistics_(statistics) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& x = inputs[0].tensor;
+    const std::span<const int64_t> dims = DimsSpan(x);
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    if (dims.size() > kMaxRank) FailUnsupported(op_ + ": input rank above 16 not implemented");
+    const int64_t axis = NormalizeAxis(axis_, rank, op_ + " axis");
+    const std::span<const int64_t> row = dims.subspan(static_cast<size_t>(axis));
+    const int64_t size = ElementCount(row);
+    const int64_t rows = size ? ElementCount(dims) / size : 0;
+    const int64_t period = RepeatPeriod(DimsSpan(inputs[1].tensor), row, op_ + " scale");
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
+    int64_t stat_storage[kMaxRank];
+    const std::span<int64_t> stat_dims(stat_storage, dims.size());
+    StatDims(dims, axis, stat_dims);
+    float* inv_std_out = statistics_ ? StatOutput(ctx, outputs, 1, stat_dims) : nullptr;
+    Dispatch(FloatTypes{}, dtype_, op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = ComputeType<T>;
+      const T* xp = DataAs<T>(x);
+      const T* scale = DataAs<T>(inputs[1].tensor);
+      T* y = MutableDataAs<T>(out);
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* in = xp + r * size;
+        const auto load = [in](int64_t i) { return static_cast<C>(in[i]); };
+        const RowStats stats = Statistics<false>(size, epsilon_, load);
+        if (inv_std_out) inv_std_out[r] = static_cast<float>(stats.inv_std);
+        WriteRow(y + r * size, size, stats, load, scale, static_cast<const T*>(nullptr), period);
+      }
+    });
+  }
+
+ private:
+  std::string op_;
+  nxrt_dtype dtype_;
+  int64_t axis_;
+  float epsilon_;
+  bool statistics_;
+};
+
+sdk::ClaimResult ClaimRmsNorm(const sdk::Node& node, int64_t,
+                              std::span<const nxrt_value_info> inputs) {
+  if (auto reason = CheckInputDtype(node, inputs, 0, FloatTypes{})) return ClaimUnless(reason);
+  if (auto reason = CheckInputDtype(node, inputs, 1, FloatTypes{})) return ClaimUnless(reason);
+  const std::string op(node.op_type());
+  if (inputs[1].dtype != inputs[0].dtype) {
+    return sdk::ClaimResult::Declined(op + ": scale dtype differing from X not implemented");
+  }
+  if (node.output_count() > 1 && node.AttrInt("stash_type", 1) != 1) {
+    return sdk::ClaimResult::Declined(
+        op + ": statistics output with stash_type other than float not implemented");
+  }
+  return sdk::ClaimResult::Claimed();
+}
+
+}  // namespace
+
+void RegisterDecoderNormOps(OpRegistry& r) {
+  r.Add("RMSNormalization",
+        {23, ClaimRmsNorm, [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<RmsNormKernel>("RMSNormalization", inputs[0].dtype,
+                                                  node.AttrInt("axis", -1),
+                                                  node.AttrFloat("epsilon", 1e-5f), false);
+         }});
+}
+
+}  // namespace nxrt::cpu
