@@ -184,6 +184,58 @@ void Identity(nxrt::sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs
   if (x.byte_size != 0) std::memcpy(out.data, x.data, std::min(x.byte_size, out.byte_size));
 }
 
+// A stand-in for an attention op's cache update that a test can check: each
+// present output (1, 2), float32, holds its past input (3, 4; float32 or
+// float64) plus one along the leading positions of the sequence axis and
+// zeros after them, as a grown cache would; output 0 is zeros. Every element
+// is read before it is written, so a present output may be its past input's
+// own buffer, as with a fixed-capacity cache.
+void KvStep(const std::string& op, nxrt::sdk::ComputeContext& ctx,
+            std::span<const nxrt_value> inputs, std::span<nxrt_value> outputs) {
+  const nxrt_tensor& query = TensorInput(inputs, 0, op);
+  nxrt_tensor& attended = PrepareOutput(ctx, outputs, 0, query.dtype, DimsOf(query), op);
+  if (attended.data != nullptr) std::memset(attended.data, 0, attended.byte_size);
+  for (size_t k = 0; k < 2 && 1 + k < outputs.size(); ++k) {
+    nxrt_value& out = outputs[1 + k];
+    if (out.kind != NXRT_VALUE_TENSOR) continue;
+    const nxrt_tensor& past = TensorInput(inputs, 3 + k, op);
+    const Dims past_dims = DimsOf(past);
+    if (past_dims.size() != 4 ||
+        (past.dtype != NXRT_DTYPE_FLOAT32 && past.dtype != NXRT_DTYPE_FLOAT64)) {
+      throw Error(NXRT_STATUS_UNSUPPORTED, "mock " + op + ": past input " + std::to_string(3 + k) +
+                                               " must be a rank-4 float32 or float64 tensor");
+    }
+    if (out.tensor.data == nullptr) {
+      out.tensor = ctx.AllocateOutput(1 + k, NXRT_DTYPE_FLOAT32, past_dims);
+    }
+    const Dims present_dims = DimsOf(out.tensor);
+    if (out.tensor.dtype != NXRT_DTYPE_FLOAT32 || present_dims.size() != 4 ||
+        present_dims[0] != past_dims[0] || present_dims[1] != past_dims[1] ||
+        present_dims[3] != past_dims[3]) {
+      throw Error(NXRT_STATUS_UNSUPPORTED, "mock " + op + ": present output " +
+                                               std::to_string(1 + k) +
+                                               " must be float32 laid out like its past input");
+    }
+    const auto past_at = [&](int64_t i) -> float {
+      return past.dtype == NXRT_DTYPE_FLOAT32
+                 ? static_cast<const float*>(past.data)[i]
+                 : static_cast<float>(static_cast<const double*>(past.data)[i]);
+    };
+    auto* present = static_cast<float*>(out.tensor.data);
+    const int64_t blocks = past_dims[0] * past_dims[1];
+    const int64_t width = past_dims[3];
+    for (int64_t b = 0; b < blocks; ++b) {
+      for (int64_t s = 0; s < present_dims[2]; ++s) {
+        for (int64_t d = 0; d < width; ++d) {
+          const int64_t to = (b * present_dims[2] + s) * width + d;
+          present[to] =
+              s < past_dims[2] ? past_at((b * past_dims[2] + s) * width + d) + 1.0f : 0.0f;
+        }
+      }
+    }
+  }
+}
+
 // Zeros in every output: the preallocated ones as they are, the others at
 // the shape of the first tensor input.
 void Zeros(const std::string& op, nxrt::sdk::ComputeContext& ctx,
@@ -217,6 +269,7 @@ void RunMockOp(const std::string& op, nxrt::sdk::ComputeContext& ctx,
   if (op == "Mul") return Binary(op, std::multiplies<float>(), ctx, inputs, outputs);
   if (op == "Div") return Binary(op, std::divides<float>(), ctx, inputs, outputs);
   if (op == "Neg") return Unary(op, std::negate<float>(), ctx, inputs, outputs);
+  if (op == "GroupQueryAttention") return KvStep(op, ctx, inputs, outputs);
   if (op == "Relu") {
     return Unary(
         op, [](float x) { return x > 0.0f ? x : 0.0f; }, ctx, inputs, outputs);

@@ -1,7 +1,8 @@
 // The arithmetic a mock kernel really performs, so session tests can check
 // numbers: Identity (any non-string dtype) and float32 Add, Sub, Mul, Div
-// with numpy broadcasting, Neg and Relu. Any other op fills its outputs with
-// zeros.
+// with numpy broadcasting, Neg and Relu, and GroupQueryAttention reduced to
+// a cache update (present = past + 1, see mock_ops.cpp) that works in place.
+// Any other op fills its outputs with zeros.
 #pragma once
 
 #include <span>

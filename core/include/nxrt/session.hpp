@@ -5,7 +5,10 @@
 // captured into device graphs, and asks the providers (in priority order) to
 // claim every node; a node nobody claims fails creation with every provider's
 // reason. Run binds named inputs, checks them against the model before any
-// kernel runs, and returns the wanted outputs.
+// kernel runs, and returns the wanted outputs. Inputs are only read, except
+// the past KV tensors of a session with SessionOptions::fixed_capacity_kv,
+// which a run updates in place when bound at the present outputs' dims and
+// dtype (see there).
 //
 // Concurrency: Run may be called from any number of threads; runs of one
 // session are serialised (one at a time), because a session keeps one set of

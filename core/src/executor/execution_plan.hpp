@@ -35,7 +35,11 @@ struct PlannedNode {
   bool capture_eligible = false;
   std::vector<size_t> input_slots;   // kNoSlot for an absent input
   std::vector<size_t> output_slots;  // kNoSlot for an absent output
-  std::vector<Transfer> transfers;   // run before the node
+  // Per output: the input whose buffer it is written into, in place, when the
+  // run binds that input at the output's planned dims and dtype (a fixed-
+  // capacity KV cache); kNoSlot for an output with a buffer of its own.
+  std::vector<size_t> in_place_input;
+  std::vector<Transfer> transfers;  // run before the node
 
   // Reused by every dispatch of the node.
   std::vector<kernel_cache::InputShape> input_shapes;

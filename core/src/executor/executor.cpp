@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "nxrt/graph/attention_kv_slots.hpp"
 #include "nxrt/graph/symbol_binding.hpp"
+#include "nxrt/graph/value_consumers.hpp"
 #include "nxrt/graph/weight_store.hpp"
 #include "nxrt/support/log.hpp"
 
@@ -89,6 +91,7 @@ Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, Exe
   executor->placements_ = std::move(partition.placements);
   NXRT_RETURN_IF_ERROR(executor->BuildPlan(partition, views, capture_plan));
   NXRT_RETURN_IF_ERROR(executor->BuildBodies());
+  if (parent == nullptr && shared.fixed_capacity_kv) executor->PlanInPlaceKv();
   if (capture_plan != nullptr && shared.device_graphs != nullptr) executor->PlanSegments();
   return executor;
 }
@@ -195,8 +198,40 @@ Status Executor::BuildPlan(const partitioner::Partition& partition,
     planned.inputs.resize(node.inputs.size(), NoneValue());
     planned.outputs.resize(node.outputs.size(), NoneValue());
     planned.preallocated.resize(node.outputs.size(), false);
+    planned.in_place_input.resize(node.outputs.size(), kNoSlot);
   }
   return Status::Ok();
+}
+
+void Executor::PlanInPlaceKv() {
+  const graph::ValueConsumers consumers(graph_);
+  const auto is_graph_output = [&](graph::ValueId id) {
+    return std::find(graph_.outputs.begin(), graph_.outputs.end(), id) != graph_.outputs.end();
+  };
+  for (PlannedNode& planned : nodes_) {
+    const graph::Node& node = graph_.node(planned.id);
+    const std::optional<graph::KvCacheSlots> kv = graph::FindKvCacheSlots(node);
+    if (!kv) continue;
+    const size_t pairs = std::min(kv->past_inputs.size(), kv->present_outputs.size());
+    for (size_t k = 0; k < pairs; ++k) {
+      const size_t input = kv->past_inputs[k];
+      const size_t output = kv->present_outputs[k];
+      if (input >= node.inputs.size() || !node.inputs[input] || output >= node.outputs.size() ||
+          !node.outputs[output]) {
+        continue;
+      }
+      const graph::ValueId past = *node.inputs[input];
+      const graph::Value& value = graph_.value(past);
+      // Only the caller's own buffer, read by nobody else: writing it cannot
+      // change what another node or output sees. A copy into the EP's memory
+      // (a mirror slot) is not the caller's buffer.
+      if (!value.is_graph_input || value.initializer || consumers.Of(past).size() != 1 ||
+          is_graph_output(past) || planned.input_slots[input] != slot_of_value_[past.index]) {
+        continue;
+      }
+      planned.in_place_input[output] = input;
+    }
+  }
 }
 
 Status Executor::BuildBodies() {
@@ -656,7 +691,7 @@ Status Executor::PrepareNode(PlannedNode& node) {
     slot.dims.assign(slot.planned_dims.begin(), slot.planned_dims.end());
     if (slot.declared_dtype == DataType::kString) {
       PrepareStrings(slot, slot.planned_bytes / sizeof(nxrt_string_view));
-    } else {
+    } else if (!BindInPlace(node, i)) {
       const size_t bytes = slot.planned_bytes;
       Status reserved = slot.buffer.Reserve(MemoryProvider(slot.memory), bytes, Listener());
       if (!reserved.ok()) {
@@ -675,6 +710,24 @@ Status Executor::PrepareNode(PlannedNode& node) {
     slot.ready = true;
   }
   return Status::Ok();
+}
+
+// Points output `output` at the buffer of the input it is planned to update
+// in place, when that input is bound at the output's planned dims and dtype.
+bool Executor::BindInPlace(PlannedNode& node, size_t output) {
+  const size_t input = node.in_place_input[output];
+  if (input == kNoSlot) return false;
+  ValueSlot& slot = slots_[node.output_slots[output]];
+  const ValueSlot& past = slots_[node.input_slots[input]];
+  if (past.kind != NXRT_VALUE_TENSOR || past.dtype != slot.declared_dtype ||
+      past.dtype == DataType::kString || past.byte_size != slot.planned_bytes ||
+      !std::equal(past.dims.begin(), past.dims.end(), slot.planned_dims.begin(),
+                  slot.planned_dims.end())) {
+    return false;
+  }
+  slot.data = past.data;
+  slot.byte_size = past.byte_size;
+  return true;
 }
 
 Status Executor::LookUpKernel(PlannedNode& node) {
@@ -965,7 +1018,8 @@ Status Executor::ExportTensor(size_t slot_index, Tensor& out) {
     return Internal(what() + " holds " + std::to_string(slot.byte_size) +
                     " bytes, fewer than its " + "shape " + FormatDims(slot.dims) + " needs");
   }
-  if (out.byte_size() == 0) return Status::Ok();
+  // A past tensor that borrows this very output's storage was updated in place.
+  if (out.byte_size() == 0 || out.data() == slot.data) return Status::Ok();
   if (slot.memory == kHostMemory) {
     std::memcpy(out.data(), slot.data, out.byte_size());
     return Status::Ok();

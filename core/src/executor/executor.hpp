@@ -6,8 +6,11 @@
 // pre-bound kernel when the shapes match, else the kernel cache's
 // get-or-create. Outputs of known shape are allocated by the executor from
 // buffers reused across runs; the others are allocated by the kernel through
-// the compute services. On a device-graph slot, segments of capture-eligible
-// nodes are captured once warm and replayed while their bindings hold.
+// the compute services. With a fixed-capacity KV cache, a present output
+// bound at its past input's dims and dtype is that input's buffer instead,
+// so the kernel appends in place and the caller's cache never moves. On a
+// device-graph slot, segments of capture-eligible nodes are captured once
+// warm and replayed while their bindings hold.
 //
 // If/Loop/Scan bodies get executors of their own, built with the graph and
 // run through RunSubgraph with outer-scope values bound from the enclosing
@@ -44,6 +47,8 @@ struct ExecutorShared {
   kernel_cache::KernelCache* cache = nullptr;
   device_graph::DeviceGraphs* device_graphs = nullptr;
   uint64_t executor_id = 0;
+  // Present KV outputs are written into their past inputs' buffers.
+  bool fixed_capacity_kv = false;
 };
 
 // One named input of a run, as given by the application.
@@ -87,6 +92,7 @@ class Executor : private plugin_host::ComputeServices {
                    std::span<const std::shared_ptr<const plugin_host::NodeView>> views,
                    const graph::CapturePlan* capture_plan);
   Status BuildBodies();
+  void PlanInPlaceKv();
   void PlanSegments();
   size_t MemoryOf(size_t provider) const;
   plugin_host::ExecutionProvider* MemoryProvider(size_t memory) const;
@@ -107,6 +113,7 @@ class Executor : private plugin_host::ComputeServices {
   Status Execute(std::optional<nxrt_graph_slot> slot);
   Status RunTransfers(PlannedNode& node);
   Status PrepareNode(PlannedNode& node);
+  bool BindInPlace(PlannedNode& node, size_t output);
   Status LookUpKernel(PlannedNode& node);
   Status ComputeNode(PlannedNode& node);
   void FinishNode(PlannedNode& node);

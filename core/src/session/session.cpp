@@ -93,6 +93,7 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   state->shared.cache = state->cache.get();
   state->shared.device_graphs = options.device_graphs ? state->device_graphs.get() : nullptr;
   state->shared.executor_id = NextExecutorId();
+  state->shared.fixed_capacity_kv = options.fixed_capacity_kv;
   NXRT_ASSIGN_OR_RETURN(state->executor, executor::Executor::Build(graph, state->shared,
                                                                    &state->capture_plan, nullptr));
   for (graph::ValueId id : graph.inputs) state->inputs.push_back(Describe(graph, id));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -75,6 +76,50 @@ class ModelBuilder {
     return *this;
   }
 
+  // A node of `domain` with any number of outputs; "" names an absent input
+  // or output.
+  ModelBuilder& NodeOf(const std::string& domain, const std::string& op,
+                       const std::vector<std::string>& inputs,
+                       const std::vector<std::string>& outputs,
+                       const std::vector<std::pair<std::string, int64_t>>& int_attributes = {}) {
+    if (!domain.empty()) graph_.opset_imports.try_emplace(domain, 1);
+    nxrt::graph::Node node;
+    node.op_type = op;
+    node.domain = domain;
+    node.name = outputs.front() + "_" + op;
+    for (const auto& [attr_name, value] : int_attributes) {
+      nxrt::graph::Attribute attribute;
+      attribute.name = attr_name;
+      attribute.type = nxrt::graph::AttributeType::kInt;
+      attribute.i = value;
+      node.attributes.push_back(std::move(attribute));
+    }
+    for (const std::string& input : inputs) {
+      node.inputs.push_back(input.empty() ? std::nullopt
+                                          : std::optional(graph_.FindValue(input).value()));
+    }
+    for (const std::string& output : outputs) {
+      if (output.empty()) {
+        node.outputs.push_back(std::nullopt);
+        continue;
+      }
+      nxrt::graph::Value out;
+      out.name = output;
+      node.outputs.push_back(graph_.AddValue(std::move(out)));
+    }
+    graph_.AddNode(std::move(node));
+    return *this;
+  }
+
+  // Declares a node output's type, as a model's value_info does.
+  ModelBuilder& Declare(const std::string& name, nxrt::graph::DataType dtype,
+                        const std::vector<Dim>& dims) {
+    nxrt::graph::Value& value = graph_.value(graph_.FindValue(name).value());
+    value.dtype = dtype;
+    value.shape = Shape(dims);
+    return *this;
+  }
+
   ModelBuilder& Output(const std::string& name) {
     graph_.outputs.push_back(graph_.FindValue(name).value());
     return *this;
@@ -129,6 +174,69 @@ inline nxrt::Tensor Floats(std::vector<int64_t> shape, const std::vector<float>&
 inline std::vector<float> ValuesOf(const nxrt::Tensor& t) {
   auto span = t.values<float>();
   return {span.begin(), span.end()};
+}
+
+// A KV cache model for the mock, whose GroupQueryAttention sets present =
+// past + 1: com.microsoft GroupQueryAttention (2 heads, 1 KV head of size 4)
+// over a past cache [1, 1, cap, 4], with outputs attended, present_key,
+// present_value and, when asked, key_seen = Identity(past_key) after it.
+inline constexpr int64_t kCapacity = 3;
+inline constexpr int64_t kHeadSize = 4;
+
+struct KvCacheModel {
+  // The present outputs are declared on the past's sequence symbol, the
+  // capacity form; otherwise they grow to past + new.
+  bool present_at_capacity = true;
+  nxrt::graph::DataType past_key_dtype = nxrt::graph::DataType::kFloat32;
+  bool past_key_read_elsewhere = false;
+};
+
+inline nxrt::graph::Graph BuildKvCacheModel(const KvCacheModel& model) {
+  using nxrt::graph::DataType;
+  const std::string axis = model.present_at_capacity ? "cap" : "past";
+  const std::vector<Dim> cache{int64_t{1}, int64_t{1}, axis, kHeadSize};
+  ModelBuilder builder;
+  builder.Input("query", {int64_t{1}, int64_t{1}, int64_t{8}})
+      .Input("key", {int64_t{1}, int64_t{1}, kHeadSize})
+      .Input("value", {int64_t{1}, int64_t{1}, kHeadSize})
+      .Input("past_key", cache, model.past_key_dtype)
+      .Input("past_value", cache)
+      .Input("seqlens_k", {int64_t{1}}, DataType::kInt32)
+      .Input("total_sequence_length", {}, DataType::kInt32)
+      .NodeOf(
+          "com.microsoft", "GroupQueryAttention",
+          {"query", "key", "value", "past_key", "past_value", "seqlens_k", "total_sequence_length"},
+          {"attended", "present_key", "present_value"}, {{"num_heads", 2}, {"kv_num_heads", 1}});
+  if (model.present_at_capacity) {
+    builder.Declare("present_key", DataType::kFloat32, cache)
+        .Declare("present_value", DataType::kFloat32, cache);
+  }
+  builder.Output("attended").Output("present_key").Output("present_value");
+  if (model.past_key_read_elsewhere) {
+    builder.Node("Identity", {"past_key"}, "key_seen").Output("key_seen");
+  }
+  return builder.Build();
+}
+
+// Inputs of BuildKvCacheModel: zeros, and the given float32 caches of
+// kCapacity x kHeadSize values.
+inline std::vector<nxrt::NamedTensor> KvCacheInputs(const std::vector<float>& past_key,
+                                                    const std::vector<float>& past_value) {
+  auto zeros = [](nxrt::DataType dtype, std::vector<int64_t> shape) {
+    auto t = nxrt::Tensor::Zeros(dtype, std::move(shape));
+    EXPECT_TRUE(t.ok()) << t.status().ToString();
+    return std::move(t).value();
+  };
+  const std::vector<int64_t> cache{1, 1, kCapacity, kHeadSize};
+  std::vector<nxrt::NamedTensor> inputs;
+  inputs.push_back({"query", zeros(nxrt::DataType::kFloat32, {1, 1, 8})});
+  inputs.push_back({"key", zeros(nxrt::DataType::kFloat32, {1, 1, kHeadSize})});
+  inputs.push_back({"value", zeros(nxrt::DataType::kFloat32, {1, 1, kHeadSize})});
+  inputs.push_back({"past_key", Floats(cache, past_key)});
+  inputs.push_back({"past_value", Floats(cache, past_value)});
+  inputs.push_back({"seqlens_k", zeros(nxrt::DataType::kInt32, {1})});
+  inputs.push_back({"total_sequence_length", zeros(nxrt::DataType::kInt32, {})});
+  return inputs;
 }
 
 // The mock's exported test functions, from the library the session loaded.
