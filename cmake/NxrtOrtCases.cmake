@@ -1,0 +1,27 @@
+# Test cases whose expected outputs come from ONNX Runtime. When .venv exists,
+# scripts/make-ort-cases writes the cases of scripts/lib/ort_cases to
+# <build>/ort-cases as part of the build, again whenever a case module, the
+# runner or the installed onnx or onnxruntime changes. Without the venv the
+# folder is not made and the conformance test over it skips.
+set(NXRT_ORT_CASES_DIR ${PROJECT_BINARY_DIR}/ort-cases)
+set(_nxrt_ort_cases_python ${PROJECT_SOURCE_DIR}/.venv/bin/python)
+if(EXISTS ${_nxrt_ort_cases_python})
+  # A new case module is picked up at the next build without reconfiguring.
+  file(GLOB _nxrt_ort_case_modules CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/scripts/lib/ort_cases/*.py)
+  file(GLOB _nxrt_ort_cases_versions
+    ${PROJECT_SOURCE_DIR}/.venv/lib/python*/site-packages/onnx/version.py
+    ${PROJECT_SOURCE_DIR}/.venv/lib/python*/site-packages/onnxruntime/__init__.py)
+  add_custom_command(
+    OUTPUT ${NXRT_ORT_CASES_DIR}/.ort-cases-complete
+    COMMAND ${PROJECT_SOURCE_DIR}/scripts/make-ort-cases ${NXRT_ORT_CASES_DIR}
+    DEPENDS ${PROJECT_SOURCE_DIR}/scripts/make-ort-cases
+      ${_nxrt_ort_case_modules}
+      ${PROJECT_SOURCE_DIR}/scripts/lib/ort_case_runner.py
+      ${PROJECT_SOURCE_DIR}/scripts/lib/onnx_test_cases.py
+      ${PROJECT_SOURCE_DIR}/scripts/lib/ort_ml_dtypes.py
+      ${_nxrt_ort_cases_versions}
+    COMMENT "Writing the ONNX Runtime-referenced test cases to ${NXRT_ORT_CASES_DIR}"
+    VERBATIM)
+  add_custom_target(nxrt_ort_cases ALL DEPENDS ${NXRT_ORT_CASES_DIR}/.ort-cases-complete)
+endif()
