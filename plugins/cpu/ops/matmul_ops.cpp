@@ -14,9 +14,17 @@
 namespace nxrt::cpu {
 namespace {
 
-// Row-major C[M,N] = alpha * op(A) * op(B) + beta * C.
+// Row-major C[M,N] = alpha * op(A) * op(B) + beta * C. A single row goes
+// through gemv: OpenBLAS's sgemm packs all of B first, which costs several
+// times the product itself when M is 1, as in every decode step.
 void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
               const float* a, const float* b, float beta, float* c) {
+  if (m == 1 && k > 0) {
+    cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans,
+                static_cast<int>(trans_b ? n : k), static_cast<int>(trans_b ? k : n), alpha, b,
+                static_cast<int>(trans_b ? k : n), a, 1, beta, c, 1);
+    return;
+  }
   cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
               trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
               static_cast<int>(k), alpha, a, static_cast<int>(trans_a ? m : k), b,
@@ -24,6 +32,12 @@ void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float
 }
 void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
               const double* a, const double* b, double beta, double* c) {
+  if (m == 1 && k > 0) {
+    cblas_dgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans,
+                static_cast<int>(trans_b ? n : k), static_cast<int>(trans_b ? k : n), alpha, b,
+                static_cast<int>(trans_b ? k : n), a, 1, beta, c, 1);
+    return;
+  }
   cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
               trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
               static_cast<int>(k), alpha, a, static_cast<int>(trans_a ? m : k), b,
