@@ -1,0 +1,118 @@
+"""Cases of the attention ops decoder models use: com.microsoft
+GroupQueryAttention (first prompt, later prompt and decode steps over a growing
+or a fixed-capacity KV cache, rotary embedding in both layouts, packed QKV,
+fewer KV heads than query heads, batches whose sequences have different
+lengths, softcap, local window and smooth softmax) and com.microsoft
+RotaryEmbedding in both input layouts."""
+import numpy as np
+from onnx import TensorProto
+
+from ort_cases import MS_DOMAIN, node_model, normal, rng
+
+FLOAT = TensorProto.FLOAT
+INT32 = TensorProto.INT32
+INT64 = TensorProto.INT64
+
+
+def rotary_caches(positions, rotary_dim):
+    """cos and sin caches [positions, rotary_dim / 2] of the usual 10000-base angles."""
+    inverse = 1.0 / (10000.0 ** (np.arange(0, rotary_dim, 2, dtype=np.float64) / rotary_dim))
+    angles = np.outer(np.arange(positions, dtype=np.float64), inverse)
+    return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+
+
+def gqa_case(name, batch, seq, heads, kv_heads, depth, past, totals, total_length,
+             packed=False, rotary_dim=0, interleaved=0, attrs=None, data_sets=2):
+    """A GroupQueryAttention case. `past` is the past KV extent (None: no past
+    inputs); `totals` the valid length per batch entry after this call
+    (seqlens_k + 1), `total_length` the total_sequence_length input."""
+    capacity = max(total_length, past or 0)
+    node_attrs = {"num_heads": heads, "kv_num_heads": kv_heads}
+    if rotary_dim:
+        node_attrs.update(do_rotary=1, rotary_interleaved=interleaved)
+    node_attrs.update(attrs or {})
+    q_width = (heads + 2 * kv_heads) * depth if packed else heads * depth
+    kv_width = kv_heads * depth
+    inputs = [("query", FLOAT, [batch, seq, q_width]),
+              ("" if packed else "key", FLOAT, [batch, seq, kv_width]),
+              ("" if packed else "value", FLOAT, [batch, seq, kv_width])]
+    # A growing past has a symbolic extent, as exported decoders declare it; a
+    # static one is a fixed-capacity cache.
+    past_dim = "past_sequence_length" if past is not None and past < total_length else past or 0
+    past_shape = [batch, kv_heads, past_dim, depth]
+    data_past_shape = [batch, kv_heads, past or 0, depth]
+    inputs += [("past_key" if past is not None else "", FLOAT, past_shape),
+               ("past_value" if past is not None else "", FLOAT, past_shape),
+               ("seqlens_k", INT32, [batch]),
+               ("total_sequence_length", INT32, [1])]
+    positions = 64
+    if rotary_dim:
+        inputs += [("cos_cache", FLOAT, [positions, rotary_dim // 2]),
+                   ("sin_cache", FLOAT, [positions, rotary_dim // 2])]
+    present = [batch, kv_heads, "total_sequence_length" if isinstance(past_dim, str) else capacity, depth]
+    outputs = [("output", FLOAT, [batch, seq, heads * depth]),
+               ("present_key", FLOAT, present), ("present_value", FLOAT, present)]
+    model = node_model("GroupQueryAttention", inputs, outputs, node_attrs, domain=MS_DOMAIN)
+    g = rng(__name__, name)
+    feeds_list = []
+    for _ in range(data_sets):
+        feeds = {"query": normal(g, [batch, seq, q_width])}
+        if not packed:
+            feeds["key"] = normal(g, [batch, seq, kv_width])
+            feeds["value"] = normal(g, [batch, seq, kv_width])
+        if past is not None:
+            feeds["past_key"] = normal(g, data_past_shape)
+            feeds["past_value"] = normal(g, data_past_shape)
+        feeds["seqlens_k"] = np.array(totals, np.int32) - 1
+        feeds["total_sequence_length"] = np.array([total_length], np.int32)
+        if rotary_dim:
+            feeds["cos_cache"], feeds["sin_cache"] = rotary_caches(positions, rotary_dim)
+        feeds_list.append(feeds)
+    return name, model, feeds_list
+
+
+def group_query_attention():
+    # First prompt: no past, every key of the prompt valid.
+    yield gqa_case("gqa_prompt", 1, 5, 4, 2, 16, None, [5], 5)
+    yield gqa_case("gqa_prompt_mha", 2, 3, 2, 2, 16, None, [3, 3], 3)
+    yield gqa_case("gqa_prompt_rotary", 1, 5, 4, 2, 16, None, [5], 5, rotary_dim=16)
+    yield gqa_case("gqa_prompt_rotary_interleaved", 1, 5, 4, 2, 16, None, [5], 5, rotary_dim=16,
+                   interleaved=1)
+    yield gqa_case("gqa_prompt_partial_rotary", 2, 4, 4, 1, 32, None, [4, 4], 4, rotary_dim=16)
+    yield gqa_case("gqa_prompt_partial_rotary_interleaved", 1, 4, 4, 2, 32, None, [4], 4,
+                   rotary_dim=16, interleaved=1)
+    # The first prompt of a fixed-capacity cache: the past buffer is ignored.
+    yield gqa_case("gqa_prompt_fixed_capacity_rotary", 1, 4, 8, 2, 32, 16, [4], 4, rotary_dim=32)
+    # Decode steps over a growing past (present = past + 1).
+    yield gqa_case("gqa_decode_growing", 1, 1, 4, 2, 16, 5, [6], 6)
+    yield gqa_case("gqa_decode_growing_rotary", 1, 1, 8, 2, 32, 7, [8], 8, rotary_dim=32)
+    yield gqa_case("gqa_decode_growing_rotary_interleaved", 1, 1, 4, 2, 16, 3, [4], 4,
+                   rotary_dim=16, interleaved=1)
+    # Decode steps over a fixed-capacity past of 16 rows, 5 of them valid.
+    yield gqa_case("gqa_decode_fixed_capacity", 1, 1, 4, 2, 16, 16, [6], 6)
+    yield gqa_case("gqa_decode_fixed_capacity_rotary", 1, 1, 8, 2, 32, 16, [6], 6, rotary_dim=32)
+    # Batch 2 whose sequences have different valid lengths.
+    yield gqa_case("gqa_decode_batch2_lengths", 2, 1, 4, 2, 16, 6, [7, 4], 7, rotary_dim=16)
+    yield gqa_case("gqa_decode_batch2_fixed_capacity", 2, 1, 4, 1, 16, 16, [9, 3], 9,
+                   rotary_dim=16)
+    # A later prompt continuing a past (batch 1).
+    yield gqa_case("gqa_later_prompt", 1, 3, 4, 2, 16, 4, [7], 7, rotary_dim=16)
+    # Packed QKV.
+    yield gqa_case("gqa_packed_prompt", 1, 4, 4, 2, 16, None, [4], 4, packed=True)
+    yield gqa_case("gqa_packed_prompt_rotary", 2, 3, 4, 2, 16, None, [3, 3], 3, packed=True,
+                   rotary_dim=16)
+    yield gqa_case("gqa_packed_decode_rotary", 1, 1, 4, 2, 16, 5, [6], 6, packed=True,
+                   rotary_dim=16)
+    # Attributes: scale, softcap, local window, smooth softmax.
+    yield gqa_case("gqa_prompt_scale", 1, 4, 4, 2, 16, None, [4], 4, attrs={"scale": 0.3})
+    yield gqa_case("gqa_prompt_softcap", 1, 4, 4, 2, 16, None, [4], 4, attrs={"softcap": 2.0})
+    yield gqa_case("gqa_prompt_local_window", 1, 6, 4, 2, 16, None, [6], 6,
+                   attrs={"local_window_size": 2})
+    yield gqa_case("gqa_decode_local_window", 1, 1, 4, 2, 16, 7, [8], 8,
+                   attrs={"local_window_size": 3})
+    yield gqa_case("gqa_prompt_smooth_softmax", 1, 4, 4, 2, 16, None, [4], 4,
+                   attrs={"smooth_softmax": 1})
+
+
+def cases():
+    yield from group_query_attention()
