@@ -4,8 +4,9 @@
 // SkipSimplifiedLayerNormalization, which first add a residual (and a bias).
 // Each row (the trailing axes from `axis`) is divided by its RMS or, when
 // centred, its standard deviation after subtracting its mean, then scaled per
-// element. Statistics accumulate in double as ONNX Runtime does (variance as
-// E[x^2] - mean^2); elements are computed in float for the 16-bit types.
+// element. Statistics accumulate in double, the variance as ONNX Runtime
+// takes it (E[x^2] - mean^2); elements are computed in float for the 16-bit
+// types.
 // Nothing is allocated per call, so a decode step of one short row is cheap.
 #include <algorithm>
 #include <cmath>
@@ -52,7 +53,9 @@ RowStats Statistics(int64_t size, float epsilon, const Load& load) {
   const double n = static_cast<double>(size);
   RowStats stats;
   stats.mean = kCentred ? sum / n : 0.0;
-  stats.inv_std = 1.0 / std::sqrt(square / n - stats.mean * stats.mean + epsilon);
+  // Rounding can take a constant row's variance just below zero.
+  const double variance = std::max(0.0, square / n - stats.mean * stats.mean);
+  stats.inv_std = 1.0 / std::sqrt(variance + epsilon);
   return stats;
 }
 
@@ -165,30 +168,159 @@ class RmsNormKernel : public CpuKernel {
   bool statistics_;
 };
 
-sdk::ClaimResult ClaimRmsNorm(const sdk::Node& node, int64_t,
-                              std::span<const nxrt_value_info> inputs) {
-  if (auto reason = CheckInputDtype(node, inputs, 0, FloatTypes{})) return ClaimUnless(reason);
-  if (auto reason = CheckInputDtype(node, inputs, 1, FloatTypes{})) return ClaimUnless(reason);
-  const std::string op(node.op_type());
-  if (inputs[1].dtype != inputs[0].dtype) {
-    return sdk::ClaimResult::Declined(op + ": scale dtype differing from X not implemented");
+// SkipLayerNormalization (centred) and SkipSimplifiedLayerNormalization: the
+// last axis of input + skip (+ bias) is normalised. Inputs: input, skip,
+// gamma, then beta (centred only) and bias; skip repeats over leading rows.
+// Outputs: output, mean (zero when not centred, as ONNX Runtime writes it),
+// inv_std_var, and the sum itself; all but the first optional.
+class SkipNormKernel : public CpuKernel {
+ public:
+  SkipNormKernel(std::string op, nxrt_dtype dtype, float epsilon, bool centred)
+      : CpuKernel(true), op_(std::move(op)), dtype_(dtype), epsilon_(epsilon), centred_(centred) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& x = inputs[0].tensor;
+    const std::span<const int64_t> dims = DimsSpan(x);
+    if (dims.empty() || dims.size() > kMaxRank) {
+      FailInvalid(op_ + ": input has rank " + std::to_string(dims.size()) +
+                  "; give it rank 2 or 3 (tokens by hidden size)");
+    }
+    const int64_t size = dims.back();
+    const int64_t rows = size ? ElementCount(dims) / size : 0;
+    const int64_t skip_count = RepeatPeriod(DimsSpan(inputs[1].tensor), dims, op_ + " skip");
+    if (size == 0 || skip_count % size != 0) {
+      FailInvalid(op_ + ": skip of shape " + DimsText(DimsSpan(inputs[1].tensor)) +
+                  " does not cover whole rows of " + std::to_string(size) +
+                  "; give it the input's trailing dims");
+    }
+    const int64_t skip_rows = skip_count / size;
+    const size_t beta_index = centred_ ? 3 : inputs.size();
+    const size_t bias_index = centred_ ? 4 : 3;
+    for (size_t index : {size_t{2}, beta_index, bias_index}) {
+      if (IsPresent(inputs, index) && ElementCount(inputs[index].tensor) != size) {
+        FailInvalid(op_ + ": input " + std::to_string(index) + " has shape " +
+                    DimsText(DimsSpan(inputs[index].tensor)) + "; give it shape [" +
+                    std::to_string(size) + "], the hidden size");
+      }
+    }
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
+    int64_t stat_storage[kMaxRank];
+    const std::span<int64_t> stat_dims(stat_storage, dims.size());
+    StatDims(dims, static_cast<int64_t>(dims.size()) - 1, stat_dims);
+    float* mean_out = StatOutput(ctx, outputs, 1, stat_dims);
+    float* inv_std_out = StatOutput(ctx, outputs, 2, stat_dims);
+    nxrt_tensor* sum_out = outputs.size() > 3 && outputs[3].kind == NXRT_VALUE_TENSOR
+                               ? &PrepareOutput(ctx, outputs, 3, dtype_, dims)
+                               : nullptr;
+    Dispatch(FloatTypes{}, dtype_, op_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* xp = DataAs<T>(x);
+      const T* skip = DataAs<T>(inputs[1].tensor);
+      const T* gamma = DataAs<T>(inputs[2].tensor);
+      const T* beta =
+          IsPresent(inputs, beta_index) ? DataAs<T>(inputs[beta_index].tensor) : nullptr;
+      const T* bias =
+          IsPresent(inputs, bias_index) ? DataAs<T>(inputs[bias_index].tensor) : nullptr;
+      T* y = MutableDataAs<T>(out);
+      T* sum = sum_out ? MutableDataAs<T>(*sum_out) : nullptr;
+      for (int64_t r = 0; r < rows; ++r) {
+        const T* in = xp + r * size;
+        const T* residual = skip + (r % skip_rows) * size;
+        const auto row = [&](const auto& load) {
+          const RowStats stats = centred_ ? Statistics<true>(size, epsilon_, load)
+                                          : Statistics<false>(size, epsilon_, load);
+          if (mean_out) mean_out[r] = static_cast<float>(stats.mean);
+          if (inv_std_out) inv_std_out[r] = static_cast<float>(stats.inv_std);
+          if (sum) {
+            T* sum_row = sum + r * size;
+            for (int64_t i = 0; i < size; ++i) sum_row[i] = static_cast<T>(load(i));
+          }
+          WriteRow(y + r * size, size, stats, load, gamma, beta, size);
+        };
+        using C = ComputeType<T>;
+        if (bias) {
+          row([in, residual, bias](int64_t i) {
+            return static_cast<C>(in[i]) + static_cast<C>(residual[i]) + static_cast<C>(bias[i]);
+          });
+        } else {
+          row([in, residual](int64_t i) {
+            return static_cast<C>(in[i]) + static_cast<C>(residual[i]);
+          });
+        }
+      }
+    });
   }
-  if (node.output_count() > 1 && node.AttrInt("stash_type", 1) != 1) {
-    return sdk::ClaimResult::Declined(
-        op + ": statistics output with stash_type other than float not implemented");
+
+ private:
+  std::string op_;
+  nxrt_dtype dtype_;
+  float epsilon_;
+  bool centred_;
+};
+
+// Claims when every tensor input present has input 0's float dtype.
+sdk::ClaimResult ClaimSameFloatInputs(const sdk::Node& node,
+                                      std::span<const nxrt_value_info> inputs, size_t required) {
+  for (size_t i = 0; i < required; ++i) {
+    if (auto reason = CheckInputDtype(node, inputs, i, FloatTypes{})) return ClaimUnless(reason);
+  }
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (inputs[i].kind != NXRT_VALUE_NONE && inputs[i].dtype != inputs[0].dtype) {
+      return sdk::ClaimResult::Declined(std::string(node.op_type()) + ": input " +
+                                        std::to_string(i) + " dtype " + DtypeName(inputs[i].dtype) +
+                                        " differing from input 0's " + DtypeName(inputs[0].dtype) +
+                                        " not implemented");
+    }
   }
   return sdk::ClaimResult::Claimed();
 }
 
+sdk::ClaimResult ClaimRmsNorm(const sdk::Node& node, int64_t,
+                              std::span<const nxrt_value_info> inputs) {
+  if (node.output_count() > 1 && node.AttrInt("stash_type", 1) != 1) {
+    return sdk::ClaimResult::Declined(std::string(node.op_type()) +
+                                      ": inv_std_var output with stash_type other than float "
+                                      "not implemented");
+  }
+  return ClaimSameFloatInputs(node, inputs, 2);
+}
+
+sdk::ClaimResult ClaimSkipNorm(const sdk::Node& node, int64_t,
+                               std::span<const nxrt_value_info> inputs) {
+  return ClaimSameFloatInputs(node, inputs, 3);
+}
+
+std::unique_ptr<sdk::Kernel> CreateRmsNorm(const sdk::Node& node,
+                                           std::span<const nxrt_shape> inputs, int64_t) {
+  return std::make_unique<RmsNormKernel>(std::string(node.op_type()), inputs[0].dtype,
+                                         node.AttrInt("axis", -1), node.AttrFloat("epsilon", 1e-5f),
+                                         node.output_count() > 1);
+}
+
+// ONNX Runtime's default epsilon for the skip forms.
+constexpr float kSkipEpsilon = 1e-12f;
+
 }  // namespace
 
 void RegisterDecoderNormOps(OpRegistry& r) {
-  r.Add("RMSNormalization",
-        {23, ClaimRmsNorm, [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-           return std::make_unique<RmsNormKernel>("RMSNormalization", inputs[0].dtype,
-                                                  node.AttrInt("axis", -1),
-                                                  node.AttrFloat("epsilon", 1e-5f), false);
-         }});
+  r.Add("RMSNormalization", {23, ClaimRmsNorm, CreateRmsNorm});
+  r.Add("SimplifiedLayerNormalization", {1, ClaimRmsNorm, CreateRmsNorm});
+  r.Add("SkipSimplifiedLayerNormalization",
+        {1, ClaimSkipNorm,
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<SkipNormKernel>("SkipSimplifiedLayerNormalization",
+                                                   inputs[0].dtype,
+                                                   node.AttrFloat("epsilon", kSkipEpsilon), false);
+         }},
+        "com.microsoft");
+  r.Add("SkipLayerNormalization",
+        {1, ClaimSkipNorm,
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<SkipNormKernel>("SkipLayerNormalization", inputs[0].dtype,
+                                                   node.AttrFloat("epsilon", kSkipEpsilon), true);
+         }},
+        "com.microsoft");
 }
 
 }  // namespace nxrt::cpu

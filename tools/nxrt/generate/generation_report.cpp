@@ -1,0 +1,119 @@
+#include "generate/generation_report.hpp"
+
+#include <cstdarg>
+#include <cstdio>
+#include <span>
+
+#include "common/json_writer.hpp"
+#include "generate/step_latency.hpp"
+
+namespace nxrt::cli {
+namespace {
+
+std::string JoinTokens(std::span<const int64_t> tokens) {
+  std::string text;
+  for (const int64_t token : tokens) text += (text.empty() ? "" : " ") + std::to_string(token);
+  return text;
+}
+
+[[gnu::format(printf, 1, 2)]] std::string Format(const char* format, ...) {
+  char line[512];
+  va_list values;
+  va_start(values, format);
+  std::vsnprintf(line, sizeof line, format, values);
+  va_end(values);
+  return line;
+}
+
+unsigned long long Count(uint64_t value) {
+  return static_cast<unsigned long long>(value);
+}
+
+}  // namespace
+
+std::string MaxLenNote(const GenerationReport& report) {
+  return Format("stopped at --max-len %lld after %zu of %lld decode steps",
+                static_cast<long long>(report.max_len), report.generation.step_us.size(),
+                static_cast<long long>(report.requested_steps));
+}
+
+std::string GenerationText(const GenerationReport& report) {
+  const Generation& generation = report.generation;
+  const StepLatency latency = SummarizeSteps(generation.step_us);
+  std::string text = report.model + " (kv " + KvFormName(report.kv) + ")\n";
+  text +=
+      "prompt (" + std::to_string(report.prompt.size()) + "): " + JoinTokens(report.prompt) + "\n";
+  text += "generated (" + std::to_string(generation.tokens.size()) +
+          "): " + JoinTokens(generation.tokens) + "\n";
+  text += Format(
+      "prefill %.1f us; %zu decode steps: median %.1f us, p90 %.1f us, min %.1f us, "
+      "max %.1f us, %.1f tokens/s\n",
+      generation.prefill_us, generation.step_us.size(), latency.median_us, latency.p90_us,
+      latency.min_us, latency.max_us, latency.tokens_per_s);
+  if (generation.stopped_at_max_len) text += MaxLenNote(report) + "\n";
+  const KernelCacheStats& cache = report.kernel_cache;
+  text += Format(
+      "kernel cache: %zu entries, %llu hits, %llu misses, %llu pre-bound hits, "
+      "%llu evictions\n",
+      cache.entries, Count(cache.hits), Count(cache.misses), Count(cache.prebound_hits),
+      Count(cache.evictions));
+  const DeviceGraphCounters& graphs = report.device_graphs;
+  text += Format("device graphs: %llu captures, %llu replays, %llu resets", Count(graphs.captures),
+                 Count(graphs.replays), Count(graphs.resets));
+  for (size_t r = 0; r < graphs.eager_fallbacks.size(); ++r) {
+    if (graphs.eager_fallbacks[r] == 0) continue;
+    text += Format(", %llu eager (%s)", Count(graphs.eager_fallbacks[r]),
+                   EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)));
+  }
+  return text + "\n";
+}
+
+std::string GenerationJson(const GenerationReport& report) {
+  const Generation& generation = report.generation;
+  const StepLatency latency = SummarizeSteps(generation.step_us);
+  JsonWriter json;
+  json.BeginObject();
+  json.Key("model").String(report.model);
+  json.Key("kv").String(KvFormName(report.kv));
+  json.Key("prompt").BeginArray();
+  for (const int64_t token : report.prompt) json.Integer(token);
+  json.EndArray();
+  json.Key("tokens").BeginArray();
+  for (const int64_t token : generation.tokens) json.Integer(token);
+  json.EndArray();
+  json.Key("steps").Unsigned(generation.step_us.size());
+  json.Key("requested_steps").Integer(report.requested_steps);
+  json.Key("max_len").Integer(report.max_len);
+  json.Key("stopped_at_max_len").Bool(generation.stopped_at_max_len);
+  json.Key("prefill_us").Number(generation.prefill_us);
+  json.Key("step_us").BeginArray();
+  for (const double us : generation.step_us) json.Number(us);
+  json.EndArray();
+  json.Key("median_us").Number(latency.median_us);
+  json.Key("p90_us").Number(latency.p90_us);
+  json.Key("min_us").Number(latency.min_us);
+  json.Key("max_us").Number(latency.max_us);
+  json.Key("tokens_per_s").Number(latency.tokens_per_s);
+  const KernelCacheStats& cache = report.kernel_cache;
+  json.Key("kernel_cache").BeginObject();
+  json.Key("entries").Unsigned(cache.entries);
+  json.Key("hits").Unsigned(cache.hits);
+  json.Key("misses").Unsigned(cache.misses);
+  json.Key("prebound_hits").Unsigned(cache.prebound_hits);
+  json.Key("evictions").Unsigned(cache.evictions);
+  json.EndObject();
+  const DeviceGraphCounters& graphs = report.device_graphs;
+  json.Key("device_graphs").BeginObject();
+  json.Key("captures").Unsigned(graphs.captures);
+  json.Key("replays").Unsigned(graphs.replays);
+  json.Key("resets").Unsigned(graphs.resets);
+  json.Key("eager_fallbacks").BeginObject();
+  for (size_t r = 0; r < graphs.eager_fallbacks.size(); ++r) {
+    json.Key(EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)))
+        .Unsigned(graphs.eager_fallbacks[r]);
+  }
+  json.EndObject().EndObject().EndObject();
+  return json.text() + "\n";
+}
+
+}  // namespace nxrt::cli

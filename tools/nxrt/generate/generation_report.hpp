@@ -1,0 +1,35 @@
+// What `nxrt generate` tells its user: the prompt and generated token ids,
+// prefill time, decode-step latency and tokens per second, kernel-cache
+// statistics and device-graph counters; as text, or as one JSON object
+// for scripts (the keys scripts/lib/decode_summary.py reads).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "generate/decode_loop.hpp"
+#include "generate/decoder_feeds.hpp"
+#include "nxrt/session_report.hpp"
+
+namespace nxrt::cli {
+
+struct GenerationReport {
+  std::string model;
+  KvForm kv = KvForm::kGrowing;
+  std::vector<int64_t> prompt;
+  int64_t requested_steps = 0;
+  int64_t max_len = 0;
+  Generation generation;
+  KernelCacheStats kernel_cache;
+  DeviceGraphCounters device_graphs;
+};
+
+// Several lines, each ending in a newline.
+std::string GenerationText(const GenerationReport& report);
+std::string GenerationJson(const GenerationReport& report);
+
+// The note that generation stopped short of the requested steps.
+std::string MaxLenNote(const GenerationReport& report);
+
+}  // namespace nxrt::cli
