@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   nxrt::cli::RegisterInspectCommand(app, selected);
   nxrt::cli::RegisterBenchCommand(app, selected);
   nxrt::cli::RegisterPluginsCommand(app, selected);
+  nxrt::cli::RegisterGenerateCommand(app, selected);
 
   try {
     app.parse(argc, argv);

@@ -20,5 +20,6 @@ void RegisterTestCommand(CLI::App& app, CommandAction& selected);
 void RegisterInspectCommand(CLI::App& app, CommandAction& selected);
 void RegisterBenchCommand(CLI::App& app, CommandAction& selected);
 void RegisterPluginsCommand(CLI::App& app, CommandAction& selected);
+void RegisterGenerateCommand(CLI::App& app, CommandAction& selected);
 
 }  // namespace nxrt::cli
