@@ -5,6 +5,8 @@
 #include <charconv>
 #include <string>
 
+#include "device_graph/recorder.hpp"
+#include "device_graph/recording_kernel.hpp"
 #include "op_registry.hpp"
 
 namespace nxrt::cpu {
@@ -20,20 +22,32 @@ int ParseThreads(const std::string& text) {
   return threads;
 }
 
+bool ParseFlag(const std::string& key, const std::string& text) {
+  if (text != "0" && text != "1") {
+    throw sdk::Error(NXRT_STATUS_INVALID_ARGUMENT,
+                     "cpu EP option " + key + "=" + text + ": expected 0 or 1");
+  }
+  return text == "1";
+}
+
 }  // namespace
 
 CpuEp::CpuEp(const sdk::Host& host, const sdk::Options& options) : host_(host) {
   int threads = 1;
+  bool device_graphs = true;
   for (size_t i = 0; i < options.size(); ++i) {
     const auto [key, value] = options.at(i);
     if (key == "threads") {
       threads = ParseThreads(std::string(value));
+    } else if (key == "device_graphs") {
+      device_graphs = ParseFlag(std::string(key), std::string(value));
     } else {
-      throw sdk::Error(NXRT_STATUS_INVALID_ARGUMENT,
-                       "cpu EP: unknown option '" + std::string(key) + "' (known: threads)");
+      throw sdk::Error(NXRT_STATUS_INVALID_ARGUMENT, "cpu EP: unknown option '" + std::string(key) +
+                                                         "' (known: threads, device_graphs)");
     }
   }
   openblas_set_num_threads(threads);
+  if (device_graphs) recorder_ = std::make_shared<Recorder>(host_);
 }
 
 sdk::ClaimResult CpuEp::Claim(const sdk::Node& node, int64_t opset,
@@ -63,6 +77,15 @@ std::unique_ptr<sdk::Kernel> CpuEp::CreateKernel(const nxrt_artifact_config& /*c
                                                  const sdk::Node& node,
                                                  std::span<const nxrt_shape> inputs,
                                                  int64_t opset) {
+  std::unique_ptr<sdk::Kernel> kernel = MakeKernel(node, inputs, opset);
+  if (!recorder_) return kernel;
+  return std::make_unique<RecordingKernel>(
+      std::move(kernel), recorder_,
+      std::string(node.op_type()) + " '" + std::string(node.name()) + "'");
+}
+
+std::unique_ptr<sdk::Kernel> CpuEp::MakeKernel(const sdk::Node& node,
+                                               std::span<const nxrt_shape> inputs, int64_t opset) {
   const std::string op(node.op_type());
   const OpDefinition* definition = CpuOps().Find(node.domain(), op);
   if (definition == nullptr || opset < definition->since_opset) {
@@ -72,6 +95,31 @@ std::unique_ptr<sdk::Kernel> CpuEp::CreateKernel(const nxrt_artifact_config& /*c
     return definition->create_with_host(host_, node, inputs, opset);
   }
   return definition->create(node, inputs, opset);
+}
+
+Recorder& CpuEp::RequireRecorder() const {
+  if (!recorder_) {
+    throw sdk::Error(NXRT_STATUS_UNSUPPORTED,
+                     "cpu EP: device graphs are off (device_graphs=0); set device_graphs=1 to "
+                     "capture");
+  }
+  return *recorder_;
+}
+
+void CpuEp::BeginCapture(nxrt_graph_slot slot) {
+  RequireRecorder().BeginCapture(slot);
+}
+
+nxrt_graph_token CpuEp::EndCapture(nxrt_graph_slot slot) {
+  return RequireRecorder().EndCapture(slot);
+}
+
+void CpuEp::Replay(nxrt_graph_token token) {
+  RequireRecorder().Replay(token);
+}
+
+void CpuEp::Reset(nxrt_graph_token token) {
+  RequireRecorder().Reset(token);
 }
 
 }  // namespace nxrt::cpu

@@ -1,10 +1,15 @@
 // The CPU execution provider (libep_cpu.so), nxrt's default EP. Claims the
 // ops of op_registry.hpp (the default domain and the com.microsoft ops
 // decoder exports use), declining with the reason anything else (an op not
-// there, an opset before an op's first, a dtype or attribute not implemented), and makes kernels that compute on host memory.
+// there, an opset before an op's first, a dtype or attribute not implemented), and makes kernels
+// that compute on host memory.
 //
 // Options: `threads` (default 1) is the number of OpenBLAS threads; one keeps
-// results bitwise reproducible from run to run.
+// results bitwise reproducible from run to run. `device_graphs` (1 default, or
+// 0) says whether the EP captures device graphs: with 1 every kernel is
+// wrapped so the calls of a capture are recorded and later replayed without
+// per-node dispatch (device_graph/); with 0 kernels are bare and the host runs
+// everything eagerly.
 #pragma once
 
 #include <memory>
@@ -13,6 +18,8 @@
 #include "nxrt/ep_sdk.hpp"
 
 namespace nxrt::cpu {
+
+class Recorder;
 
 class CpuEp : public sdk::ExecutionProvider {
  public:
@@ -26,8 +33,21 @@ class CpuEp : public sdk::ExecutionProvider {
                                             std::span<const nxrt_shape> inputs,
                                             int64_t opset) override;
 
+  bool DeviceGraphsSupported() const override { return recorder_ != nullptr; }
+  void BeginCapture(nxrt_graph_slot slot) override;
+  nxrt_graph_token EndCapture(nxrt_graph_slot slot) override;
+  void Replay(nxrt_graph_token token) override;
+  void Reset(nxrt_graph_token token) override;
+
  private:
+  // The op's kernel, unwrapped.
+  std::unique_ptr<sdk::Kernel> MakeKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                                          int64_t opset);
+  // Throws UNSUPPORTED when device graphs are off.
+  Recorder& RequireRecorder() const;
+
   sdk::Host host_;
+  std::shared_ptr<Recorder> recorder_;  // null when device graphs are off
 };
 
 }  // namespace nxrt::cpu

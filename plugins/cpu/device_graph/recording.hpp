@@ -1,0 +1,63 @@
+// One captured device graph of the CPU EP: the kernel calls of a segment in
+// order, each with its own copy of the input and output values (buffer
+// addresses and dims) the host bound during capture. Everything lives in flat
+// arrays built once, so a replay is a plain loop of virtual Compute calls
+// with no dispatch, no lookups and no allocation.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "nxrt/ep_sdk.hpp"
+
+namespace nxrt::cpu {
+
+class RecordingKernel;
+
+class Recording {
+ public:
+  // Appends one call of `inner` (owned by `owner`); copies the values and
+  // their dims, which the host only keeps valid during the call.
+  void Add(RecordingKernel* owner, sdk::Kernel* inner, std::span<const nxrt_value> inputs,
+           std::span<const nxrt_value> outputs);
+  // Points every recorded value at its copied dims; call once, after the
+  // last Add, before the first Replay.
+  void Seal();
+
+  // Runs every call with no host services; kernels throw if they ask.
+  void Replay(const sdk::Host& host);
+
+  size_t call_count() const { return calls_.size(); }
+  // The kernels this recording calls, one entry per call; an entry is null
+  // once its kernel was destroyed, which makes the recording stale.
+  std::span<RecordingKernel* const> owners() const { return owners_; }
+  void ForgetOwner(size_t call) {
+    owners_[call] = nullptr;
+    stale_ = true;
+  }
+  bool stale() const { return stale_; }
+
+ private:
+  struct Call {
+    sdk::Kernel* kernel;
+    nxrt_value* inputs;
+    nxrt_value* outputs;
+    uint32_t input_count;
+    uint32_t output_count;
+    // Offsets into values_, resolved to the pointers above by Seal.
+    size_t first_value;
+  };
+  void CopyValue(const nxrt_value& value);
+
+  std::vector<Call> calls_;
+  std::vector<RecordingKernel*> owners_;
+  std::vector<nxrt_value> values_;
+  // For each value, the offset of its dims in dims_ (unused unless a tensor).
+  std::vector<size_t> dims_at_;
+  std::vector<int64_t> dims_;
+  bool stale_ = false;
+};
+
+}  // namespace nxrt::cpu
