@@ -39,8 +39,8 @@ class RelabelKernel : public CpuKernel {
  public:
   using Rule = Dims (*)(const RelabelAttributes&, int64_t opset, const Dims& in,
                         std::span<const nxrt_value> inputs);
-  RelabelKernel(Rule rule, RelabelAttributes attributes, int64_t opset)
-      : CpuKernel(false), rule_(rule), attributes_(std::move(attributes)), opset_(opset) {}
+  RelabelKernel(Rule rule, RelabelAttributes attributes, int64_t opset, bool capture_safe)
+      : CpuKernel(capture_safe), rule_(rule), attributes_(std::move(attributes)), opset_(opset) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
@@ -156,12 +156,16 @@ void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64
            }
            return ClaimUnless(CheckCopyable(node, inputs));
          },
-         [rule](const sdk::Node& node, std::span<const nxrt_shape>, int64_t opset) {
+         [rule](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
            RelabelAttributes a;
            a.axis = node.AttrInt("axis", 1);
            a.allowzero = node.AttrInt("allowzero", 0);
            a.axes = node.AttrInts("axes");
-           return std::make_unique<RelabelKernel>(rule, std::move(a), opset);
+           // Replayable when the output dims follow from the input dims alone
+           // (not from an input's values) and no string goes through the host.
+           const bool capture_safe =
+               (rule == &SameDims || rule == &FlattenDims) && inputs[0].dtype != NXRT_DTYPE_STRING;
+           return std::make_unique<RelabelKernel>(rule, std::move(a), opset, capture_safe);
          }});
 }
 
