@@ -1,14 +1,17 @@
 """Cases of the row normalisations decoder models use: RMSNormalization,
 SimplifiedLayerNormalization and com.microsoft SkipSimplifiedLayerNormalization
 and SkipLayerNormalization, over several shapes and axes, with and without
-their optional inputs and outputs, in float32 and float16, including the
-decode-step shape of one row of 512 values per token."""
+their optional inputs and outputs, in float32 and float16 (and float64 for
+the RMS forms), including the decode-step shape of one row of 512 values per
+token."""
 import numpy as np
 from onnx import TensorProto
 
 from ort_cases import MS_DOMAIN, node_model, normal, rng
 
 FLOAT_TYPES = {"f32": (np.float32, TensorProto.FLOAT), "f16": (np.float16, TensorProto.FLOAT16)}
+# ONNX Runtime's skip forms take no double; its RMS forms do.
+RMS_TYPES = {**FLOAT_TYPES, "f64": (np.float64, TensorProto.DOUBLE)}
 FLOAT = TensorProto.FLOAT
 
 
@@ -44,7 +47,7 @@ def rms_forms():
              ("simplified", "SimplifiedLayerNormalization", False),
              ("simplified_inv_std", "SimplifiedLayerNormalization", True)]
     for stem, op, inv_std in forms:
-        for dtype_name, (np_dtype, elem_type) in FLOAT_TYPES.items():
+        for dtype_name, (np_dtype, elem_type) in RMS_TYPES.items():
             for x_shape, axis, scale_shape, epsilon in shapes:
                 name = f"{stem}_{shape_text(x_shape)}_axis{axis}_scale{shape_text(scale_shape)}_{dtype_name}"
                 attrs = {"axis": axis}

@@ -173,7 +173,7 @@ def build_case(module_name, name, model, feeds_list):
         raise CaseError(f"{case}: no data sets; yield at least one dict of feeds")
     try:
         onnx.checker.check_model(checkable(model), full_check=True)
-    except onnx.checker.ValidationError as error:
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as error:
         raise CaseError(f"{case}: onnx.checker rejects the model: {' '.join(str(error).split())}")
     try:
         session = session_for(model)
