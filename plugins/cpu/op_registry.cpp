@@ -36,6 +36,7 @@ const OpRegistry& CpuOps() {
     RegisterLossOps(r);
     RegisterNonMaxSuppressionOps(r);
     RegisterAttentionOps(r);
+    RegisterRotaryOps(r);
     return r;
   }();
   return registry;

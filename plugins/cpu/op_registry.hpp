@@ -86,5 +86,6 @@ void RegisterDeterminantOps(OpRegistry& registry);
 void RegisterLossOps(OpRegistry& registry);
 void RegisterNonMaxSuppressionOps(OpRegistry& registry);
 void RegisterAttentionOps(OpRegistry& registry);
+void RegisterRotaryOps(OpRegistry& registry);
 
 }  // namespace nxrt::cpu
