@@ -114,5 +114,49 @@ def group_query_attention():
                    attrs={"smooth_softmax": 1})
 
 
+def rotary_case(name, shape, heads, rotary_dim, interleaved, offset=None, attrs=None):
+    """A com.microsoft RotaryEmbedding case over input `shape` ([B, S, hidden]
+    or [B, heads, S, head]); position_ids are [B, S] or, with `offset`, one
+    starting position."""
+    batch = shape[0]
+    seq = shape[2] if len(shape) == 4 else shape[1]
+    positions = 32
+    node_attrs = {"interleaved": interleaved}
+    if heads:
+        node_attrs["num_heads"] = heads
+    node_attrs.update(attrs or {})
+    pos_shape = [1] if offset is not None else [batch, seq]
+    model = node_model("RotaryEmbedding",
+                       [("input", FLOAT, shape), ("position_ids", INT64, pos_shape),
+                        ("cos_cache", FLOAT, [positions, rotary_dim // 2]),
+                        ("sin_cache", FLOAT, [positions, rotary_dim // 2])],
+                       [("output", FLOAT, shape)], node_attrs, domain=MS_DOMAIN)
+    g = rng(__name__, name)
+    feeds_list = []
+    for k in range(2):
+        cos, sin = rotary_caches(positions, rotary_dim)
+        if offset is not None:
+            pos = np.array([offset + k], np.int64)
+        else:
+            pos = g.integers(0, positions, size=(batch, seq)).astype(np.int64)
+        feeds_list.append({"input": normal(g, shape), "position_ids": pos,
+                           "cos_cache": cos, "sin_cache": sin})
+    return name, model, feeds_list
+
+
+def rotary_embedding():
+    yield rotary_case("rotary_bsh", [2, 3, 64], 4, 16, 0)
+    yield rotary_case("rotary_bsh_interleaved", [2, 3, 64], 4, 16, 1)
+    yield rotary_case("rotary_bsh_heads_from_cache", [1, 4, 48], 0, 16, 0)
+    yield rotary_case("rotary_bnsh", [2, 4, 3, 16], 0, 16, 0)
+    yield rotary_case("rotary_bnsh_interleaved", [2, 4, 3, 16], 0, 16, 1)
+    yield rotary_case("rotary_bsh_offset", [1, 5, 32], 2, 16, 0, offset=7)
+    yield rotary_case("rotary_bsh_partial", [2, 3, 64], 2, 16, 0,
+                      attrs={"rotary_embedding_dim": 16})
+    yield rotary_case("rotary_bnsh_partial_interleaved", [1, 2, 3, 32], 0, 16, 1,
+                      attrs={"rotary_embedding_dim": 16, "num_heads": 2})
+
+
 def cases():
     yield from group_query_attention()
+    yield from rotary_embedding()
