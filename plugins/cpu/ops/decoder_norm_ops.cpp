@@ -59,6 +59,22 @@ RowStats Statistics(int64_t size, float epsilon, const Load& load) {
   return stats;
 }
 
+// out[j] = value(j) for j in [0, n): values of a block are all computed before
+// any is stored, so the compiler vectorises the block without having to prove
+// that `out` aliases no input.
+template <typename T, typename Value>
+void StoreBlocked(T* out, int64_t n, const Value& value) {
+  constexpr int64_t kBlock = 8;
+  using C = ComputeType<T>;
+  int64_t j = 0;
+  for (; j + kBlock <= n; j += kBlock) {
+    C block[kBlock];
+    for (int64_t k = 0; k < kBlock; ++k) block[k] = value(j + k);
+    for (int64_t k = 0; k < kBlock; ++k) out[j + k] = static_cast<T>(block[k]);
+  }
+  for (; j < n; ++j) out[j] = static_cast<T>(value(j));
+}
+
 // y = (load(i) - mean) * inv_std * scale (+ bias); scale and bias repeat every
 // `period` elements of the row.
 template <typename T, typename Load>
@@ -68,16 +84,15 @@ void WriteRow(T* y, int64_t size, RowStats stats, const Load& load, const T* sca
   const C mean = static_cast<C>(stats.mean);
   const C inv_std = static_cast<C>(stats.inv_std);
   for (int64_t start = 0; start < size; start += period) {
-    T* out = y + start;
     if (bias) {
-      for (int64_t j = 0; j < period; ++j) {
-        out[j] = static_cast<T>((load(start + j) - mean) * inv_std * static_cast<C>(scale[j]) +
-                                static_cast<C>(bias[j]));
-      }
+      StoreBlocked(y + start, period, [&](int64_t j) {
+        return (load(start + j) - mean) * inv_std * static_cast<C>(scale[j]) +
+               static_cast<C>(bias[j]);
+      });
     } else {
-      for (int64_t j = 0; j < period; ++j) {
-        out[j] = static_cast<T>((load(start + j) - mean) * inv_std * static_cast<C>(scale[j]));
-      }
+      StoreBlocked(y + start, period, [&](int64_t j) {
+        return (load(start + j) - mean) * inv_std * static_cast<C>(scale[j]);
+      });
     }
   }
 }
@@ -232,10 +247,7 @@ class SkipNormKernel : public CpuKernel {
                                           : Statistics<false>(size, epsilon_, load);
           if (mean_out) mean_out[r] = static_cast<float>(stats.mean);
           if (inv_std_out) inv_std_out[r] = static_cast<float>(stats.inv_std);
-          if (sum) {
-            T* sum_row = sum + r * size;
-            for (int64_t i = 0; i < size; ++i) sum_row[i] = static_cast<T>(load(i));
-          }
+          if (sum) StoreBlocked(sum + r * size, size, load);
           WriteRow(y + r * size, size, stats, load, gamma, beta, size);
         };
         using C = ComputeType<T>;
