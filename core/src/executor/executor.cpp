@@ -501,8 +501,10 @@ Status Executor::ResolveShapesIfChanged() {
     slot.planned_known = false;
     if (!slot.value.valid() || slot.constant) continue;
     const graph::Value& value = graph_.value(slot.value);
+    // An output the model declared no type for (kUnknown) is a tensor, as
+    // claims see it, once inference has given it a dtype and shape.
     if (!value.producer.valid() || !value.shape || value.dtype == DataType::kUndefined ||
-        value.kind != graph::ValueKind::kTensor) {
+        (value.kind != graph::ValueKind::kTensor && value.kind != graph::ValueKind::kUnknown)) {
       continue;
     }
     Result<std::vector<int64_t>> dims = binding.Resolve(*value.shape);
