@@ -21,12 +21,17 @@ MODEL_FOLDERS = [os.path.join(ROOT, "build", "release", "models"), os.path.join(
 # (row label, model file, symbolic dim bindings)
 ROWS = [
     ("add_chain_1000", "add_chain_1000.onnx", {}),
+    ("add_chain_1000 replay", "add_chain_1000.onnx", {}),
     ("mlp batch 1", "mlp.onnx", {"batch": 1}),
     ("mlp batch 64", "mlp.onnx", {"batch": 64}),
     ("cnn 1x3x64x64", "cnn.onnx", {}),
     ("bert_layer batch 1 seq 128", "bert_layer.onnx", {"batch": 1, "seq": 128}),
     ("decoder_2l_h512 decode, KV 128", "decoder_2l_h512.onnx", decoder_dims(past=128, new=1)),
 ]
+
+# Extra `nxrt bench` flags of a row: a replay row runs on the Primary
+# device-graph slot, so after warm-up nxrt replays the captured segment.
+NXRT_FLAGS = {"add_chain_1000 replay": ["--capture"]}
 
 
 def percentile_us(samples_ns, q):
@@ -59,9 +64,9 @@ def nxrt_has_bench_command(binary):
         return False
 
 
-def time_nxrt(binary, model_path, input_files, runs, warmup, timeout):
+def time_nxrt(binary, model_path, input_files, runs, warmup, timeout, flags=()):
     """(median µs, p90 µs) from `nxrt bench --json`, or raises RuntimeError with nxrt's own words."""
-    command = [binary, "bench", model_path]
+    command = [binary, "bench", model_path, *flags]
     for name, path in input_files.items():
         command += ["--input", f"{name}={path}"]
     command += ["--runs", str(runs), "--warmup", str(warmup), "--threads", "1", "--json"]
@@ -135,7 +140,8 @@ def main():
             nxrt_median, nxrt_p90, ratio = "n/a", "n/a", "n/a"
             if with_nxrt:
                 try:
-                    nxrt_median, nxrt_p90 = time_nxrt(args.nxrt, model_path, input_files, args.runs, args.warmup, args.timeout)
+                    nxrt_median, nxrt_p90 = time_nxrt(args.nxrt, model_path, input_files, args.runs, args.warmup, args.timeout,
+                                                      NXRT_FLAGS.get(label, ()))
                     ratio = f"{nxrt_median / ort_median:.2f}"
                 except RuntimeError as error:
                     nxrt_median = nxrt_p90 = "error"
