@@ -2,7 +2,7 @@
 // with groups, pads, strides, dilations and auto_pad; ConvInteger runs the
 // double Conv on zero-point-shifted 8-bit data (exact: every partial sum is
 // an integer far below 2^53). Conv lowers each image
-// and group to im2col + one GEMM; ConvTranspose to one GEMM + col2im. The
+// and group to im2col (a row-wise path for 2-D) + one GEMM; ConvTranspose to one GEMM + col2im. The
 // column buffer is sized when the kernel is made, so compute allocates
 // nothing.
 #include <cblas.h>
@@ -74,6 +74,46 @@ void WalkWindows(const WindowGeometry& g, int64_t channels, Visit&& visit) {
   }
 }
 
+// im2col for two spatial axes, the common case: whole output rows at a time,
+// a straight copy when the stride is 1, zeros where the window leaves the
+// image. Same layout as WalkWindows.
+template <typename T>
+void Im2Col2d(const WindowGeometry& g, int64_t channels, const T* image, T* columns) {
+  const int64_t in_h = g.in[0], in_w = g.in[1];
+  const int64_t out_h = g.out[0], out_w = g.out[1];
+  const int64_t stride_h = g.strides[0], stride_w = g.strides[1];
+  for (int64_t c = 0; c < channels; ++c) {
+    const T* plane = image + c * in_h * in_w;
+    for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
+      for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+        const int64_t w_shift = kw * g.dilations[1] - g.pad_begin[1];
+        // Output columns whose input column lies inside the image.
+        int64_t first = 0;
+        while (first < out_w && first * stride_w + w_shift < 0) ++first;
+        int64_t last = out_w;
+        while (last > first && (last - 1) * stride_w + w_shift >= in_w) --last;
+        for (int64_t oh = 0; oh < out_h; ++oh) {
+          const int64_t ih = oh * stride_h + kh * g.dilations[0] - g.pad_begin[0];
+          if (ih < 0 || ih >= in_h) {
+            std::fill(columns, columns + out_w, T(0));
+            columns += out_w;
+            continue;
+          }
+          const T* row = plane + ih * in_w;
+          std::fill(columns, columns + first, T(0));
+          if (stride_w == 1) {
+            std::copy(row + first + w_shift, row + last + w_shift, columns + first);
+          } else {
+            for (int64_t ow = first; ow < last; ++ow) columns[ow] = row[ow * stride_w + w_shift];
+          }
+          std::fill(columns + last, columns + out_w, T(0));
+          columns += out_w;
+        }
+      }
+    }
+  }
+}
+
 class ConvKernel : public CpuKernel {
  public:
   ConvKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
@@ -125,9 +165,13 @@ class ConvKernel : public CpuKernel {
     for (int64_t n = 0; n < batch_; ++n) {
       for (int64_t g = 0; g < group_; ++g) {
         const T* image = x + (n * channels_ + g * group_channels) * in_size;
-        WalkWindows(geometry_, group_channels, [&](int64_t row, int64_t col, int64_t offset) {
-          columns[row * out_size + col] = offset < 0 ? T(0) : image[offset];
-        });
+        if (geometry_.in.size() == 2) {
+          Im2Col2d(geometry_, group_channels, image, columns);
+        } else {
+          WalkWindows(geometry_, group_channels, [&](int64_t row, int64_t col, int64_t offset) {
+            columns[row * out_size + col] = offset < 0 ? T(0) : image[offset];
+          });
+        }
         T* dst = y + (n * maps_ + g * group_maps) * out_size;
         Gemm(false, false, group_maps, out_size, rows, w + g * group_maps * rows, columns, T(0),
              dst);

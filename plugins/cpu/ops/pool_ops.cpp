@@ -3,9 +3,11 @@
 // count_include_pad), LpPool, the global forms, and MaxUnpool, which scatters
 // MaxPool's values back to the positions its indices name. Windows, pads and ceil
 // mode come from window_geometry.hpp.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "cpu_kernel.hpp"
 #include "window_geometry.hpp"
@@ -20,6 +22,7 @@ class PoolKernel : public CpuKernel {
   PoolKernel(PoolKind kind, bool global, const sdk::Node& node, std::span<const nxrt_shape> inputs)
       : CpuKernel(false),
         kind_(kind),
+        global_(global),
         dtype_(inputs[0].dtype),
         count_include_pad_(node.AttrInt("count_include_pad", 0) != 0),
         storage_order_(node.AttrInt("storage_order", 0)),
@@ -37,6 +40,7 @@ class PoolKernel : public CpuKernel {
     planes_ = x[0] * x[1];
     out_dims_ = {x[0], x[1]};
     out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
+    if (spatial.size() == 2) PlanColumns();
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
@@ -46,14 +50,84 @@ class PoolKernel : public CpuKernel {
     if (outputs.size() > 1 && outputs[1].kind == NXRT_VALUE_TENSOR) {
       indices = MutableDataAs<int64_t>(PrepareOutput(ctx, outputs, 1, NXRT_DTYPE_INT64, out_dims_));
     }
-    Dispatch(TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>{}, dtype_, "pool",
-             [&](auto tag) {
-               using T = typename decltype(tag)::type;
-               Run<T>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out), indices);
-             });
+    Dispatch(
+        TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>{}, dtype_, "pool",
+        [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          if (global_ && kind_ != PoolKind::kLp && indices == nullptr) {
+            RunGlobal<T>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
+          } else if (geometry_.in.size() == 2 && kind_ != PoolKind::kLp && indices == nullptr) {
+            Run2d<T>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
+          } else {
+            Run<T>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out), indices);
+          }
+        });
   }
 
  private:
+  // The global forms: one reduction over each whole plane.
+  template <typename T>
+  void RunGlobal(const T* x, T* y) const {
+    const int64_t size = ElementCount(geometry_.in);
+    for (int64_t plane = 0; plane < planes_; ++plane) {
+      const T* p = x + plane * size;
+      double acc = kind_ == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
+      for (int64_t i = 0; i < size; ++i) {
+        const double v = static_cast<double>(static_cast<ComputeType<T>>(p[i]));
+        acc = kind_ == PoolKind::kMax ? (v > acc ? v : acc) : acc + v;
+      }
+      if (kind_ == PoolKind::kAverage) acc = size ? acc / static_cast<double>(size) : 0.0;
+      y[plane] = static_cast<T>(static_cast<ComputeType<T>>(acc));
+    }
+  }
+
+  // Max and average pooling over two spatial axes without indices, the
+  // common case: each output row accumulates whole input row segments, one
+  // kernel offset at a time. A window is a rectangle, so its count of
+  // positions inside the image (or the pads) is the product of its row and
+  // column counts.
+  template <typename T>
+  void Run2d(const T* x, T* y) {
+    const WindowGeometry& g = geometry_;
+    const int64_t in_h = g.in[0], in_w = g.in[1];
+    const int64_t out_h = g.out[0], out_w = g.out[1];
+    const int64_t stride_w = g.strides[1];
+    const bool max = kind_ == PoolKind::kMax;
+    double* acc = row_scratch_.data();
+    for (int64_t plane = 0; plane < planes_; ++plane) {
+      const T* image = x + plane * in_h * in_w;
+      T* out = y + plane * out_h * out_w;
+      for (int64_t oh = 0; oh < out_h; ++oh, out += out_w) {
+        std::fill(acc, acc + out_w, max ? -std::numeric_limits<double>::infinity() : 0.0);
+        int64_t rows_inside = 0, rows_in_pads = 0;
+        for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
+          const int64_t h = oh * g.strides[0] - g.pad_begin[0] + kh * g.dilations[0];
+          if (h >= -g.pad_begin[0] && h < in_h + g.pad_end[0]) ++rows_in_pads;
+          if (h < 0 || h >= in_h) continue;
+          ++rows_inside;
+          const T* row = image + h * in_w;
+          for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+            const int64_t shift = kw * g.dilations[1] - g.pad_begin[1];
+            for (int64_t ow = column_first_[kw]; ow < column_last_[kw]; ++ow) {
+              const double v =
+                  static_cast<double>(static_cast<ComputeType<T>>(row[ow * stride_w + shift]));
+              acc[ow] = max ? (v > acc[ow] ? v : acc[ow]) : acc[ow] + v;
+            }
+          }
+        }
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          double value = acc[ow];
+          if (!max) {
+            const int64_t divisor = count_include_pad_ ? rows_in_pads * columns_in_pads_[ow]
+                                                       : rows_inside * columns_inside_[ow];
+            value = divisor ? value / static_cast<double>(divisor) : 0.0;
+          }
+          out[ow] = static_cast<T>(static_cast<ComputeType<T>>(value));
+        }
+      }
+    }
+  }
+
   template <typename T>
   void Run(const T* x, T* y, int64_t* indices) const {
     const WindowGeometry& g = geometry_;
@@ -119,6 +193,31 @@ class PoolKernel : public CpuKernel {
     }
   }
 
+  // For Run2d: per kernel column, the output columns whose input column is
+  // inside the image; per output column, its window's columns inside the
+  // image and inside the pads.
+  void PlanColumns() {
+    const WindowGeometry& g = geometry_;
+    const int64_t in_w = g.in[1], out_w = g.out[1];
+    row_scratch_.assign(out_w, 0.0);
+    columns_inside_.assign(out_w, 0);
+    columns_in_pads_.assign(out_w, 0);
+    for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+      const int64_t shift = kw * g.dilations[1] - g.pad_begin[1];
+      int64_t first = out_w, last = 0;
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        const int64_t w = ow * g.strides[1] + shift;
+        if (w >= -g.pad_begin[1] && w < in_w + g.pad_end[1]) ++columns_in_pads_[ow];
+        if (w < 0 || w >= in_w) continue;
+        ++columns_inside_[ow];
+        first = std::min(first, ow);
+        last = ow + 1;
+      }
+      column_first_.push_back(first);
+      column_last_.push_back(std::max(first, last));
+    }
+  }
+
   // The flat index of a row-major offset, in column-major order when
   // storage_order is 1.
   int64_t StorageIndex(int64_t offset) const {
@@ -139,6 +238,7 @@ class PoolKernel : public CpuKernel {
   }
 
   PoolKind kind_;
+  bool global_;
   nxrt_dtype dtype_;
   bool count_include_pad_;
   int64_t storage_order_;
@@ -146,6 +246,9 @@ class PoolKernel : public CpuKernel {
   WindowGeometry geometry_;
   int64_t planes_ = 0;
   Dims out_dims_;
+  std::vector<double> row_scratch_;
+  std::vector<int64_t> column_first_, column_last_;
+  std::vector<int64_t> columns_inside_, columns_in_pads_;
 };
 
 using PoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
