@@ -64,6 +64,14 @@ TEST_F(TestCommandTest, PassingCaseAloneExitsZero) {
   EXPECT_THAT(Lines(result.out), ElementsAre("PASS good", "1 passed, 0 failed"));
 }
 
+TEST_F(TestCommandTest, EpTakesOneValueSoEveryFolderAfterItIsACase) {
+  const ProcessResult result =
+      RunNxrt({"test", "--ep", "cpu", (cases_ / "good").string(), (cases_ / "good").string()},
+              scratch_.path());
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(Lines(result.out), ElementsAre("PASS good", "PASS good", "2 passed, 0 failed"));
+}
+
 TEST_F(TestCommandTest, ToleranceDecidesAClosePair) {
   // |0 - 1| passes with atol 1 and fails with the default atol.
   const auto wrong = (cases_ / "wrong").string();

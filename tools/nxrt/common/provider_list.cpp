@@ -12,9 +12,12 @@ bool IsCpuProvider(const std::string& name_or_path) {
 }  // namespace
 
 void AddProviderOption(CLI::App& command, std::vector<std::string>& values) {
-  command.add_option("--ep", values,
-                     "execution provider name or library path, in priority order; repeatable "
-                     "or comma-separated (default: cpu)");
+  // One value per occurrence, so `--ep cpu MODEL` leaves MODEL to the positionals.
+  command
+      .add_option("--ep", values,
+                  "execution provider name or library path, in priority order; repeatable "
+                  "or comma-separated (default: cpu)")
+      ->allow_extra_args(false);
 }
 
 Result<std::vector<ExecutionProviderSpec>> ParseProviderList(const std::vector<std::string>& values,
