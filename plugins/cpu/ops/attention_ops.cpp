@@ -359,6 +359,7 @@ class AttentionKernel : public CpuKernel {
                                                               : node.AttrFloat("scale", 1.0f)),
         softcap_(node.AttrFloat("softcap", 0.0f)),
         qk_mode_(node.AttrInt("qk_matmul_output_mode", 0)),
+        softmax_precision_(node.AttrInt("softmax_precision", 0)),
         left_window_(node.AttrInt("left_window_size", -1)),
         right_window_(node.AttrInt("right_window_size", -1)) {
     const Geometry g = GeometryOf(shapes[kQ].dims, shapes[kK].dims, shapes[kV].dims,
@@ -507,6 +508,13 @@ class AttentionKernel : public CpuKernel {
     float* scores = scores_.data();
     float* bias = bias_.data();
     float* yh = y_head_.data();
+    // A 16-bit type follows the specification's arithmetic in that type: Q
+    // and K each scaled by sqrt(scale), and scores, bias sums and the softmax
+    // steps rounded to the type (the softmax unless softmax_precision asks
+    // for a wider one).
+    const float root_scale = Round<T>(std::sqrt(scale));
+    const bool narrow_softmax =
+        kNarrow<T> && (softmax_precision_ == 0 || softmax_precision_ == TensorProtoType<T>());
     for (int64_t b = 0; b < g.batch; ++b) {
       for (int64_t kvh = 0; kvh < g.kv_heads; ++kvh) {
         // Present rows: the past's, then the new ones.
@@ -524,19 +532,37 @@ class AttentionKernel : public CpuKernel {
         };
         gather(past_k, k, g.head, kh, present_k);
         gather(past_v, v, g.v_head, vh, present_v);
+        if constexpr (kNarrow<T>) {
+          for (int64_t i = 0; i < total * g.head; ++i) kh[i] = Round<T>(kh[i] * root_scale);
+        }
         for (int64_t h = kvh * group; h < (kvh + 1) * group; ++h) {
           for (int64_t s = 0; s < g.q_len; ++s) {
             const T* row = q + At(g, b, h, s, g.q_heads, g.q_len, g.head);
             for (int64_t d = 0; d < g.head; ++d) qh[s * g.head + d] = static_cast<float>(row[d]);
           }
-          ScoresQk(ConstRows{qh, g.head}, ConstRows{kh, g.head}, g.q_len, total, g.head, scale,
-                   Rows{scores, total});
+          if constexpr (kNarrow<T>) {
+            for (int64_t i = 0; i < g.q_len * g.head; ++i) qh[i] = Round<T>(qh[i] * root_scale);
+          }
+          ScoresQk(ConstRows{qh, g.head}, ConstRows{kh, g.head}, g.q_len, total, g.head,
+                   kNarrow<T> ? 1.0f : scale, Rows{scores, total});
           const int64_t count = g.q_len * total;
-          if (softcap_ > 0.0f) SoftcapInPlace(scores, count, softcap_);
+          RoundAll<T>(scores, count);
+          if (softcap_ > 0.0f) {
+            if constexpr (kNarrow<T>) {
+              for (int64_t i = 0; i < count; ++i) {
+                scores[i] =
+                    Round<T>(Round<T>(std::tanh(Round<T>(scores[i] / softcap_))) * softcap_);
+              }
+            } else {
+              SoftcapInPlace(scores, count, softcap_);
+            }
+          }
           T* qk_head = qk ? qk + (b * g.q_heads + h) * count : nullptr;
           if (qk_head && qk_mode_ <= 1) Store(scores, qk_head, count);
           FillAttentionBias(rules, b, h, bias);
+          RoundAll<T>(bias, count);
           for (int64_t i = 0; i < count; ++i) scores[i] += bias[i];
+          RoundAll<T>(scores, count);
           if (qk_head && qk_mode_ == 2) Store(scores, qk_head, count);
           for (int64_t s = 0; s < g.q_len; ++s) {
             float* row = scores + s * total;
@@ -545,14 +571,14 @@ class AttentionKernel : public CpuKernel {
                                                 [](float x) { return std::isinf(x) && x < 0; });
             if (all_masked) {
               std::fill(row, row + total, 0.0f);
+            } else if (narrow_softmax) {
+              SoftmaxInType<T>(row, total);
             } else {
               SoftmaxInPlace(row, total, false);
             }
           }
           if (qk_head && qk_mode_ == 3) Store(scores, qk_head, count);
-          if constexpr (!std::is_same_v<T, float>) {
-            for (int64_t i = 0; i < count; ++i) scores[i] = static_cast<float>(T(scores[i]));
-          }
+          RoundAll<T>(scores, count);
           WeightedSum(ConstRows{scores, total}, ConstRows{vh, g.v_head}, g.q_len, total, g.v_head,
                       Rows{yh, g.v_head});
           for (int64_t s = 0; s < g.q_len; ++s) {
@@ -561,6 +587,41 @@ class AttentionKernel : public CpuKernel {
         }
       }
     }
+  }
+
+  template <typename T>
+  static constexpr bool kNarrow = std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
+
+  template <typename T>
+  static float Round(float x) {
+    return static_cast<float>(static_cast<T>(x));
+  }
+  template <typename T>
+  static void RoundAll(float* values, int64_t count) {
+    if constexpr (kNarrow<T>) {
+      for (int64_t i = 0; i < count; ++i) values[i] = Round<T>(values[i]);
+    }
+  }
+  // The ONNX TensorProto element type number of T, as softmax_precision names it.
+  template <typename T>
+  static int64_t TensorProtoType() {
+    return std::is_same_v<T, Float16> ? 10 : 16;
+  }
+
+  // Softmax with every step rounded to T. bfloat16 sums round at each
+  // addition and float16 sums accumulate in float, as the specification's
+  // reference arithmetic does.
+  template <typename T>
+  static void SoftmaxInType(float* row, int64_t count) {
+    float max = -std::numeric_limits<float>::infinity();
+    for (int64_t i = 0; i < count; ++i) max = std::max(max, row[i]);
+    float sum = 0.0f;
+    for (int64_t i = 0; i < count; ++i) {
+      row[i] = Round<T>(std::exp(Round<T>(row[i] - max)));
+      sum = std::is_same_v<T, BFloat16> ? Round<T>(sum + row[i]) : sum + row[i];
+    }
+    sum = Round<T>(sum);
+    for (int64_t i = 0; i < count; ++i) row[i] = Round<T>(row[i] / sum);
   }
 
   template <typename T>
@@ -577,6 +638,7 @@ class AttentionKernel : public CpuKernel {
   std::optional<float> scale_;
   float softcap_;
   int64_t qk_mode_;
+  int64_t softmax_precision_;
   int64_t left_window_;
   int64_t right_window_;
   std::vector<float> q_head_, k_head_, v_head_, scores_, bias_, y_head_;
