@@ -21,6 +21,8 @@ std::string PastName(size_t layer, const char* part) {
   return "past_key_values." + std::to_string(layer) + "." + part;
 }
 
+// Looks up a model's inputs or outputs by name, collecting every problem so
+// that one error names them all.
 class IoChecker {
  public:
   explicit IoChecker(const std::vector<ValueDescription>& values, const char* kind) : kind_(kind) {
