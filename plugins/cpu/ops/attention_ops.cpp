@@ -175,7 +175,8 @@ class GroupQueryAttentionKernel : public CpuKernel {
              std::to_string(past_capacity) + " and total_sequence_length " + std::to_string(total));
       }
       auto position = [&](int64_t s) -> int64_t {
-        const int64_t p = first_prompt ? (s < valid ? s : 1) : past + s;
+        // Every prompt token, padding included, sits at its own index.
+        const int64_t p = past + s;
         if (p >= cache_rows) {
           Fail("position " + std::to_string(p) + " is beyond the " + std::to_string(cache_rows) +
                " rows of cos_cache");

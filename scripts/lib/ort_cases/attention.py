@@ -95,6 +95,11 @@ def group_query_attention():
     yield gqa_case("gqa_decode_batch2_lengths", 2, 1, 4, 2, 16, 6, [7, 4], 7, rotary_dim=16)
     yield gqa_case("gqa_decode_batch2_fixed_capacity", 2, 1, 4, 1, 16, 16, [9, 3], 9,
                    rotary_dim=16)
+    # A batch-2 first prompt whose second sequence is right-padded (2 valid
+    # tokens of 4): its keys beyond the valid ones are ignored.
+    yield gqa_case("gqa_prompt_batch2_padded", 2, 4, 4, 2, 16, None, [4, 2], 4)
+    yield gqa_case("gqa_prompt_batch2_padded_rotary", 2, 4, 4, 2, 16, None, [4, 2], 4,
+                   rotary_dim=16)
     # A later prompt continuing a past (batch 1).
     yield gqa_case("gqa_later_prompt", 1, 3, 4, 2, 16, 4, [7], 7, rotary_dim=16)
     # Packed QKV.
