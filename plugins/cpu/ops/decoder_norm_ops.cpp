@@ -99,19 +99,46 @@ void WriteRow(T* y, int64_t size, RowStats stats, const Load& load, const T* sca
 
 // The element count of `operand` when it broadcasts to `row` (the row's
 // dims) by repeating along leading axes only, so element i of the row uses
-// operand element i % count; throws otherwise.
-int64_t RepeatPeriod(std::span<const int64_t> operand, std::span<const int64_t> row,
-                     const std::string& what) {
+// operand element i % count; 0 when it broadcasts otherwise or not at all.
+int64_t RepeatPeriod(std::span<const int64_t> operand, std::span<const int64_t> row) {
   size_t first = 0;
   while (first < operand.size() && operand[first] == 1) ++first;
   const std::span<const int64_t> kept = operand.subspan(first);
   const bool suffix =
       kept.size() <= row.size() && std::ranges::equal(kept, row.subspan(row.size() - kept.size()));
-  if (!suffix) {
-    FailUnsupported(what + " of shape " + DimsText(operand) + " does not repeat over rows of " +
-                    DimsText(row) + "; give it the row's trailing dims");
+  return suffix ? ElementCount(kept) : 0;
+}
+
+// The strides of `operand` over `dims` under numpy broadcasting, zero along
+// the axes it repeats; throws when it does not broadcast to `dims`.
+void BroadcastStrides(std::span<const int64_t> operand, std::span<const int64_t> dims,
+                      std::span<int64_t> strides, const std::string& what) {
+  if (operand.size() > dims.size()) {
+    FailInvalid(what + " of shape " + DimsText(operand) + " has a higher rank than the input " +
+                DimsText(dims) + "; give it at most the input's rank");
   }
-  return ElementCount(kept);
+  int64_t stride = 1;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    const size_t axis = dims.size() - 1 - k;
+    const int64_t dim = k < operand.size() ? operand[operand.size() - 1 - k] : 1;
+    if (dim != 1 && dim != dims[axis]) {
+      FailInvalid(what + " of shape " + DimsText(operand) + " does not broadcast to the input " +
+                  DimsText(dims) + "; give it the input's dims or 1s");
+    }
+    strides[axis] = dim == 1 ? 0 : stride;
+    stride *= dim;
+  }
+}
+
+// The offset in a broadcast operand of element `flat` of `dims`.
+int64_t BroadcastOffset(int64_t flat, std::span<const int64_t> dims,
+                        std::span<const int64_t> strides) {
+  int64_t offset = 0;
+  for (size_t axis = dims.size(); axis-- > 0;) {
+    offset += (flat % dims[axis]) * strides[axis];
+    flat /= dims[axis];
+  }
+  return offset;
 }
 
 // The statistics outputs' dims: the input's dims with the row axes set to 1.
@@ -153,7 +180,13 @@ class RmsNormKernel : public CpuKernel {
     const std::span<const int64_t> row = dims.subspan(static_cast<size_t>(axis));
     const int64_t size = ElementCount(row);
     const int64_t rows = size ? ElementCount(dims) / size : 0;
-    const int64_t period = RepeatPeriod(DimsSpan(inputs[1].tensor), row, op_ + " scale");
+    // Scales that repeat over rows (the usual [hidden]) take the vectorised
+    // path; any other broadcast indexes the scale per element.
+    const std::span<const int64_t> scale_dims = DimsSpan(inputs[1].tensor);
+    int64_t stride_storage[kMaxRank];
+    const std::span<int64_t> scale_strides(stride_storage, dims.size());
+    BroadcastStrides(scale_dims, dims, scale_strides, op_ + " scale");
+    const int64_t period = RepeatPeriod(scale_dims, row);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
     int64_t stat_storage[kMaxRank];
     const std::span<int64_t> stat_dims(stat_storage, dims.size());
@@ -170,7 +203,16 @@ class RmsNormKernel : public CpuKernel {
         const auto load = [in](int64_t i) { return static_cast<C>(in[i]); };
         const RowStats stats = Statistics<false>(size, epsilon_, load);
         if (inv_std_out) inv_std_out[r] = static_cast<float>(stats.inv_std);
-        WriteRow(y + r * size, size, stats, load, scale, static_cast<const T*>(nullptr), period);
+        if (period) {
+          WriteRow(y + r * size, size, stats, load, scale, static_cast<const T*>(nullptr), period);
+          continue;
+        }
+        const C inv_std = static_cast<C>(stats.inv_std);
+        for (int64_t i = 0; i < size; ++i) {
+          const int64_t at = r * size + i;
+          y[at] = static_cast<T>(load(i) * inv_std *
+                                 static_cast<C>(scale[BroadcastOffset(at, dims, scale_strides)]));
+        }
       }
     });
   }
@@ -203,8 +245,8 @@ class SkipNormKernel : public CpuKernel {
     }
     const int64_t size = dims.back();
     const int64_t rows = size ? ElementCount(dims) / size : 0;
-    const int64_t skip_count = RepeatPeriod(DimsSpan(inputs[1].tensor), dims, op_ + " skip");
-    if (size == 0 || skip_count % size != 0) {
+    const int64_t skip_count = RepeatPeriod(DimsSpan(inputs[1].tensor), dims);
+    if (size == 0 || skip_count == 0 || skip_count % size != 0) {
       FailInvalid(op_ + ": skip of shape " + DimsText(DimsSpan(inputs[1].tensor)) +
                   " does not cover whole rows of " + std::to_string(size) +
                   "; give it the input's trailing dims");

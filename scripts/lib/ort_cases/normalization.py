@@ -42,6 +42,11 @@ def rms_forms():
         ((1, 1, 512), -1, (512,), 1e-6),
         ((3, 1, 256), -1, (256,), 1e-5),
         ((2, 5, 37), -1, (37,), None),
+        # Scales broadcast other than by repeating over rows.
+        ((2, 3, 4, 5), -2, (4, 1), None),
+        ((2, 3, 4, 5), 1, (3, 1, 5), None),
+        ((2, 3, 4, 5), 2, (2, 1, 1, 1), None),
+        ((2, 3, 4, 5), -1, (1,), None),
     ]
     forms = [("rms", "RMSNormalization", False),
              ("simplified", "SimplifiedLayerNormalization", False),
