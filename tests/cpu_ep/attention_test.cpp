@@ -434,10 +434,10 @@ TEST(CpuEpAttention, DeclinesWhatItDoesNotImplement) {
                           1),
             "claimed");
 
-  const std::string half = DeclineReason(
-      *ep, OneNode("GroupQueryAttention", "com.microsoft", GqaInputs(DataType::kFloat16), heads, 3),
-      1);
-  EXPECT_NE(half.find("float16"), std::string::npos) << half;
+  const std::string bf16 = DeclineReason(
+      *ep,
+      OneNode("GroupQueryAttention", "com.microsoft", GqaInputs(DataType::kBfloat16), heads, 3), 1);
+  EXPECT_NE(bf16.find("bfloat16"), std::string::npos) << bf16;
 
   auto with_positions = GqaInputs(DataType::kFloat32);
   with_positions.push_back({"cos", DataType::kFloat32, {8, 8}});

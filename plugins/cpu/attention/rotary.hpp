@@ -10,8 +10,8 @@
 
 namespace nxrt::cpu {
 
-template <typename T, typename C>
-void RotateHead(const T* x, T* y, const C* cos, const C* sin, int64_t head_size, int64_t rotary_dim,
+template <typename T, typename U, typename C>
+void RotateHead(const T* x, U* y, const C* cos, const C* sin, int64_t head_size, int64_t rotary_dim,
                 bool interleaved) {
   const int64_t half = rotary_dim / 2;
   for (int64_t i = 0; i < half; ++i) {
@@ -21,11 +21,11 @@ void RotateHead(const T* x, T* y, const C* cos, const C* sin, int64_t head_size,
     const float x2 = static_cast<float>(x[b]);
     const float c = static_cast<float>(cos[i]);
     const float s = static_cast<float>(sin[i]);
-    y[a] = static_cast<T>(x1 * c - x2 * s);
-    y[b] = static_cast<T>(x2 * c + x1 * s);
+    y[a] = static_cast<U>(x1 * c - x2 * s);
+    y[b] = static_cast<U>(x2 * c + x1 * s);
   }
-  if (x != y) {
-    for (int64_t i = rotary_dim; i < head_size; ++i) y[i] = x[i];
+  if (static_cast<const void*>(x) != static_cast<const void*>(y)) {
+    for (int64_t i = rotary_dim; i < head_size; ++i) y[i] = static_cast<U>(x[i]);
   }
 }
 

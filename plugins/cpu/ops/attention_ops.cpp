@@ -67,8 +67,15 @@ class GroupQueryAttentionKernel : public CpuKernel {
         shapes.size() > kPastKey && shapes[kPastKey].rank == 4 ? shapes[kPastKey].dims[2] : 0;
     const int64_t parts =
         shapes.size() > kKey && shapes[kKey].rank == 3 ? heads_ : heads_ + 2 * kv_heads_;
-    if (rotary_) Scratch(q_scratch_, seq * heads_ * (shapes[kQuery].dims[2] / parts));
+    const int64_t depth = shapes[kQuery].dims[2] / parts;
+    const bool widen = shapes[kQuery].dtype != NXRT_DTYPE_FLOAT32;
+    if (rotary_ || widen) Scratch(q_scratch_, seq * heads_ * depth);
     Scratch(probs_scratch_, seq * (past + seq));
+    if (widen) {
+      Scratch(k_scratch_, (past + seq) * depth);
+      Scratch(v_scratch_, (past + seq) * depth);
+      Scratch(y_scratch_, seq * depth);
+    }
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
@@ -82,10 +89,6 @@ class GroupQueryAttentionKernel : public CpuKernel {
     if (hidden % parts != 0) Fail("query hidden size is not a multiple of the head count");
     const int64_t depth = hidden / parts;
     const int64_t kv_width = kv_heads_ * depth;
-    const float* q_in = DataAs<float>(query);
-    const float* k_in = packed ? q_in + heads_ * depth : DataAs<float>(inputs[kKey].tensor);
-    const float* v_in =
-        packed ? q_in + heads_ * depth + kv_width : DataAs<float>(inputs[kValue].tensor);
     const int64_t kv_stride = packed ? hidden : kv_width;
     if (!packed) {
       if (!IsPresent(inputs, kValue)) Fail("key and value must both be present or both absent");
@@ -127,8 +130,6 @@ class GroupQueryAttentionKernel : public CpuKernel {
     }
 
     int64_t rotary_dim = 0;
-    const float* cos_cache = nullptr;
-    const float* sin_cache = nullptr;
     int64_t cache_rows = 0;
     if (rotary_) {
       if (!IsPresent(inputs, kCosCache) || !IsPresent(inputs, kSinCache)) {
@@ -144,97 +145,142 @@ class GroupQueryAttentionKernel : public CpuKernel {
       }
       rotary_dim = cd[1] * 2;
       cache_rows = cd[0];
-      cos_cache = DataAs<float>(inputs[kCosCache].tensor);
-      sin_cache = DataAs<float>(inputs[kSinCache].tensor);
     }
 
-    nxrt_tensor& out =
-        PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_FLOAT32, Dims{batch, seq, heads_ * depth});
+    const nxrt_dtype dtype = query.dtype;
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype, Dims{batch, seq, heads_ * depth});
     const Dims present_dims{batch, kv_heads_, capacity, depth};
-    nxrt_tensor& present_k = PrepareOutput(ctx, outputs, 1, NXRT_DTYPE_FLOAT32, present_dims);
-    nxrt_tensor& present_v = PrepareOutput(ctx, outputs, 2, NXRT_DTYPE_FLOAT32, present_dims);
-    const float* past_k = has_past ? DataAs<float>(inputs[kPastKey].tensor) : nullptr;
-    const float* past_v = has_past ? DataAs<float>(inputs[kPastValue].tensor) : nullptr;
-    float* pk = MutableDataAs<float>(present_k);
-    float* pv = MutableDataAs<float>(present_v);
-    float* y = MutableDataAs<float>(out);
+    nxrt_tensor& present_k = PrepareOutput(ctx, outputs, 1, dtype, present_dims);
+    nxrt_tensor& present_v = PrepareOutput(ctx, outputs, 2, dtype, present_dims);
+    Dispatch(TypeList<float, Float16>{}, dtype, name_, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      // float32 heads are read in place; float16 ones are widened into float
+      // scratch, rounded through T where ONNX Runtime keeps T (rotated Q).
+      constexpr bool kWiden = !std::is_same_v<T, float>;
+      const T* q_in = DataAs<T>(query);
+      const T* k_in = packed ? q_in + heads_ * depth : DataAs<T>(inputs[kKey].tensor);
+      const T* v_in = packed ? q_in + heads_ * depth + kv_width : DataAs<T>(inputs[kValue].tensor);
+      const T* cos_cache = rotary_ ? DataAs<T>(inputs[kCosCache].tensor) : nullptr;
+      const T* sin_cache = rotary_ ? DataAs<T>(inputs[kSinCache].tensor) : nullptr;
+      const T* past_k = has_past ? DataAs<T>(inputs[kPastKey].tensor) : nullptr;
+      const T* past_v = has_past ? DataAs<T>(inputs[kPastValue].tensor) : nullptr;
+      T* pk = MutableDataAs<T>(present_k);
+      T* pv = MutableDataAs<T>(present_v);
+      T* y = MutableDataAs<T>(out);
 
-    const int64_t q_width = heads_ * depth;
-    float* q_rot = rotary_ ? Scratch(q_scratch_, seq * q_width) : nullptr;
-    const int64_t group = heads_ / kv_heads_;
-    const int64_t slab = capacity * depth;
-    const float scale = scale_ == 0.0f ? 1.0f / std::sqrt(static_cast<float>(depth)) : scale_;
+      const int64_t q_width = heads_ * depth;
+      const bool q_scratch = rotary_ || kWiden;
+      float* q_rot = q_scratch ? Scratch(q_scratch_, seq * q_width) : nullptr;
+      const int64_t group = heads_ / kv_heads_;
+      const int64_t slab = capacity * depth;
+      const float scale = scale_ == 0.0f ? 1.0f / std::sqrt(static_cast<float>(depth)) : scale_;
 
-    for (int64_t b = 0; b < batch; ++b) {
-      const int64_t valid = static_cast<int64_t>(seqlens[b]) + 1;
-      const int64_t past = first_prompt ? 0 : valid - seq;
-      if (valid < 1 || valid > capacity || past < 0 || past + seq > capacity ||
-          (past > 0 && (!has_past || past > past_capacity))) {
-        Fail("seqlens_k[" + std::to_string(b) + "] = " + std::to_string(seqlens[b]) +
-             " does not fit sequence length " + std::to_string(seq) + ", past capacity " +
-             std::to_string(past_capacity) + " and total_sequence_length " + std::to_string(total));
-      }
-      auto position = [&](int64_t s) -> int64_t {
-        // Every prompt token, padding included, sits at its own index.
-        const int64_t p = past + s;
-        if (p >= cache_rows) {
-          Fail("position " + std::to_string(p) + " is beyond the " + std::to_string(cache_rows) +
-               " rows of cos_cache");
+      for (int64_t b = 0; b < batch; ++b) {
+        const int64_t valid = static_cast<int64_t>(seqlens[b]) + 1;
+        const int64_t past = first_prompt ? 0 : valid - seq;
+        if (valid < 1 || valid > capacity || past < 0 || past + seq > capacity ||
+            (past > 0 && (!has_past || past > past_capacity))) {
+          Fail("seqlens_k[" + std::to_string(b) + "] = " + std::to_string(seqlens[b]) +
+               " does not fit sequence length " + std::to_string(seq) + ", past capacity " +
+               std::to_string(past_capacity) + " and total_sequence_length " +
+               std::to_string(total));
         }
-        return p;
-      };
-      const int64_t token0 = b * seq;
-      for (int64_t h = 0; h < kv_heads_; ++h) {
-        const int64_t at = (b * kv_heads_ + h) * slab;
-        const int64_t past_at = (b * kv_heads_ + h) * past_capacity * depth;
-        PreparePresentSlab(past_k ? past_k + past_at : nullptr, past_capacity, pk + at, capacity,
-                           depth, past, seq);
-        PreparePresentSlab(past_v ? past_v + past_at : nullptr, past_capacity, pv + at, capacity,
-                           depth, past, seq);
-        for (int64_t s = 0; s < seq; ++s) {
-          const float* k_row = k_in + (token0 + s) * kv_stride + h * depth;
-          const float* v_row = v_in + (token0 + s) * kv_stride + h * depth;
-          float* k_dst = pk + at + (past + s) * depth;
-          if (rotary_) {
-            const int64_t p = position(s);
-            RotateHead(k_row, k_dst, cos_cache + p * (rotary_dim / 2),
-                       sin_cache + p * (rotary_dim / 2), depth, rotary_dim, interleaved_);
+        auto position = [&](int64_t s) -> int64_t {
+          // Every prompt token, padding included, sits at its own index.
+          const int64_t p = past + s;
+          if (p >= cache_rows) {
+            Fail("position " + std::to_string(p) + " is beyond the " + std::to_string(cache_rows) +
+                 " rows of cos_cache");
+          }
+          return p;
+        };
+        const int64_t token0 = b * seq;
+        for (int64_t h = 0; h < kv_heads_; ++h) {
+          const int64_t at = (b * kv_heads_ + h) * slab;
+          const int64_t past_at = (b * kv_heads_ + h) * past_capacity * depth;
+          PreparePresentSlab(past_k ? past_k + past_at : nullptr, past_capacity, pk + at, capacity,
+                             depth, past, seq);
+          PreparePresentSlab(past_v ? past_v + past_at : nullptr, past_capacity, pv + at, capacity,
+                             depth, past, seq);
+          for (int64_t s = 0; s < seq; ++s) {
+            const T* k_row = k_in + (token0 + s) * kv_stride + h * depth;
+            const T* v_row = v_in + (token0 + s) * kv_stride + h * depth;
+            T* k_dst = pk + at + (past + s) * depth;
+            if (rotary_) {
+              const int64_t p = position(s);
+              RotateHead(k_row, k_dst, cos_cache + p * (rotary_dim / 2),
+                         sin_cache + p * (rotary_dim / 2), depth, rotary_dim, interleaved_);
+            } else {
+              std::copy_n(k_row, depth, k_dst);
+            }
+            std::copy_n(v_row, depth, pv + at + (past + s) * depth);
+          }
+        }
+        if (q_scratch) {
+          for (int64_t s = 0; s < seq; ++s) {
+            for (int64_t h = 0; h < heads_; ++h) {
+              const T* q_row = q_in + (token0 + s) * hidden + h * depth;
+              float* q_dst = q_rot + s * q_width + h * depth;
+              if (rotary_) {
+                const int64_t p = position(s);
+                RotateHead(q_row, q_dst, cos_cache + p * (rotary_dim / 2),
+                           sin_cache + p * (rotary_dim / 2), depth, rotary_dim, interleaved_);
+                if constexpr (kWiden) {
+                  for (int64_t d = 0; d < depth; ++d) q_dst[d] = static_cast<float>(T(q_dst[d]));
+                }
+              } else {
+                for (int64_t d = 0; d < depth; ++d) q_dst[d] = static_cast<float>(q_row[d]);
+              }
+            }
+          }
+        }
+        float* probs = Scratch(probs_scratch_, seq * valid);
+        float* k_wide = kWiden ? Scratch(k_scratch_, valid * depth) : nullptr;
+        float* v_wide = kWiden ? Scratch(v_scratch_, valid * depth) : nullptr;
+        float* y_wide = kWiden ? Scratch(y_scratch_, seq * depth) : nullptr;
+        for (int64_t h = 0; h < heads_; ++h) {
+          const int64_t at = (b * kv_heads_ + h / group) * slab;
+          ConstRows q{nullptr, q_width}, k{nullptr, depth}, v{nullptr, depth};
+          Rows o{nullptr, q_width};
+          if constexpr (kWiden) {
+            if (h % group == 0) {
+              for (int64_t i = 0; i < valid * depth; ++i) {
+                k_wide[i] = static_cast<float>(pk[at + i]);
+                v_wide[i] = static_cast<float>(pv[at + i]);
+              }
+            }
+            q.data = q_rot + h * depth;
+            k.data = k_wide;
+            v.data = v_wide;
+            o = Rows{y_wide, depth};
           } else {
-            std::copy_n(k_row, depth, k_dst);
+            q = rotary_ ? ConstRows{q_rot + h * depth, q_width}
+                        : ConstRows{q_in + token0 * hidden + h * depth, hidden};
+            k.data = pk + at;
+            v.data = pv + at;
+            o.data = y + token0 * q_width + h * depth;
           }
-          std::copy_n(v_row, depth, pv + at + (past + s) * depth);
-        }
-      }
-      if (rotary_) {
-        for (int64_t s = 0; s < seq; ++s) {
-          const int64_t p = position(s);
-          for (int64_t h = 0; h < heads_; ++h) {
-            RotateHead(q_in + (token0 + s) * hidden + h * depth, q_rot + s * q_width + h * depth,
-                       cos_cache + p * (rotary_dim / 2), sin_cache + p * (rotary_dim / 2), depth,
-                       rotary_dim, interleaved_);
+          ScoresQk(q, k, seq, valid, depth, scale, Rows{probs, valid});
+          for (int64_t s = 0; s < seq; ++s) {
+            float* row = probs + s * valid;
+            const int64_t keys = std::min(past + s + 1, valid);
+            const int64_t start =
+                local_window_ > 0 && keys > local_window_ ? keys - local_window_ : 0;
+            std::fill(row, row + start, 0.0f);
+            if (softcap_ > 0.0f) SoftcapInPlace(row + start, keys - start, softcap_);
+            SoftmaxInPlace(row + start, keys - start, smooth_);
+            std::fill(row + keys, row + valid, 0.0f);
+          }
+          WeightedSum(ConstRows{probs, valid}, v, seq, valid, depth, o);
+          if constexpr (kWiden) {
+            for (int64_t s = 0; s < seq; ++s) {
+              T* dst = y + (token0 + s) * q_width + h * depth;
+              for (int64_t d = 0; d < depth; ++d) dst[d] = T(y_wide[s * depth + d]);
+            }
           }
         }
       }
-      float* probs = Scratch(probs_scratch_, seq * valid);
-      for (int64_t h = 0; h < heads_; ++h) {
-        const ConstRows q = rotary_ ? ConstRows{q_rot + h * depth, q_width}
-                                    : ConstRows{q_in + token0 * hidden + h * depth, hidden};
-        const int64_t at = (b * kv_heads_ + h / group) * slab;
-        ScoresQk(q, ConstRows{pk + at, depth}, seq, valid, depth, scale, Rows{probs, valid});
-        for (int64_t s = 0; s < seq; ++s) {
-          float* row = probs + s * valid;
-          const int64_t keys = std::min(past + s + 1, valid);
-          const int64_t start =
-              local_window_ > 0 && keys > local_window_ ? keys - local_window_ : 0;
-          std::fill(row, row + start, 0.0f);
-          if (softcap_ > 0.0f) SoftcapInPlace(row + start, keys - start, softcap_);
-          SoftmaxInPlace(row + start, keys - start, smooth_);
-          std::fill(row + keys, row + valid, 0.0f);
-        }
-        WeightedSum(ConstRows{probs, valid}, ConstRows{pv + at, depth}, seq, valid, depth,
-                    Rows{y + token0 * q_width + h * depth, q_width});
-      }
-    }
+    });
   }
 
  private:
@@ -251,6 +297,7 @@ class GroupQueryAttentionKernel : public CpuKernel {
   bool smooth_;
   std::vector<float> q_scratch_;
   std::vector<float> probs_scratch_;
+  std::vector<float> k_scratch_, v_scratch_, y_scratch_;
 };
 
 sdk::ClaimResult ClaimGroupQueryAttention(const sdk::Node& node, int64_t,
@@ -264,16 +311,18 @@ sdk::ClaimResult ClaimGroupQueryAttention(const sdk::Node& node, int64_t,
         ": num_heads and kv_num_heads must be positive with num_heads a multiple of "
         "kv_num_heads");
   }
-  if (auto reason = CheckInputDtype(node, inputs, kQuery, TypeList<float>{})) {
+  if (auto reason = CheckInputDtype(node, inputs, kQuery, TypeList<float, Float16>{})) {
     return sdk::ClaimResult::Declined(*reason +
-                                      " (GroupQueryAttention is implemented for float32)");
+                                      " (GroupQueryAttention is implemented for float32 and "
+                                      "float16)");
   }
   for (size_t i : {kKey, kValue, kPastKey, kPastValue, kCosCache, kSinCache}) {
-    if (i < inputs.size() && inputs[i].kind != NXRT_VALUE_NONE) {
-      if (auto reason = CheckInputDtype(node, inputs, i, TypeList<float>{})) {
-        return sdk::ClaimResult::Declined(*reason + " (input " + std::to_string(i) +
-                                          " must be float32 like the query)");
-      }
+    if (i < inputs.size() && inputs[i].kind != NXRT_VALUE_NONE &&
+        inputs[i].dtype != inputs[kQuery].dtype) {
+      return sdk::ClaimResult::Declined(op + ": input " + std::to_string(i) + " has dtype " +
+                                        DtypeName(inputs[i].dtype) +
+                                        "; it must have the query's dtype (quantized or mixed "
+                                        "caches not implemented)");
     }
   }
   for (size_t i : {kSeqlensK, kTotalSequenceLength}) {

@@ -2,8 +2,8 @@
 GroupQueryAttention (first prompt, later prompt and decode steps over a growing
 or a fixed-capacity KV cache, rotary embedding in both layouts, packed QKV,
 fewer KV heads than query heads, batches whose sequences have different
-lengths, softcap, local window and smooth softmax) and com.microsoft
-RotaryEmbedding in both input layouts."""
+lengths, softcap, local window and smooth softmax, float32 and float16) and
+com.microsoft RotaryEmbedding in both input layouts."""
 import numpy as np
 from onnx import TensorProto
 
@@ -22,51 +22,54 @@ def rotary_caches(positions, rotary_dim):
 
 
 def gqa_case(name, batch, seq, heads, kv_heads, depth, past, totals, total_length,
-             packed=False, rotary_dim=0, interleaved=0, attrs=None, data_sets=2):
+             packed=False, rotary_dim=0, interleaved=0, attrs=None, data_sets=2,
+             dtype=np.float32):
     """A GroupQueryAttention case. `past` is the past KV extent (None: no past
     inputs); `totals` the valid length per batch entry after this call
     (seqlens_k + 1), `total_length` the total_sequence_length input."""
     capacity = max(total_length, past or 0)
+    elem = TensorProto.FLOAT16 if dtype == np.float16 else FLOAT
     node_attrs = {"num_heads": heads, "kv_num_heads": kv_heads}
     if rotary_dim:
         node_attrs.update(do_rotary=1, rotary_interleaved=interleaved)
     node_attrs.update(attrs or {})
     q_width = (heads + 2 * kv_heads) * depth if packed else heads * depth
     kv_width = kv_heads * depth
-    inputs = [("query", FLOAT, [batch, seq, q_width]),
-              ("" if packed else "key", FLOAT, [batch, seq, kv_width]),
-              ("" if packed else "value", FLOAT, [batch, seq, kv_width])]
+    inputs = [("query", elem, [batch, seq, q_width]),
+              ("" if packed else "key", elem, [batch, seq, kv_width]),
+              ("" if packed else "value", elem, [batch, seq, kv_width])]
     # A growing past has a symbolic extent, as exported decoders declare it; a
     # static one is a fixed-capacity cache.
     past_dim = "past_sequence_length" if past is not None and past < total_length else past or 0
     past_shape = [batch, kv_heads, past_dim, depth]
     data_past_shape = [batch, kv_heads, past or 0, depth]
-    inputs += [("past_key" if past is not None else "", FLOAT, past_shape),
-               ("past_value" if past is not None else "", FLOAT, past_shape),
+    inputs += [("past_key" if past is not None else "", elem, past_shape),
+               ("past_value" if past is not None else "", elem, past_shape),
                ("seqlens_k", INT32, [batch]),
                ("total_sequence_length", INT32, [1])]
     positions = 64
     if rotary_dim:
-        inputs += [("cos_cache", FLOAT, [positions, rotary_dim // 2]),
-                   ("sin_cache", FLOAT, [positions, rotary_dim // 2])]
+        inputs += [("cos_cache", elem, [positions, rotary_dim // 2]),
+                   ("sin_cache", elem, [positions, rotary_dim // 2])]
     present = [batch, kv_heads, "total_sequence_length" if isinstance(past_dim, str) else capacity, depth]
-    outputs = [("output", FLOAT, [batch, seq, heads * depth]),
-               ("present_key", FLOAT, present), ("present_value", FLOAT, present)]
+    outputs = [("output", elem, [batch, seq, heads * depth]),
+               ("present_key", elem, present), ("present_value", elem, present)]
     model = node_model("GroupQueryAttention", inputs, outputs, node_attrs, domain=MS_DOMAIN)
     g = rng(__name__, name)
     feeds_list = []
     for _ in range(data_sets):
-        feeds = {"query": normal(g, [batch, seq, q_width])}
+        feeds = {"query": normal(g, [batch, seq, q_width], dtype)}
         if not packed:
-            feeds["key"] = normal(g, [batch, seq, kv_width])
-            feeds["value"] = normal(g, [batch, seq, kv_width])
+            feeds["key"] = normal(g, [batch, seq, kv_width], dtype)
+            feeds["value"] = normal(g, [batch, seq, kv_width], dtype)
         if past is not None:
-            feeds["past_key"] = normal(g, data_past_shape)
-            feeds["past_value"] = normal(g, data_past_shape)
+            feeds["past_key"] = normal(g, data_past_shape, dtype)
+            feeds["past_value"] = normal(g, data_past_shape, dtype)
         feeds["seqlens_k"] = np.array(totals, np.int32) - 1
         feeds["total_sequence_length"] = np.array([total_length], np.int32)
         if rotary_dim:
-            feeds["cos_cache"], feeds["sin_cache"] = rotary_caches(positions, rotary_dim)
+            cos, sin = rotary_caches(positions, rotary_dim)
+            feeds["cos_cache"], feeds["sin_cache"] = cos.astype(dtype), sin.astype(dtype)
         feeds_list.append(feeds)
     return name, model, feeds_list
 
@@ -108,6 +111,13 @@ def group_query_attention():
                    rotary_dim=16)
     yield gqa_case("gqa_packed_decode_rotary", 1, 1, 4, 2, 16, 5, [6], 6, packed=True,
                    rotary_dim=16)
+    # float16.
+    yield gqa_case("gqa_prompt_rotary_f16", 1, 5, 4, 2, 16, None, [5], 5, rotary_dim=16,
+                   dtype=np.float16)
+    yield gqa_case("gqa_decode_growing_rotary_f16", 1, 1, 8, 2, 32, 7, [8], 8, rotary_dim=32,
+                   dtype=np.float16)
+    yield gqa_case("gqa_decode_fixed_capacity_f16", 2, 1, 4, 2, 16, 16, [6, 9], 9,
+                   dtype=np.float16)
     # Attributes: scale, softcap, local window, smooth softmax.
     yield gqa_case("gqa_prompt_scale", 1, 4, 4, 2, 16, None, [4], 4, attrs={"scale": 0.3})
     yield gqa_case("gqa_prompt_softcap", 1, 4, 4, 2, 16, None, [4], 4, attrs={"softcap": 2.0})
