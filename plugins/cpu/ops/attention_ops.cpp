@@ -1,9 +1,10 @@
 // Attention ops: com.microsoft GroupQueryAttention (ONNX Runtime's decoder
 // attention with a KV cache and optional rotary embedding, matching ONNX
-// Runtime's CPU kernel) and the default-domain Attention (opset 23, with its
-// nonpad_kv_seqlen input from opset 24). Scores and weighted sums run per head
-// in float32 through the shared helpers under attention/; scratch buffers are
-// kept by the kernel and only grow, so steady-state calls allocate nothing.
+// Runtime's CPU kernel; float32 and float16) and the default-domain Attention
+// (opset 23, with nonpad_kv_seqlen from opset 24 and the left/right windows of
+// opset 25). Scores and weighted sums run per head in float32 through the
+// shared helpers under attention/; scratch buffers are sized at kernel
+// creation and kept, so steady-state calls allocate nothing.
 #include <algorithm>
 #include <cmath>
 #include <iterator>

@@ -2,8 +2,9 @@
 GroupQueryAttention (first prompt, later prompt and decode steps over a growing
 or a fixed-capacity KV cache, rotary embedding in both layouts, packed QKV,
 fewer KV heads than query heads, batches whose sequences have different
-lengths, softcap, local window and smooth softmax, float32 and float16) and
-com.microsoft RotaryEmbedding in both input layouts."""
+lengths, softcap, local window and smooth softmax, float32 and float16),
+com.microsoft RotaryEmbedding in both input layouts, and the default-domain
+Attention of opset 23 (grouped heads, past and present, causal, masks)."""
 import numpy as np
 from onnx import TensorProto
 
@@ -172,6 +173,58 @@ def rotary_embedding():
                       attrs={"rotary_embedding_dim": 16, "num_heads": 2})
 
 
+def attention_case(name, batch, q_heads, kv_heads, q_len, kv_len, head, past=0, rank=4,
+                   mask=None, attrs=None):
+    """A default-domain Attention (opset 23) case: rank-4 [B, heads, S, D] or
+    rank-3 [B, S, heads * D] inputs, an optional past of `past` rows and an
+    optional `mask` ("bool" or "float", [q_len, past + kv_len])."""
+    def shape(heads, length):
+        return [batch, heads, length, head] if rank == 4 else [batch, length, heads * head]
+    node_attrs = dict(attrs or {})
+    if rank == 3:
+        node_attrs.update(q_num_heads=q_heads, kv_num_heads=kv_heads)
+    total = past + kv_len
+    mask_type = TensorProto.BOOL if mask == "bool" else FLOAT
+    inputs = [("Q", FLOAT, shape(q_heads, q_len)), ("K", FLOAT, shape(kv_heads, kv_len)),
+              ("V", FLOAT, shape(kv_heads, kv_len)),
+              ("attn_mask" if mask else "", mask_type, [q_len, total])]
+    outputs = [("Y", FLOAT, shape(q_heads, q_len))]
+    if past:
+        cache = [batch, kv_heads, past, head]
+        inputs += [("past_key", FLOAT, cache), ("past_value", FLOAT, cache)]
+        present = [batch, kv_heads, total, head]
+        outputs += [("present_key", FLOAT, present), ("present_value", FLOAT, present)]
+    model = node_model("Attention", inputs, outputs, node_attrs, opset=23)
+    g = rng(__name__, name)
+    feeds_list = []
+    for _ in range(2):
+        feeds = {"Q": normal(g, shape(q_heads, q_len)), "K": normal(g, shape(kv_heads, kv_len)),
+                 "V": normal(g, shape(kv_heads, kv_len))}
+        if mask == "bool":
+            feeds["attn_mask"] = g.random([q_len, total]) < 0.7
+            feeds["attn_mask"][:, 0] = True
+        elif mask == "float":
+            feeds["attn_mask"] = normal(g, [q_len, total])
+        if past:
+            feeds["past_key"] = normal(g, [batch, kv_heads, past, head])
+            feeds["past_value"] = normal(g, [batch, kv_heads, past, head])
+        feeds_list.append(feeds)
+    return name, model, feeds_list
+
+
+def attention():
+    yield attention_case("opset23_4d", 2, 4, 4, 3, 5, 8)
+    yield attention_case("opset23_4d_grouped_causal", 1, 6, 2, 4, 4, 16,
+                         attrs={"is_causal": 1})
+    yield attention_case("opset23_3d_grouped_past", 2, 4, 2, 1, 1, 8, past=6, rank=3)
+    yield attention_case("opset23_4d_causal_past", 1, 2, 2, 3, 3, 8, past=5,
+                         attrs={"is_causal": 1})
+    yield attention_case("opset23_4d_bool_mask", 2, 2, 2, 3, 4, 8, mask="bool")
+    yield attention_case("opset23_3d_float_mask_past_softcap", 1, 4, 4, 2, 2, 8, past=3,
+                         rank=3, mask="float", attrs={"softcap": 3.0, "scale": 0.2})
+
+
 def cases():
     yield from group_query_attention()
     yield from rotary_embedding()
+    yield from attention()
