@@ -17,34 +17,44 @@ struct BinaryParams {
   bool flag = false;  // Mod: fmod; BitShift: shift right
 };
 
+// One innermost row of n outputs; sa and sb are the operands' steps.
+template <typename TA, typename TB, typename Out, typename Op>
+inline void BinaryRow(const Op& op, const TA* pa, int64_t sa, const TB* pb, int64_t sb, Out* py,
+                      int64_t n) {
+  using CA = ComputeType<TA>;
+  using CB = ComputeType<TB>;
+  if (sa == 1 && sb == 1) {
+    for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(CA(pa[i]), CB(pb[i])));
+  } else if (sa == 0 && sb == 1) {
+    const CA va = CA(pa[0]);
+    for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(va, CB(pb[i])));
+  } else if (sa == 1 && sb == 0) {
+    const CB vb = CB(pb[0]);
+    for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(CA(pa[i]), vb));
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      py[i] = static_cast<Out>(op(CA(pa[i * sa]), CB(pb[i * sb])));
+    }
+  }
+}
+
 template <typename TA, typename TB, typename Out, typename Op>
 void RunBinary(const BroadcastPlan<2>& plan, const nxrt_tensor& a_tensor,
                const nxrt_tensor& b_tensor, nxrt_tensor& out_tensor, const BinaryParams& params) {
-  using CA = ComputeType<TA>;
-  using CB = ComputeType<TB>;
   const TA* a = DataAs<TA>(a_tensor);
   const TB* b = DataAs<TB>(b_tensor);
   Out* y = MutableDataAs<Out>(out_tensor);
   const Op op{params};
   const int64_t sa = plan.strides[0].back();
   const int64_t sb = plan.strides[1].back();
+  // One flat row (equal shapes, a scalar operand) skips the row walk, which
+  // dominates small tensors.
+  if (plan.loop_dims.size() == 1) {
+    BinaryRow(op, a, sa, b, sb, y, plan.count);
+    return;
+  }
   ForEachRow(plan, [&](const std::array<int64_t, 2>& offsets, int64_t o, int64_t n) {
-    const TA* pa = a + offsets[0];
-    const TB* pb = b + offsets[1];
-    Out* py = y + o;
-    if (sa == 1 && sb == 1) {
-      for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(CA(pa[i]), CB(pb[i])));
-    } else if (sa == 0 && sb == 1) {
-      const CA va = CA(pa[0]);
-      for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(va, CB(pb[i])));
-    } else if (sa == 1 && sb == 0) {
-      const CB vb = CB(pb[0]);
-      for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(CA(pa[i]), vb));
-    } else {
-      for (int64_t i = 0; i < n; ++i) {
-        py[i] = static_cast<Out>(op(CA(pa[i * sa]), CB(pb[i * sb])));
-      }
-    }
+    BinaryRow(op, a + offsets[0], sa, b + offsets[1], sb, y + o, n);
   });
 }
 
