@@ -1,9 +1,8 @@
 // The two matrix products of one attention head in float32, reading heads in
 // place through row strides (a head of a [B, S, heads * D] tensor or of a KV
 // cache is a strided matrix): scores[S, T] = scale * Q[S, D] K[T, D]^T and
-// out[S, Dv] = P[S, T] V[T, Dv]. Small products, such as a decode step's single
-// query row, run as plain loops, which beat a BLAS call's fixed cost; larger
-// ones go through cblas_sgemm.
+// out[S, Dv] = P[S, T] V[T, Dv], through OpenBLAS (its AVX kernels beat plain
+// loops even at a decode step's sizes).
 #pragma once
 
 #include <cstdint>

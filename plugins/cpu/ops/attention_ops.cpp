@@ -70,12 +70,13 @@ class GroupQueryAttentionKernel : public CpuKernel {
         shapes.size() > kKey && shapes[kKey].rank == 3 ? heads_ : heads_ + 2 * kv_heads_;
     const int64_t depth = shapes[kQuery].dims[2] / parts;
     const bool widen = shapes[kQuery].dtype != NXRT_DTYPE_FLOAT32;
+    const int64_t rows = std::max(seq, heads_ / kv_heads_);
     if (rotary_ || widen) Scratch(q_scratch_, seq * heads_ * depth);
-    Scratch(probs_scratch_, seq * (past + seq));
+    Scratch(probs_scratch_, rows * (past + seq));
     if (widen) {
       Scratch(k_scratch_, (past + seq) * depth);
       Scratch(v_scratch_, (past + seq) * depth);
-      Scratch(y_scratch_, seq * depth);
+      Scratch(y_scratch_, rows * depth);
     }
   }
 
@@ -235,36 +236,43 @@ class GroupQueryAttentionKernel : public CpuKernel {
             }
           }
         }
-        float* probs = Scratch(probs_scratch_, seq * valid);
+        // A decode step (one token) multiplies the query heads sharing a KV
+        // head as the rows of one product; longer calls take one head at a
+        // time, its tokens as rows.
+        const bool grouped = seq == 1;
+        const int64_t rows = grouped ? group : seq;
+        float* probs = Scratch(probs_scratch_, rows * valid);
         float* k_wide = kWiden ? Scratch(k_scratch_, valid * depth) : nullptr;
         float* v_wide = kWiden ? Scratch(v_scratch_, valid * depth) : nullptr;
-        float* y_wide = kWiden ? Scratch(y_scratch_, seq * depth) : nullptr;
-        for (int64_t h = 0; h < heads_; ++h) {
-          const int64_t at = (b * kv_heads_ + h / group) * slab;
-          ConstRows q{nullptr, q_width}, k{nullptr, depth}, v{nullptr, depth};
-          Rows o{nullptr, q_width};
+        float* y_wide = kWiden ? Scratch(y_scratch_, rows * depth) : nullptr;
+        const float* q_base = q_scratch ? q_rot : nullptr;
+        const int64_t q_stride = grouped ? depth : (q_scratch ? q_width : hidden);
+        for (int64_t block = 0; block < (grouped ? kv_heads_ : heads_); ++block) {
+          const int64_t h0 = grouped ? block * group : block;
+          const int64_t at = (b * kv_heads_ + h0 / group) * slab;
+          ConstRows k{nullptr, depth}, v{nullptr, depth};
+          Rows o{nullptr, depth};
           if constexpr (kWiden) {
-            if (h % group == 0) {
+            if (h0 % group == 0) {
               for (int64_t i = 0; i < valid * depth; ++i) {
                 k_wide[i] = static_cast<float>(pk[at + i]);
                 v_wide[i] = static_cast<float>(pv[at + i]);
               }
             }
-            q.data = q_rot + h * depth;
             k.data = k_wide;
             v.data = v_wide;
-            o = Rows{y_wide, depth};
+            o.data = y_wide;
           } else {
-            q = rotary_ ? ConstRows{q_rot + h * depth, q_width}
-                        : ConstRows{q_in + token0 * hidden + h * depth, hidden};
             k.data = pk + at;
             v.data = pv + at;
-            o.data = y + token0 * q_width + h * depth;
+            o = Rows{y + token0 * q_width + h0 * depth, grouped ? depth : q_width};
+            if (!q_scratch) q_base = q_in + token0 * hidden;
           }
-          ScoresQk(q, k, seq, valid, depth, scale, Rows{probs, valid});
-          for (int64_t s = 0; s < seq; ++s) {
-            float* row = probs + s * valid;
-            const int64_t keys = std::min(past + s + 1, valid);
+          const ConstRows q{q_base + h0 * depth, q_stride};
+          ScoresQk(q, k, rows, valid, depth, scale, Rows{probs, valid});
+          for (int64_t r = 0; r < rows; ++r) {
+            float* row = probs + r * valid;
+            const int64_t keys = std::min(past + (grouped ? 0 : r) + 1, valid);
             const int64_t start =
                 local_window_ > 0 && keys > local_window_ ? keys - local_window_ : 0;
             std::fill(row, row + start, 0.0f);
@@ -272,11 +280,12 @@ class GroupQueryAttentionKernel : public CpuKernel {
             SoftmaxInPlace(row + start, keys - start, smooth_);
             std::fill(row + keys, row + valid, 0.0f);
           }
-          WeightedSum(ConstRows{probs, valid}, v, seq, valid, depth, o);
+          WeightedSum(ConstRows{probs, valid}, v, rows, valid, depth, o);
           if constexpr (kWiden) {
-            for (int64_t s = 0; s < seq; ++s) {
-              T* dst = y + (token0 + s) * q_width + h * depth;
-              for (int64_t d = 0; d < depth; ++d) dst[d] = T(y_wide[s * depth + d]);
+            for (int64_t r = 0; r < rows; ++r) {
+              T* dst = grouped ? y + token0 * q_width + (h0 + r) * depth
+                               : y + (token0 + r) * q_width + h0 * depth;
+              for (int64_t d = 0; d < depth; ++d) dst[d] = T(y_wide[r * depth + d]);
             }
           }
         }
