@@ -439,13 +439,14 @@ TEST(CpuEpAttention, DeclinesWhatItDoesNotImplement) {
       OneNode("GroupQueryAttention", "com.microsoft", GqaInputs(DataType::kBfloat16), heads, 3), 1);
   EXPECT_NE(bf16.find("bfloat16"), std::string::npos) << bf16;
 
-  auto with_positions = GqaInputs(DataType::kFloat32);
-  with_positions.push_back({"cos", DataType::kFloat32, {8, 8}});
-  with_positions.push_back({"sin", DataType::kFloat32, {8, 8}});
-  with_positions.push_back({"position_ids", DataType::kInt64, {1, 1}});
-  const std::string positions = DeclineReason(
-      *ep, OneNode("GroupQueryAttention", "com.microsoft", with_positions, heads, 3), 1);
-  EXPECT_NE(positions.find("position_ids"), std::string::npos) << positions;
+  auto with_bias = GqaInputs(DataType::kFloat32);
+  with_bias.push_back({"cos", DataType::kFloat32, {8, 8}});
+  with_bias.push_back({"sin", DataType::kFloat32, {8, 8}});
+  with_bias.push_back({"position_ids", DataType::kInt64, {1, 1}});
+  with_bias.push_back({"attention_bias", DataType::kFloat32, {1, 1, 1, 1}});
+  const std::string bias =
+      DeclineReason(*ep, OneNode("GroupQueryAttention", "com.microsoft", with_bias, heads, 3), 1);
+  EXPECT_NE(bias.find("attention_bias"), std::string::npos) << bias;
 
   auto rotary_attrs = heads;
   rotary_attrs.push_back(IntAttr("do_rotary", 1));

@@ -10,14 +10,14 @@ void SoftcapInPlace(float* row, int64_t count, float softcap) {
   for (int64_t i = 0; i < count; ++i) row[i] = softcap * std::tanh(row[i] / softcap);
 }
 
-void SoftmaxInPlace(float* row, int64_t count, bool smooth) {
-  float max = smooth ? 0.0f : -std::numeric_limits<float>::infinity();
+void SoftmaxInPlace(float* row, int64_t count, const float* sink) {
+  float max = sink ? *sink : -std::numeric_limits<float>::infinity();
   for (int64_t i = 0; i < count; ++i) max = std::max(max, row[i]);
   if (std::isinf(max) && max < 0) {
     std::fill(row, row + count, 0.0f);
     return;
   }
-  float sum = smooth ? std::exp(-max) : 0.0f;
+  float sum = sink ? std::exp(*sink - max) : 0.0f;
   for (int64_t i = 0; i < count; ++i) {
     row[i] = std::exp(row[i] - max);
     sum += row[i];

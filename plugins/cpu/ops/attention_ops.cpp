@@ -45,6 +45,9 @@ enum GqaInput : size_t {
   kTotalSequenceLength = 6,
   kCosCache = 7,
   kSinCache = 8,
+  kPositionIds = 9,
+  kAttentionBias = 10,
+  kHeadSink = 11,
 };
 
 class GroupQueryAttentionKernel : public CpuKernel {
@@ -149,6 +152,17 @@ class GroupQueryAttentionKernel : public CpuKernel {
       cache_rows = cd[0];
     }
 
+    const int64_t* position_ids = nullptr;
+    if (rotary_ && IsPresent(inputs, kPositionIds)) {
+      const nxrt_tensor& ids = inputs[kPositionIds].tensor;
+      if (ElementCount(ids) < (first_prompt ? 1 : batch * seq)) {
+        Fail("position_ids must be [batch, sequence]");
+      }
+      position_ids = DataAs<int64_t>(ids);
+    }
+    if (IsPresent(inputs, kHeadSink) && ElementCount(inputs[kHeadSink].tensor) != heads_) {
+      Fail("head_sink must have num_heads entries");
+    }
     const nxrt_dtype dtype = query.dtype;
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype, Dims{batch, seq, heads_ * depth});
     const Dims present_dims{batch, kv_heads_, capacity, depth};
@@ -169,6 +183,16 @@ class GroupQueryAttentionKernel : public CpuKernel {
       T* pk = MutableDataAs<T>(present_k);
       T* pv = MutableDataAs<T>(present_v);
       T* y = MutableDataAs<T>(out);
+      const T* head_sink =
+          IsPresent(inputs, kHeadSink) ? DataAs<T>(inputs[kHeadSink].tensor) : nullptr;
+      // The sink logit of query head h: ONNX Runtime's smooth softmax is a
+      // sink of 0.
+      float sink = 0.0f;
+      auto sink_at = [&](int64_t h) -> const float* {
+        if (head_sink == nullptr) return smooth_ ? &sink : nullptr;
+        sink = static_cast<float>(head_sink[h]);
+        return &sink;
+      };
 
       const int64_t q_width = heads_ * depth;
       const bool q_scratch = rotary_ || kWiden;
@@ -188,9 +212,15 @@ class GroupQueryAttentionKernel : public CpuKernel {
                std::to_string(total));
         }
         auto position = [&](int64_t s) -> int64_t {
-          // Every prompt token, padding included, sits at its own index.
-          const int64_t p = past + s;
-          if (p >= cache_rows) {
+          // Without position_ids every prompt token, padding included, sits
+          // at its own index. With them, a first prompt offsets its tokens
+          // from position_ids[0] and later calls read one per token, as ONNX
+          // Runtime does.
+          int64_t p = past + s;
+          if (position_ids != nullptr) {
+            p = first_prompt ? position_ids[0] + s : position_ids[b * seq + s];
+          }
+          if (p < 0 || p >= cache_rows) {
             Fail("position " + std::to_string(p) + " is beyond the " + std::to_string(cache_rows) +
                  " rows of cos_cache");
           }
@@ -277,7 +307,7 @@ class GroupQueryAttentionKernel : public CpuKernel {
                 local_window_ > 0 && keys > local_window_ ? keys - local_window_ : 0;
             std::fill(row, row + start, 0.0f);
             if (softcap_ > 0.0f) SoftcapInPlace(row + start, keys - start, softcap_);
-            SoftmaxInPlace(row + start, keys - start, smooth_);
+            SoftmaxInPlace(row + start, keys - start, sink_at(grouped ? h0 + r : h0));
             std::fill(row + keys, row + valid, 0.0f);
           }
           WeightedSum(ConstRows{probs, valid}, v, rows, valid, depth, o);
@@ -340,16 +370,20 @@ sdk::ClaimResult ClaimGroupQueryAttention(const sdk::Node& node, int64_t,
       return sdk::ClaimResult::Declined(*reason);
     }
   }
-  static constexpr const char* kNewerInputs[] = {"position_ids", "attention_bias", "head_sink",
-                                                 "k_scale",      "v_scale",        "q_norm_weight",
-                                                 "k_norm_weight"};
-  for (size_t i = kSinCache + 1; i < inputs.size(); ++i) {
-    if (inputs[i].kind != NXRT_VALUE_NONE) {
-      const size_t n = i - kSinCache - 1;
-      const std::string what = n < std::size(kNewerInputs) ? kNewerInputs[n] : "this input";
-      return sdk::ClaimResult::Declined(op + ": input " + std::to_string(i) + " (" + what +
-                                        ") not implemented; leave it empty");
-    }
+  static constexpr const char* kNewerInputs[] = {
+      "attention_bias", "head_sink", "k_scale", "v_scale", "q_norm_weight", "k_norm_weight"};
+  for (size_t i = kAttentionBias; i < inputs.size(); ++i) {
+    if (inputs[i].kind == NXRT_VALUE_NONE) continue;
+    if (i == kHeadSink && inputs[i].dtype == inputs[kQuery].dtype) continue;
+    const size_t n = i - kAttentionBias;
+    const std::string what = n < std::size(kNewerInputs) ? kNewerInputs[n] : "this input";
+    return sdk::ClaimResult::Declined(
+        op + ": input " + std::to_string(i) + " (" + what + ") not implemented" +
+        (i == kHeadSink ? " unless it has the query's dtype" : "") + "; leave it empty");
+  }
+  if (kPositionIds < inputs.size() && inputs[kPositionIds].kind != NXRT_VALUE_NONE &&
+      inputs[kPositionIds].dtype != NXRT_DTYPE_INT64) {
+    return sdk::ClaimResult::Declined(op + ": position_ids must be int64");
   }
   if (node.output_count() > 3) {
     return sdk::ClaimResult::Declined(op + ": output 3 (output_qk) not implemented");
@@ -634,7 +668,7 @@ class AttentionKernel : public CpuKernel {
             } else if (narrow_softmax) {
               SoftmaxInType<T>(row, total);
             } else {
-              SoftmaxInPlace(row, total, false);
+              SoftmaxInPlace(row, total, nullptr);
             }
           }
           if (qk_head && qk_mode_ == 3) Store(scores, qk_head, count);

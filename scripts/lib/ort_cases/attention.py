@@ -24,10 +24,12 @@ def rotary_caches(positions, rotary_dim):
 
 def gqa_case(name, batch, seq, heads, kv_heads, depth, past, totals, total_length,
              packed=False, rotary_dim=0, interleaved=0, attrs=None, data_sets=2,
-             dtype=np.float32):
+             dtype=np.float32, positions=None, head_sink=False):
     """A GroupQueryAttention case. `past` is the past KV extent (None: no past
     inputs); `totals` the valid length per batch entry after this call
-    (seqlens_k + 1), `total_length` the total_sequence_length input."""
+    (seqlens_k + 1), `total_length` the total_sequence_length input;
+    `positions` is the position_ids input when given, and `head_sink` adds a
+    sink logit per head."""
     capacity = max(total_length, past or 0)
     elem = TensorProto.FLOAT16 if dtype == np.float16 else FLOAT
     node_attrs = {"num_heads": heads, "kv_num_heads": kv_heads}
@@ -48,10 +50,15 @@ def gqa_case(name, batch, seq, heads, kv_heads, depth, past, totals, total_lengt
                ("past_value" if past is not None else "", elem, past_shape),
                ("seqlens_k", INT32, [batch]),
                ("total_sequence_length", INT32, [1])]
-    positions = 64
-    if rotary_dim:
-        inputs += [("cos_cache", elem, [positions, rotary_dim // 2]),
-                   ("sin_cache", elem, [positions, rotary_dim // 2])]
+    max_positions = 64
+    cache_shape = [max_positions, rotary_dim // 2]
+    inputs += [("cos_cache" if rotary_dim else "", elem, cache_shape),
+               ("sin_cache" if rotary_dim else "", elem, cache_shape)]
+    if positions is not None or head_sink:
+        inputs += [("position_ids" if positions is not None else "", INT64,
+                    list(np.shape(positions))),
+                   ("", elem, [1]),
+                   ("head_sink" if head_sink else "", elem, [heads])]
     present = [batch, kv_heads, "total_sequence_length" if isinstance(past_dim, str) else capacity, depth]
     outputs = [("output", elem, [batch, seq, heads * depth]),
                ("present_key", elem, present), ("present_value", elem, present)]
@@ -69,8 +76,12 @@ def gqa_case(name, batch, seq, heads, kv_heads, depth, past, totals, total_lengt
         feeds["seqlens_k"] = np.array(totals, np.int32) - 1
         feeds["total_sequence_length"] = np.array([total_length], np.int32)
         if rotary_dim:
-            cos, sin = rotary_caches(positions, rotary_dim)
+            cos, sin = rotary_caches(max_positions, rotary_dim)
             feeds["cos_cache"], feeds["sin_cache"] = cos.astype(dtype), sin.astype(dtype)
+        if positions is not None:
+            feeds["position_ids"] = np.array(positions, np.int64)
+        if head_sink:
+            feeds["head_sink"] = normal(g, [heads], dtype)
         feeds_list.append(feeds)
     return name, model, feeds_list
 
@@ -119,6 +130,15 @@ def group_query_attention():
                    dtype=np.float16)
     yield gqa_case("gqa_decode_fixed_capacity_f16", 2, 1, 4, 2, 16, 16, [6, 9], 9,
                    dtype=np.float16)
+    # position_ids: a first prompt offset from its first entry, a decode step
+    # at given positions; a learned sink logit per head.
+    yield gqa_case("gqa_prompt_position_ids", 1, 4, 4, 2, 16, None, [4], 4, rotary_dim=16,
+                   positions=[[3, 4, 5, 6]])
+    yield gqa_case("gqa_decode_position_ids", 2, 1, 4, 2, 16, 6, [7, 5], 7, rotary_dim=16,
+                   positions=[[9], [2]])
+    yield gqa_case("gqa_prompt_head_sink", 1, 4, 4, 2, 16, None, [4], 4, head_sink=True)
+    yield gqa_case("gqa_decode_head_sink_rotary", 1, 1, 4, 2, 16, 5, [6], 6, rotary_dim=16,
+                   head_sink=True)
     # Attributes: scale, softcap, local window, smooth softmax.
     yield gqa_case("gqa_prompt_scale", 1, 4, 4, 2, 16, None, [4], 4, attrs={"scale": 0.3})
     yield gqa_case("gqa_prompt_softcap", 1, 4, 4, 2, 16, None, [4], 4, attrs={"softcap": 2.0})
