@@ -84,7 +84,7 @@ nxrt_tensor& PrepareOutput(sdk::ComputeContext& ctx, std::span<nxrt_value> outpu
   if (index >= outputs.size()) FailInvalid("output " + std::to_string(index) + " is missing");
   nxrt_value& value = outputs[index];
   if (value.kind == NXRT_VALUE_TENSOR && value.tensor.data != nullptr) {
-    if (!std::ranges::equal(DimsSpan(value.tensor), dims)) {
+    if (!DimsEqual(DimsSpan(value.tensor), dims)) {
       FailInvalid("output " + std::to_string(index) + " was preallocated as " +
                   DimsText(DimsSpan(value.tensor)) + " but the op produces " + DimsText(dims));
     }

@@ -33,6 +33,15 @@ inline Dims DimsOf(const nxrt_tensor& t) {
 inline int64_t ElementCount(const nxrt_tensor& t) {
   return ElementCount(DimsSpan(t));
 }
+// Whether two shapes are equal. A plain loop: ranks are tiny, and the memcmp
+// call std::ranges::equal makes costs more than the compare on small tensors.
+inline bool DimsEqual(std::span<const int64_t> a, std::span<const int64_t> b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
 std::string DimsText(std::span<const int64_t> dims);  // "[2,3]"
 
 inline bool IsPresent(std::span<const nxrt_value> inputs, size_t index) {

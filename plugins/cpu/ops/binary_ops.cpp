@@ -141,7 +141,7 @@ class BinaryKernel : public CpuKernel {
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& a = inputs[0].tensor;
     const nxrt_tensor& b = inputs[1].tensor;
-    if (!std::ranges::equal(DimsSpan(a), a_dims_) || !std::ranges::equal(DimsSpan(b), b_dims_)) {
+    if (!DimsEqual(DimsSpan(a), a_dims_) || !DimsEqual(DimsSpan(b), b_dims_)) {
       FailInvalid(op_ + ": kernel made for " + DimsText(a_dims_) + " and " + DimsText(b_dims_) +
                   " got " + DimsText(DimsSpan(a)) + " and " + DimsText(DimsSpan(b)));
     }
