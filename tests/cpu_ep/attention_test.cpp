@@ -439,14 +439,16 @@ TEST(CpuEpAttention, DeclinesWhatItDoesNotImplement) {
       OneNode("GroupQueryAttention", "com.microsoft", GqaInputs(DataType::kBfloat16), heads, 3), 1);
   EXPECT_NE(bf16.find("bfloat16"), std::string::npos) << bf16;
 
-  auto with_bias = GqaInputs(DataType::kFloat32);
-  with_bias.push_back({"cos", DataType::kFloat32, {8, 8}});
-  with_bias.push_back({"sin", DataType::kFloat32, {8, 8}});
-  with_bias.push_back({"position_ids", DataType::kInt64, {1, 1}});
-  with_bias.push_back({"attention_bias", DataType::kFloat32, {1, 1, 1, 1}});
-  const std::string bias =
-      DeclineReason(*ep, OneNode("GroupQueryAttention", "com.microsoft", with_bias, heads, 3), 1);
-  EXPECT_NE(bias.find("attention_bias"), std::string::npos) << bias;
+  auto with_scale = GqaInputs(DataType::kFloat32);
+  with_scale.push_back({"cos", DataType::kFloat32, {8, 8}});
+  with_scale.push_back({"sin", DataType::kFloat32, {8, 8}});
+  with_scale.push_back({"position_ids", DataType::kInt64, {1, 1}});
+  with_scale.push_back({"attention_bias", DataType::kFloat32, {1, 1, 1, 1}});
+  with_scale.push_back({"", DataType::kFloat32, {}});
+  with_scale.push_back({"k_scale", DataType::kFloat32, {1}});
+  const std::string quantized =
+      DeclineReason(*ep, OneNode("GroupQueryAttention", "com.microsoft", with_scale, heads, 3), 1);
+  EXPECT_NE(quantized.find("k_scale"), std::string::npos) << quantized;
 
   auto rotary_attrs = heads;
   rotary_attrs.push_back(IntAttr("do_rotary", 1));

@@ -160,6 +160,18 @@ class GroupQueryAttentionKernel : public CpuKernel {
       }
       position_ids = DataAs<int64_t>(ids);
     }
+    // attention_bias: [batch or 1, num_heads or 1, sequence, total], added to
+    // the scores (after softcap) of the keys each query attends.
+    Dims bias_dims;
+    if (IsPresent(inputs, kAttentionBias)) {
+      bias_dims = DimsOf(inputs[kAttentionBias].tensor);
+      if (bias_dims.size() != 4 || (bias_dims[0] != 1 && bias_dims[0] != batch) ||
+          (bias_dims[1] != 1 && bias_dims[1] != heads_) || bias_dims[2] != seq ||
+          bias_dims[3] < total) {
+        Fail(
+            "attention_bias must be [batch or 1, num_heads or 1, sequence, total_sequence_length]");
+      }
+    }
     if (IsPresent(inputs, kHeadSink) && ElementCount(inputs[kHeadSink].tensor) != heads_) {
       Fail("head_sink must have num_heads entries");
     }
@@ -183,6 +195,8 @@ class GroupQueryAttentionKernel : public CpuKernel {
       T* pk = MutableDataAs<T>(present_k);
       T* pv = MutableDataAs<T>(present_v);
       T* y = MutableDataAs<T>(out);
+      const T* bias =
+          IsPresent(inputs, kAttentionBias) ? DataAs<T>(inputs[kAttentionBias].tensor) : nullptr;
       const T* head_sink =
           IsPresent(inputs, kHeadSink) ? DataAs<T>(inputs[kHeadSink].tensor) : nullptr;
       // The sink logit of query head h: ONNX Runtime's smooth softmax is a
@@ -307,7 +321,18 @@ class GroupQueryAttentionKernel : public CpuKernel {
                 local_window_ > 0 && keys > local_window_ ? keys - local_window_ : 0;
             std::fill(row, row + start, 0.0f);
             if (softcap_ > 0.0f) SoftcapInPlace(row + start, keys - start, softcap_);
-            SoftmaxInPlace(row + start, keys - start, sink_at(grouped ? h0 + r : h0));
+            const int64_t head = grouped ? h0 + r : h0;
+            if (bias != nullptr) {
+              const int64_t token = grouped ? 0 : r;
+              const T* bias_row =
+                  bias +
+                  (((bias_dims[0] == 1 ? 0 : b) * bias_dims[1] + (bias_dims[1] == 1 ? 0 : head)) *
+                       seq +
+                   token) *
+                      bias_dims[3];
+              for (int64_t j = start; j < keys; ++j) row[j] += static_cast<float>(bias_row[j]);
+            }
+            SoftmaxInPlace(row + start, keys - start, sink_at(head));
             std::fill(row + keys, row + valid, 0.0f);
           }
           WeightedSum(ConstRows{probs, valid}, v, rows, valid, depth, o);
@@ -370,16 +395,22 @@ sdk::ClaimResult ClaimGroupQueryAttention(const sdk::Node& node, int64_t,
       return sdk::ClaimResult::Declined(*reason);
     }
   }
-  static constexpr const char* kNewerInputs[] = {
-      "attention_bias", "head_sink", "k_scale", "v_scale", "q_norm_weight", "k_norm_weight"};
-  for (size_t i = kAttentionBias; i < inputs.size(); ++i) {
+  for (size_t i : {kAttentionBias, kHeadSink}) {
+    if (i < inputs.size() && inputs[i].kind != NXRT_VALUE_NONE &&
+        inputs[i].dtype != inputs[kQuery].dtype) {
+      return sdk::ClaimResult::Declined(op + ": input " + std::to_string(i) +
+                                        " (attention_bias or head_sink) must have the query's "
+                                        "dtype");
+    }
+  }
+  static constexpr const char* kNewerInputs[] = {"k_scale", "v_scale", "q_norm_weight",
+                                                 "k_norm_weight"};
+  for (size_t i = kHeadSink + 1; i < inputs.size(); ++i) {
     if (inputs[i].kind == NXRT_VALUE_NONE) continue;
-    if (i == kHeadSink && inputs[i].dtype == inputs[kQuery].dtype) continue;
-    const size_t n = i - kAttentionBias;
+    const size_t n = i - kHeadSink - 1;
     const std::string what = n < std::size(kNewerInputs) ? kNewerInputs[n] : "this input";
-    return sdk::ClaimResult::Declined(
-        op + ": input " + std::to_string(i) + " (" + what + ") not implemented" +
-        (i == kHeadSink ? " unless it has the query's dtype" : "") + "; leave it empty");
+    return sdk::ClaimResult::Declined(op + ": input " + std::to_string(i) + " (" + what +
+                                      ") not implemented; leave it empty");
   }
   if (kPositionIds < inputs.size() && inputs[kPositionIds].kind != NXRT_VALUE_NONE &&
       inputs[kPositionIds].dtype != NXRT_DTYPE_INT64) {

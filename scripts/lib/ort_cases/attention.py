@@ -24,12 +24,12 @@ def rotary_caches(positions, rotary_dim):
 
 def gqa_case(name, batch, seq, heads, kv_heads, depth, past, totals, total_length,
              packed=False, rotary_dim=0, interleaved=0, attrs=None, data_sets=2,
-             dtype=np.float32, positions=None, head_sink=False):
+             dtype=np.float32, positions=None, head_sink=False, bias_shape=None):
     """A GroupQueryAttention case. `past` is the past KV extent (None: no past
     inputs); `totals` the valid length per batch entry after this call
     (seqlens_k + 1), `total_length` the total_sequence_length input;
-    `positions` is the position_ids input when given, and `head_sink` adds a
-    sink logit per head."""
+    `positions` is the position_ids input when given, `head_sink` adds a sink
+    logit per head and `bias_shape` an attention_bias input of that shape."""
     capacity = max(total_length, past or 0)
     elem = TensorProto.FLOAT16 if dtype == np.float16 else FLOAT
     node_attrs = {"num_heads": heads, "kv_num_heads": kv_heads}
@@ -54,10 +54,10 @@ def gqa_case(name, batch, seq, heads, kv_heads, depth, past, totals, total_lengt
     cache_shape = [max_positions, rotary_dim // 2]
     inputs += [("cos_cache" if rotary_dim else "", elem, cache_shape),
                ("sin_cache" if rotary_dim else "", elem, cache_shape)]
-    if positions is not None or head_sink:
+    if positions is not None or head_sink or bias_shape:
         inputs += [("position_ids" if positions is not None else "", INT64,
                     list(np.shape(positions))),
-                   ("", elem, [1]),
+                   ("attention_bias" if bias_shape else "", elem, bias_shape or [1]),
                    ("head_sink" if head_sink else "", elem, [heads])]
     present = [batch, kv_heads, "total_sequence_length" if isinstance(past_dim, str) else capacity, depth]
     outputs = [("output", elem, [batch, seq, heads * depth]),
@@ -82,6 +82,8 @@ def gqa_case(name, batch, seq, heads, kv_heads, depth, past, totals, total_lengt
             feeds["position_ids"] = np.array(positions, np.int64)
         if head_sink:
             feeds["head_sink"] = normal(g, [heads], dtype)
+        if bias_shape:
+            feeds["attention_bias"] = normal(g, bias_shape, dtype)
         feeds_list.append(feeds)
     return name, model, feeds_list
 
@@ -139,6 +141,11 @@ def group_query_attention():
     yield gqa_case("gqa_prompt_head_sink", 1, 4, 4, 2, 16, None, [4], 4, head_sink=True)
     yield gqa_case("gqa_decode_head_sink_rotary", 1, 1, 4, 2, 16, 5, [6], 6, rotary_dim=16,
                    head_sink=True)
+    # attention_bias, broadcast over batch and heads or full, with softcap.
+    yield gqa_case("gqa_prompt_attention_bias", 1, 4, 4, 2, 16, None, [4], 4,
+                   bias_shape=[1, 1, 4, 4])
+    yield gqa_case("gqa_decode_attention_bias_softcap", 2, 1, 4, 2, 16, 5, [6, 4], 6,
+                   rotary_dim=16, bias_shape=[2, 4, 1, 6], attrs={"softcap": 2.0})
     # Attributes: scale, softcap, local window, smooth softmax.
     yield gqa_case("gqa_prompt_scale", 1, 4, 4, 2, 16, None, [4], 4, attrs={"scale": 0.3})
     yield gqa_case("gqa_prompt_softcap", 1, 4, 4, 2, 16, None, [4], 4, attrs={"softcap": 2.0})
