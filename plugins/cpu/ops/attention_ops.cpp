@@ -162,9 +162,9 @@ class GroupQueryAttentionKernel : public CpuKernel {
     }
     // attention_bias: [batch or 1, num_heads or 1, sequence, total], added to
     // the scores (after softcap) of the keys each query attends.
-    Dims bias_dims;
+    std::span<const int64_t> bias_dims;
     if (IsPresent(inputs, kAttentionBias)) {
-      bias_dims = DimsOf(inputs[kAttentionBias].tensor);
+      bias_dims = DimsSpan(inputs[kAttentionBias].tensor);
       if (bias_dims.size() != 4 || (bias_dims[0] != 1 && bias_dims[0] != batch) ||
           (bias_dims[1] != 1 && bias_dims[1] != heads_) || bias_dims[2] != seq ||
           bias_dims[3] < total) {
