@@ -6,6 +6,7 @@
 // shared helpers under attention/; scratch buffers are sized at kernel
 // creation and kept, so steady-state calls allocate nothing.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <limits>
@@ -97,7 +98,7 @@ class GroupQueryAttentionKernel : public CpuKernel {
     const int64_t kv_stride = packed ? hidden : kv_width;
     if (!packed) {
       if (!IsPresent(inputs, kValue)) Fail("key and value must both be present or both absent");
-      const Dims expected{batch, seq, kv_width};
+      const std::array<int64_t, 3> expected{batch, seq, kv_width};
       if (!std::ranges::equal(DimsSpan(inputs[kKey].tensor), expected) ||
           !std::ranges::equal(DimsSpan(inputs[kValue].tensor), expected)) {
         Fail("key and value must be " + DimsText(expected));
@@ -176,8 +177,9 @@ class GroupQueryAttentionKernel : public CpuKernel {
       Fail("head_sink must have num_heads entries");
     }
     const nxrt_dtype dtype = query.dtype;
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype, Dims{batch, seq, heads_ * depth});
-    const Dims present_dims{batch, kv_heads_, capacity, depth};
+    const std::array<int64_t, 3> out_dims{batch, seq, heads_ * depth};
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype, out_dims);
+    const std::array<int64_t, 4> present_dims{batch, kv_heads_, capacity, depth};
     nxrt_tensor& present_k = PrepareOutput(ctx, outputs, 1, dtype, present_dims);
     nxrt_tensor& present_v = PrepareOutput(ctx, outputs, 2, dtype, present_dims);
     Dispatch(TypeList<float, Float16>{}, dtype, name_, [&](auto tag) {
@@ -501,8 +503,8 @@ class AttentionKernel : public CpuKernel {
     const int64_t past = has_past ? DimsSpan(inputs[kPastK].tensor)[2] : 0;
     const Geometry g = GeometryOf(q.dims, k.dims, v.dims, q.rank, past);
     if (has_past) {
-      const Dims pk{g.batch, g.kv_heads, past, g.head};
-      const Dims pv{g.batch, g.kv_heads, past, g.v_head};
+      const std::array<int64_t, 4> pk{g.batch, g.kv_heads, past, g.head};
+      const std::array<int64_t, 4> pv{g.batch, g.kv_heads, past, g.v_head};
       if (!std::ranges::equal(DimsSpan(inputs[kPastK].tensor), pk) ||
           !std::ranges::equal(DimsSpan(inputs[kPastV].tensor), pv)) {
         Fail("past_key and past_value must be " + DimsText(pk) + " and " + DimsText(pv));
@@ -510,22 +512,25 @@ class AttentionKernel : public CpuKernel {
     }
     ReserveScratch(g);
     const int64_t total = g.total;
-    const Dims y_dims = g.rank4 ? Dims{g.batch, g.q_heads, g.q_len, g.v_head}
-                                : Dims{g.batch, g.q_len, g.q_heads * g.v_head};
+    const std::array<int64_t, 4> y4{g.batch, g.q_heads, g.q_len, g.v_head};
+    const std::array<int64_t, 3> y3{g.batch, g.q_len, g.q_heads * g.v_head};
+    const std::span<const int64_t> y_dims =
+        g.rank4 ? std::span<const int64_t>(y4) : std::span<const int64_t>(y3);
     nxrt_tensor& y = PrepareOutput(ctx, outputs, 0, q.dtype, y_dims);
     nxrt_tensor* present_k = nullptr;
     nxrt_tensor* present_v = nullptr;
     nxrt_tensor* qk_out = nullptr;
     if (Requested(outputs, 1)) {
-      present_k =
-          &PrepareOutput(ctx, outputs, 1, q.dtype, Dims{g.batch, g.kv_heads, total, g.head});
+      present_k = &PrepareOutput(ctx, outputs, 1, q.dtype,
+                                 std::array<int64_t, 4>{g.batch, g.kv_heads, total, g.head});
     }
     if (Requested(outputs, 2)) {
-      present_v =
-          &PrepareOutput(ctx, outputs, 2, v.dtype, Dims{g.batch, g.kv_heads, total, g.v_head});
+      present_v = &PrepareOutput(ctx, outputs, 2, v.dtype,
+                                 std::array<int64_t, 4>{g.batch, g.kv_heads, total, g.v_head});
     }
     if (Requested(outputs, 3)) {
-      qk_out = &PrepareOutput(ctx, outputs, 3, q.dtype, Dims{g.batch, g.q_heads, g.q_len, total});
+      qk_out = &PrepareOutput(ctx, outputs, 3, q.dtype,
+                              std::array<int64_t, 4>{g.batch, g.q_heads, g.q_len, total});
     }
     AttentionBiasRules rules;
     rules.mask = IsPresent(inputs, kAttnMask) ? &inputs[kAttnMask].tensor : nullptr;
