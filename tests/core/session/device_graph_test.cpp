@@ -5,35 +5,15 @@
 // captured.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include "session/mock_session_support.hpp"
 
 namespace {
 
 using nxrt::DeviceGraphSlot;
 using nxrt::EagerFallbackReason;
+using nxrt_test::Chain;
+using nxrt_test::ChainExpected;
 using nxrt_test::Floats;
-using nxrt_test::ModelBuilder;
-
-// y = Relu((x + c) * x), c = [1, -1, 2, -2] broadcast over rows of x [N, 4].
-nxrt::graph::Graph Chain() {
-  return ModelBuilder()
-      .Input("x", {std::string("N"), int64_t{4}})
-      .Constant("c", {4}, {1, -1, 2, -2})
-      .Node("Add", {"x", "c"}, "s")
-      .Node("Mul", {"s", "x"}, "p")
-      .Node("Relu", {"p"}, "y")
-      .Output("y")
-      .Build();
-}
-
-std::vector<float> Expected(const std::vector<float>& x) {
-  const float c[4] = {1, -1, 2, -2};
-  std::vector<float> y(x.size());
-  for (size_t i = 0; i < x.size(); ++i) y[i] = std::max(0.0f, (x[i] + c[i % 4]) * x[i]);
-  return y;
-}
 
 class DeviceGraphs : public ::testing::Test {
  protected:
@@ -54,7 +34,7 @@ class DeviceGraphs : public ::testing::Test {
     Status status = session_->Run(slot, inputs, {}, outputs_);
     ASSERT_TRUE(status.ok()) << status.ToString();
     ASSERT_EQ(outputs_.size(), 1u);
-    EXPECT_EQ(nxrt_test::ValuesOf(outputs_[0]), Expected(x));
+    EXPECT_EQ(nxrt_test::ValuesOf(outputs_[0]), ChainExpected(x));
   }
 
   using Status = nxrt::Status;
@@ -99,7 +79,7 @@ TEST_F(DeviceGraphs, RunsWithoutASlotStayEager) {
   for (int i = 0; i < 3; ++i) {
     auto outputs = session_->Run(inputs);
     ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
-    EXPECT_EQ(nxrt_test::ValuesOf((*outputs)[0]), Expected(x));
+    EXPECT_EQ(nxrt_test::ValuesOf((*outputs)[0]), ChainExpected(x));
   }
   const auto counters = session_->device_graph_counters();
   EXPECT_EQ(counters.captures + counters.replays, 0u);
@@ -114,7 +94,7 @@ TEST_F(DeviceGraphs, EagerRunsBetweenReplaysKeepTheCapture) {
   std::vector<nxrt::NamedTensor> inputs{{"x", nxrt_test::Floats({1, 4}, other)}};
   auto eager = session_->Run(inputs);
   ASSERT_TRUE(eager.ok()) << eager.status().ToString();
-  EXPECT_EQ(nxrt_test::ValuesOf((*eager)[0]), Expected(other));
+  EXPECT_EQ(nxrt_test::ValuesOf((*eager)[0]), ChainExpected(other));
   x = {8, -1, 0.5f, 2};
   RunAndCheck(DeviceGraphSlot::kPrimary, x);
   const auto counters = session_->device_graph_counters();

@@ -3,33 +3,13 @@
 // the session stays usable: the next run gives correct results.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include "session/mock_session_support.hpp"
 
 namespace {
 
 using nxrt::DeviceGraphSlot;
-using nxrt_test::ModelBuilder;
-
-// y = Relu((x + c) * x) over x [N, 4].
-nxrt::graph::Graph Chain() {
-  return ModelBuilder()
-      .Input("x", {std::string("N"), int64_t{4}})
-      .Constant("c", {4}, {1, -1, 2, -2})
-      .Node("Add", {"x", "c"}, "s")
-      .Node("Mul", {"s", "x"}, "p")
-      .Node("Relu", {"p"}, "y")
-      .Output("y")
-      .Build();
-}
-
-std::vector<float> Expected(const std::vector<float>& x) {
-  const float c[4] = {1, -1, 2, -2};
-  std::vector<float> y(x.size());
-  for (size_t i = 0; i < x.size(); ++i) y[i] = std::max(0.0f, (x[i] + c[i % 4]) * x[i]);
-  return y;
-}
+using nxrt_test::Chain;
+using nxrt_test::ChainExpected;
 
 class FaultInjection : public ::testing::Test {
  protected:
@@ -48,7 +28,7 @@ class FaultInjection : public ::testing::Test {
     nxrt::Status status =
         slot ? session_->Run(*slot, inputs, {}, outputs_) : session_->Run(inputs, {}, outputs_);
     if (status.ok()) {
-      EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(0)), Expected(x));
+      EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(0)), ChainExpected(x));
     }
     return status;
   }

@@ -5,6 +5,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -174,6 +175,27 @@ inline nxrt::Tensor Floats(std::vector<int64_t> shape, const std::vector<float>&
 inline std::vector<float> ValuesOf(const nxrt::Tensor& t) {
   auto span = t.values<float>();
   return {span.begin(), span.end()};
+}
+
+// y = Relu((x + c) * x), c = [1, -1, 2, -2] broadcast over rows of x [N, 4]:
+// three nodes the mock computes for real.
+inline nxrt::graph::Graph Chain() {
+  return ModelBuilder()
+      .Input("x", {std::string("N"), int64_t{4}})
+      .Constant("c", {4}, {1, -1, 2, -2})
+      .Node("Add", {"x", "c"}, "s")
+      .Node("Mul", {"s", "x"}, "p")
+      .Node("Relu", {"p"}, "y")
+      .Output("y")
+      .Build();
+}
+
+// Chain's y for `x`, worked out here rather than by a session.
+inline std::vector<float> ChainExpected(const std::vector<float>& x) {
+  const float c[4] = {1, -1, 2, -2};
+  std::vector<float> y(x.size());
+  for (size_t i = 0; i < x.size(); ++i) y[i] = std::max(0.0f, (x[i] + c[i % 4]) * x[i]);
+  return y;
 }
 
 // A KV cache model for the mock, whose GroupQueryAttention sets present =
