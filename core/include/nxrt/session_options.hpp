@@ -42,8 +42,9 @@ struct SessionOptions {
   // For each recognised attention node (GroupQueryAttention past inputs 3,4
   // to present outputs 1,2; Attention 4,5 to 1,2; IndexShare 3,4 to 1,2)
   // whose past input is a graph input read by that node alone, a run that
-  // binds the past tensor at exactly the present output's planned dims and
-  // dtype hands the kernel the past tensor's memory as the present output.
+  // binds the past tensor at exactly the dims and dtype shape inference gives
+  // the present output for that run's input shapes hands the kernel the past
+  // tensor's memory as the present output.
   // The kernel appends the new tokens there, so:
   //  - the run writes the caller's past tensors in place (the bytes the
   //    bound Tensor owns or borrows); they stay owned by the caller, must be
@@ -54,10 +55,11 @@ struct SessionOptions {
   //  - a caller that also asks for a present output gets a copy of the
   //    updated past tensor (no copy when the output tensor is the very
   //    storage the past tensor borrows).
-  // When the dims or dtype differ (a cache that grows by concatenation), or
-  // the past input is an initializer, also read by another node, a graph
-  // output, or copied into an EP's device memory, the present output gets a
-  // buffer of its own and the past tensor is only read.
+  // When the dims or dtype differ (a cache that grows by concatenation) or
+  // are unknown before the run, or the past input is an initializer, also
+  // read by another node, a graph output, or copied into an EP's device
+  // memory, the present output gets a buffer of its own and the past tensor
+  // is only read.
   bool fixed_capacity_kv = false;
 };
 
