@@ -1,0 +1,445 @@
+// `nxrt generate`: the decode loop on a small decoder written here (its
+// greedy tokens and logits worked out by hand in the test), the JSON report,
+// the step logits files, stopping at --max-len, sampling, and the one-line
+// errors; then the generated decoder models in both KV cache forms, which
+// must pick the same greedy tokens (they share their weights).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "model_files.hpp"
+#include "nxrt_process.hpp"
+
+namespace nxrt_test {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+// The small decoder's vocabulary, which is also its width.
+constexpr int64_t kVocab = 5;
+
+float Embedding(int64_t token, int64_t column) {
+  return static_cast<float>((token * 3 + column * 7) % 11 - 5) * 0.25f;
+}
+
+onnx::ValueInfoProto* AddValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* values,
+                               const std::string& name, onnx::TensorProto::DataType dtype,
+                               const std::vector<DimSpec>& dims) {
+  onnx::ValueInfoProto* info = values->Add();
+  SetFloatTensorType(info, name, dims);
+  info->mutable_type()->mutable_tensor_type()->set_elem_type(dtype);
+  return info;
+}
+
+onnx::NodeProto* AddNode(onnx::GraphProto* graph, const std::string& op,
+                         const std::vector<std::string>& inputs, const std::string& output) {
+  onnx::NodeProto* node = graph->add_node();
+  node->set_op_type(op);
+  node->set_name(output);
+  for (const std::string& input : inputs) node->add_input(input);
+  node->add_output(output);
+  return node;
+}
+
+void AddIntAttribute(onnx::NodeProto* node, const std::string& name, int64_t value) {
+  onnx::AttributeProto* attribute = node->add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INT);
+  attribute->set_i(value);
+}
+
+void AddInitializer(onnx::GraphProto* graph, const std::string& name, std::vector<int64_t> dims,
+                    const std::vector<float>& floats, const std::vector<int64_t>& ints = {}) {
+  onnx::TensorProto* tensor = graph->add_initializer();
+  tensor->set_name(name);
+  for (int64_t d : dims) tensor->add_dims(d);
+  if (ints.empty()) {
+    tensor->set_data_type(onnx::TensorProto::FLOAT);
+    for (float f : floats) tensor->add_float_data(f);
+  } else {
+    tensor->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t i : ints) tensor->add_int64_data(i);
+  }
+}
+
+// A one-layer decoder with ONNX Runtime GenAI I/O names and one KV head as
+// wide as the vocabulary. Each token's key and value are its embedding row;
+// the presents are the pasts with the new rows appended (capacity 0), or the
+// pasts unchanged at a static capacity (enough to load, not to decode). The
+// logits of each position are its embedding plus the sum of the keys cached.
+void WriteSmallDecoder(const std::filesystem::path& file, int64_t capacity = 0) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("small_decoder");
+  const DimSpec cache = capacity > 0 ? DimSpec(capacity) : DimSpec("past");
+  const DimSpec present = capacity > 0 ? DimSpec(capacity) : DimSpec("total");
+  AddValue(graph->mutable_input(), "input_ids", onnx::TensorProto::INT64, {1, "seq"});
+  AddValue(graph->mutable_input(), "attention_mask", onnx::TensorProto::INT64, {1, "total"});
+  for (const char* part : {"key", "value"}) {
+    AddValue(graph->mutable_input(), std::string("past_key_values.0.") + part,
+             onnx::TensorProto::FLOAT, {1, 1, cache, kVocab});
+  }
+  AddValue(graph->mutable_output(), "logits", onnx::TensorProto::FLOAT, {1, "seq", kVocab});
+  for (const char* part : {"key", "value"}) {
+    AddValue(graph->mutable_output(), std::string("present.0.") + part, onnx::TensorProto::FLOAT,
+             {1, 1, present, kVocab});
+  }
+  std::vector<float> embedding;
+  for (int64_t t = 0; t < kVocab; ++t) {
+    for (int64_t c = 0; c < kVocab; ++c) embedding.push_back(Embedding(t, c));
+  }
+  AddInitializer(graph, "embedding", {kVocab, kVocab}, embedding);
+  AddInitializer(graph, "axis_1", {1}, {}, {1});
+  AddInitializer(graph, "axis_2", {1}, {}, {2});
+  AddIntAttribute(AddNode(graph, "Gather", {"embedding", "input_ids"}, "x"), "axis", 0);
+  if (capacity > 0) {
+    AddNode(graph, "Identity", {"past_key_values.0.key"}, "present.0.key");
+    AddNode(graph, "Identity", {"past_key_values.0.value"}, "present.0.value");
+    AddNode(graph, "Identity", {"x"}, "logits");
+  } else {
+    AddNode(graph, "Unsqueeze", {"x", "axis_1"}, "rows");
+    for (const char* part : {"key", "value"}) {
+      AddIntAttribute(AddNode(graph, "Concat", {std::string("past_key_values.0.") + part, "rows"},
+                              std::string("present.0.") + part),
+                      "axis", 2);
+    }
+    AddIntAttribute(AddNode(graph, "ReduceSum", {"present.0.key", "axis_2"}, "key_sum"), "keepdims",
+                    0);
+    AddNode(graph, "Add", {"x", "key_sum"}, "logits");
+  }
+  std::ofstream out(file, std::ios::binary);
+  ASSERT_TRUE(model.SerializeToOstream(&out)) << file;
+}
+
+struct HandDecode {
+  std::vector<int64_t> tokens;
+  std::vector<std::vector<float>> logits;  // last position, per run
+};
+
+// The small decoder's greedy decode, worked out directly: every run's
+// tokens join the cached sum, and the last one's embedding plus that sum are
+// its logits.
+HandDecode DecodeByHand(const std::vector<int64_t>& prompt, int steps) {
+  HandDecode decode;
+  std::vector<float> key_sum(kVocab, 0.0f);
+  std::vector<int64_t> fed = prompt;
+  for (int run = 0; run <= steps; ++run) {
+    for (int64_t token : fed) {
+      for (int64_t c = 0; c < kVocab; ++c) key_sum[c] += Embedding(token, c);
+    }
+    std::vector<float> logits(kVocab);
+    for (int64_t c = 0; c < kVocab; ++c) logits[c] = Embedding(fed.back(), c) + key_sum[c];
+    const int64_t next = std::max_element(logits.begin(), logits.end()) - logits.begin();
+    decode.tokens.push_back(next);
+    decode.logits.push_back(logits);
+    fed = {next};
+  }
+  return decode;
+}
+
+std::string JsonText(const std::string& json, const std::string& key) {
+  std::smatch match;
+  const std::regex pattern("\"" + key + "\":(\\[[^\\]]*\\]|\\{[^}]*\\}|[^,}]+)");
+  if (!std::regex_search(json, match, pattern)) return "";
+  return match[1];
+}
+
+double JsonNumber(const std::string& json, const std::string& key) {
+  const std::string text = JsonText(json, key);
+  return text.empty() ? -1 : std::stod(text);
+}
+
+std::vector<double> JsonNumbers(const std::string& json, const std::string& key) {
+  std::string text = JsonText(json, key);
+  std::vector<double> numbers;
+  if (text.size() < 2) return numbers;
+  std::replace(text.begin(), text.end(), ',', ' ');
+  std::istringstream in(text.substr(1, text.size() - 2));
+  for (double value; in >> value;) numbers.push_back(value);
+  return numbers;
+}
+
+std::vector<int64_t> JsonTokens(const std::string& json, const std::string& key) {
+  std::vector<int64_t> tokens;
+  for (double value : JsonNumbers(json, key)) tokens.push_back(static_cast<int64_t>(value));
+  return tokens;
+}
+
+void ExpectOneLineError(const ProcessResult& result) {
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const std::vector<std::string> lines = Lines(result.err);
+  ASSERT_EQ(lines.size(), 1u) << result.err;
+  EXPECT_THAT(lines[0], StartsWith("nxrt: error: "));
+}
+
+class GenerateCommandTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    WriteSmallDecoder(model_);
+    WriteSmallDecoder(fixed_model_, 8);
+  }
+
+  ProcessResult Generate(std::vector<std::string> args) {
+    args.insert(args.begin(), "generate");
+    return RunNxrt(args, scratch_.path());
+  }
+
+  ScratchFolder scratch_{"generate"};
+  std::filesystem::path model_ = scratch_.path() / "small_decoder.onnx";
+  std::filesystem::path fixed_model_ = scratch_.path() / "small_decoder_fixed.onnx";
+};
+
+TEST_F(GenerateCommandTest, GreedyTokensAreTheModelsByHand) {
+  const ProcessResult result =
+      Generate({model_.string(), "--prompt", "1,4,2", "--steps", "6", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(JsonTokens(result.out, "prompt"), (std::vector<int64_t>{1, 4, 2}));
+  EXPECT_EQ(JsonTokens(result.out, "tokens"), DecodeByHand({1, 4, 2}, 6).tokens);
+}
+
+TEST_F(GenerateCommandTest, JsonReportIsOneConsistentObject) {
+  const ProcessResult result =
+      Generate({model_.string(), "--prompt-tokens", "4", "--steps", "5", "--seed", "3", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  ASSERT_EQ(Lines(result.out).size(), 1u) << result.out;
+  EXPECT_THAT(result.out, StartsWith("{\"model\":"));
+  EXPECT_EQ(JsonText(result.out, "kv"), "\"growing\"");
+  const std::vector<int64_t> prompt = JsonTokens(result.out, "prompt");
+  ASSERT_EQ(prompt.size(), 4u);
+  for (int64_t token : prompt) EXPECT_TRUE(token >= 0 && token < kVocab) << token;
+  EXPECT_EQ(JsonTokens(result.out, "tokens"), DecodeByHand(prompt, 5).tokens);
+  EXPECT_EQ(JsonNumber(result.out, "steps"), 5);
+  const std::vector<double> step_us = JsonNumbers(result.out, "step_us");
+  ASSERT_EQ(step_us.size(), 5u);
+  const double min_us = *std::min_element(step_us.begin(), step_us.end());
+  const double max_us = *std::max_element(step_us.begin(), step_us.end());
+  EXPECT_EQ(JsonNumber(result.out, "min_us"), min_us);
+  EXPECT_EQ(JsonNumber(result.out, "max_us"), max_us);
+  EXPECT_GE(JsonNumber(result.out, "median_us"), min_us);
+  EXPECT_GE(JsonNumber(result.out, "p90_us"), JsonNumber(result.out, "median_us"));
+  EXPECT_GT(JsonNumber(result.out, "prefill_us"), 0);
+  double total_us = 0;
+  for (double us : step_us) total_us += us;
+  EXPECT_NEAR(JsonNumber(result.out, "tokens_per_s"), 5 * 1e6 / total_us, 1e-3 * 5e6 / total_us);
+  EXPECT_EQ(JsonText(result.out, "stopped_at_max_len"), "false");
+  // The two Concats and the ReduceSum see a longer cache every run: 3 misses
+  // in each of the 6 runs, and 2 evictions each past 4 variants. The other 3
+  // nodes miss at the prompt's shapes and at the first step's, then hit.
+  EXPECT_EQ(JsonNumber(result.out, "misses"), 24);
+  EXPECT_EQ(JsonNumber(result.out, "evictions"), 6);
+  EXPECT_THAT(result.out, HasSubstr("\"device_graphs\":{\"captures\":"));
+  EXPECT_THAT(result.out, HasSubstr("\"eager_fallbacks\":{\"warming-up\":"));
+  // The same seed draws the same prompt.
+  const ProcessResult again =
+      Generate({model_.string(), "--prompt-tokens", "4", "--steps", "5", "--seed", "3", "--json"});
+  EXPECT_EQ(JsonTokens(again.out, "prompt"), prompt);
+}
+
+TEST_F(GenerateCommandTest, TextReportNamesTheNumbers) {
+  const ProcessResult result = Generate({model_.string(), "--prompt", "0,3", "--steps", "2"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const std::vector<std::string> lines = Lines(result.out);
+  ASSERT_EQ(lines.size(), 6u) << result.out;
+  EXPECT_THAT(lines[0], HasSubstr("(kv growing)"));
+  EXPECT_EQ(lines[1], "prompt (2): 0 3");
+  EXPECT_THAT(lines[2], StartsWith("generated (3): "));
+  EXPECT_THAT(lines[3], ::testing::MatchesRegex(
+                            "prefill [0-9.]+ us; 2 decode steps: median [0-9.]+ us, p90 .*"));
+  EXPECT_THAT(lines[4], StartsWith("kernel cache: "));
+  EXPECT_THAT(lines[5], StartsWith("device graphs: "));
+}
+
+TEST_F(GenerateCommandTest, OutputDirHoldsEveryRunsLastLogits) {
+  const auto out_dir = scratch_.path() / "steps";
+  const ProcessResult result = Generate(
+      {model_.string(), "--prompt", "3,3,0", "--steps", "3", "--output-dir", out_dir.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const HandDecode expected = DecodeByHand({3, 3, 0}, 3);
+  for (int run = 0; run <= 3; ++run) {
+    const auto file = out_dir / ("step_00" + std::to_string(run) + ".pb");
+    onnx::TensorProto tensor;
+    std::ifstream in(file, std::ios::binary);
+    ASSERT_TRUE(tensor.ParseFromIstream(&in)) << file;
+    EXPECT_EQ(tensor.name(), "logits");
+    ASSERT_EQ(tensor.dims_size(), 2);
+    EXPECT_EQ(tensor.dims(0), 1);
+    EXPECT_EQ(tensor.dims(1), kVocab);
+    std::vector<float> logits(kVocab);
+    ASSERT_EQ(tensor.raw_data().size(), sizeof(float) * kVocab);
+    std::memcpy(logits.data(), tensor.raw_data().data(), tensor.raw_data().size());
+    EXPECT_EQ(logits, expected.logits[run]) << file;
+  }
+  EXPECT_FALSE(std::filesystem::exists(out_dir / "step_004.pb"));
+}
+
+TEST_F(GenerateCommandTest, StopsAtMaxLenWithANote) {
+  // Three prompt tokens and one from the prefill; two steps fill six.
+  const ProcessResult result =
+      Generate({model_.string(), "--prompt", "1,2,3", "--steps", "10", "--max-len", "6", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(JsonNumber(result.out, "steps"), 2);
+  EXPECT_EQ(JsonNumber(result.out, "requested_steps"), 10);
+  EXPECT_EQ(JsonText(result.out, "stopped_at_max_len"), "true");
+  EXPECT_EQ(JsonTokens(result.out, "tokens"), DecodeByHand({1, 2, 3}, 2).tokens);
+  EXPECT_EQ(result.err, "nxrt: stopped at --max-len 6 after 2 of 10 decode steps\n");
+}
+
+TEST_F(GenerateCommandTest, SamplingIsDeterministicPerSeed) {
+  const auto tokens = [&](const std::string& seed, const std::string& top_k) {
+    const ProcessResult result =
+        Generate({model_.string(), "--prompt", "1", "--steps", "12", "--temperature", "2",
+                  "--top-k", top_k, "--seed", seed, "--json"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return JsonTokens(result.out, "tokens");
+  };
+  EXPECT_EQ(tokens("5", "3"), tokens("5", "3"));
+  // With one candidate, sampling is greedy.
+  EXPECT_EQ(tokens("5", "1"), DecodeByHand({1}, 12).tokens);
+  // Different seeds give different draws over 13 tokens at a high temperature.
+  EXPECT_NE(tokens("5", "0"), tokens("6", "0"));
+}
+
+TEST_F(GenerateCommandTest, ModelWithoutDecoderIoIsAOneLineError) {
+  const auto add_relu = scratch_.path() / "add_relu.onnx";
+  WriteAddReluModel(add_relu, {2});
+  const ProcessResult result = Generate({add_relu.string()});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("model '" + add_relu.string() + "' is not a decoder"));
+  EXPECT_THAT(result.err, HasSubstr("no input 'input_ids'"));
+  EXPECT_THAT(result.err, HasSubstr("no output 'logits'"));
+}
+
+TEST_F(GenerateCommandTest, FixedFormOnAGrowingCacheIsAOneLineError) {
+  const ProcessResult result = Generate({model_.string(), "--kv", "fixed"});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("--kv fixed"));
+  EXPECT_THAT(result.err, HasSubstr("static capacity"));
+}
+
+TEST_F(GenerateCommandTest, GrowingFormOnAFixedCacheIsAOneLineError) {
+  const ProcessResult result = Generate({fixed_model_.string()});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("static capacity of 8 tokens; run it with --kv fixed"));
+}
+
+TEST_F(GenerateCommandTest, MaxLenAboveCapacityIsAOneLineError) {
+  const ProcessResult result = Generate({fixed_model_.string(), "--kv", "fixed", "--max-len", "9"});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("--max-len 9 exceeds the KV cache capacity"));
+  EXPECT_THAT(result.err, HasSubstr("at most 8"));
+}
+
+TEST_F(GenerateCommandTest, PromptFillingMaxLenIsAOneLineError) {
+  const ProcessResult result = Generate({model_.string(), "--prompt", "1,2", "--max-len", "2"});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("leaves no room"));
+}
+
+TEST_F(GenerateCommandTest, BadPromptIsAOneLineError) {
+  for (const char* prompt : {"1,x,3", "1,,2", "", "5", "-1"}) {
+    const ProcessResult result = Generate({model_.string(), "--prompt", prompt});
+    ExpectOneLineError(result);
+    EXPECT_THAT(result.err, HasSubstr("is not a token id")) << prompt;
+    EXPECT_THAT(result.err, HasSubstr("[0, 5)")) << prompt;
+  }
+}
+
+TEST_F(GenerateCommandTest, BadFlagsAreOneLineUsageErrors) {
+  for (const std::vector<std::string>& flags : {std::vector<std::string>{"--kv", "paged"},
+                                                {"--prompt", "1", "--prompt-tokens", "2"},
+                                                {"--steps", "many"}}) {
+    std::vector<std::string> args = {model_.string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const ProcessResult result = Generate(args);
+    EXPECT_EQ(result.exit_code, 2) << flags[0];
+    EXPECT_THAT(Lines(result.err), ::testing::ElementsAre(StartsWith("nxrt: error: ")));
+  }
+  for (const std::vector<std::string>& flags : {std::vector<std::string>{"--steps", "-1"},
+                                                {"--temperature", "-0.5"},
+                                                {"--top-k", "-2"},
+                                                {"--prompt-tokens", "0"}}) {
+    std::vector<std::string> args = {model_.string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    ExpectOneLineError(Generate(args));
+  }
+}
+
+// The generated decoders: the bundled default with a growing cache, and the
+// same weights at a fixed capacity of 256.
+class GenerateDecoderModelTest : public GenerateCommandTest {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(decoder_) || !std::filesystem::exists(fixed_decoder_)) {
+      GTEST_SKIP() << "no generated decoder models in " << models_
+                   << "; build the 'models' target (needs the .venv of scripts/setup-deps)";
+    }
+  }
+
+  std::filesystem::path models_ = std::filesystem::path(NXRT_BINARY_DIR) / "models";
+  std::filesystem::path decoder_ = models_ / "decoder.onnx";
+  std::filesystem::path fixed_decoder_ = models_ / "decoder_fixed_kv256.onnx";
+};
+
+TEST_F(GenerateDecoderModelTest, GrowingAndFixedCachesPickTheSameTokens) {
+  const ProcessResult growing =
+      Generate({decoder_.string(), "--prompt-tokens", "8", "--steps", "12", "--json"});
+  ASSERT_EQ(growing.exit_code, 0) << growing.err;
+  const ProcessResult fixed = Generate({fixed_decoder_.string(), "--kv", "fixed", "--prompt-tokens",
+                                        "8", "--steps", "12", "--json"});
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_EQ(JsonTokens(growing.out, "prompt"), JsonTokens(fixed.out, "prompt"));
+  const std::vector<int64_t> tokens = JsonTokens(growing.out, "tokens");
+  EXPECT_EQ(tokens.size(), 13u);
+  EXPECT_EQ(JsonTokens(fixed.out, "tokens"), tokens);
+  EXPECT_EQ(JsonText(fixed.out, "kv"), "\"fixed\"");
+  EXPECT_EQ(JsonNumber(fixed.out, "max_len"), 256);
+}
+
+TEST_F(GenerateDecoderModelTest, FixedCacheStepsKeepTheirShapesAndBindings) {
+  const auto run = [&](const std::string& steps) {
+    const ProcessResult result = Generate({fixed_decoder_.string(), "--kv", "fixed",
+                                           "--prompt-tokens", "8", "--steps", steps, "--json"});
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+    return result.out;
+  };
+  const std::string few = run("4");
+  const std::string many = run("16");
+  EXPECT_EQ(JsonNumber(many, "steps"), 16);
+  // Every step runs at one set of shapes: the kernels made for the first
+  // step serve the rest, so more steps add no misses and evict nothing.
+  EXPECT_GT(JsonNumber(few, "misses"), 0);
+  EXPECT_EQ(JsonNumber(many, "misses"), JsonNumber(few, "misses"));
+  EXPECT_EQ(JsonNumber(many, "evictions"), 0);
+  // The bound tensors never move or change shape, so no device-graph slot
+  // falls back or resets on their account.
+  EXPECT_EQ(JsonNumber(many, "shape-changed"), 0);
+  EXPECT_EQ(JsonNumber(many, "address-changed"), 0);
+  EXPECT_EQ(JsonNumber(many, "epoch-changed"), 0);
+  EXPECT_EQ(JsonNumber(many, "resets"), 0);
+}
+
+TEST_F(GenerateDecoderModelTest, FixedFormNeedsAFixedCapacityModel) {
+  const ProcessResult result = Generate({decoder_.string(), "--kv", "fixed"});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("decoder_fixed_kv256.onnx"));
+}
+
+TEST_F(GenerateDecoderModelTest, MaxLenAboveTheFixedCapacityIsAOneLineError) {
+  const ProcessResult result =
+      Generate({fixed_decoder_.string(), "--kv", "fixed", "--max-len", "300"});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("at most 256"));
+}
+
+}  // namespace
+}  // namespace nxrt_test
