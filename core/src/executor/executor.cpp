@@ -57,6 +57,16 @@ void PrepareStrings(ValueSlot& slot, size_t count) {
   slot.byte_size = count * sizeof(nxrt_string_view);
 }
 
+// Run after run the dims repeat: compare in place before paying for a copy.
+void CopyDims(const std::vector<int64_t>& from, std::vector<int64_t>& to) {
+  if (from.size() == to.size()) {
+    size_t d = 0;
+    while (d < from.size() && from[d] == to[d]) ++d;
+    if (d == from.size()) return;
+  }
+  to.assign(from.begin(), from.end());
+}
+
 EagerFallbackReason MismatchReason(const device_graph::SegmentBindings& now,
                                    const device_graph::SegmentBindings& captured) {
   if (now.shapes != captured.shapes) return EagerFallbackReason::kShapeChanged;
@@ -267,9 +277,33 @@ void Executor::PlanSegments() {
       ++end;
     }
     segment.end = end;
+    PlanSegmentSlots(segment);
     segment_at_[i] = segments.size();
     segments.push_back(std::move(segment));
     i = end;
+  }
+}
+
+void Executor::PlanSegmentSlots(device_graph::Segment& segment) const {
+  auto add_once = [](std::vector<size_t>& list, size_t slot_index) {
+    if (std::find(list.begin(), list.end(), slot_index) == list.end()) list.push_back(slot_index);
+  };
+  for (size_t i = segment.begin; i < segment.end; ++i) {
+    for (size_t slot_index : nodes_[i].input_slots) {
+      if (slot_index == kNoSlot || slots_[slot_index].constant) continue;
+      const ValueSlot& slot = slots_[slot_index];
+      if (slot.value.valid()) {
+        const graph::NodeId producer = graph_.value(slot.value).producer;
+        // Plan node indices are node ids.
+        if (producer.valid() && producer.index >= segment.begin && producer.index < segment.end) {
+          continue;
+        }
+      }
+      add_once(segment.external_slots, slot_index);
+    }
+    for (size_t slot_index : nodes_[i].output_slots) {
+      if (slot_index != kNoSlot) segment.output_slots.push_back(slot_index);
+    }
   }
 }
 
@@ -668,7 +702,7 @@ Status Executor::PrepareNode(PlannedNode& node) {
     node.inputs[i] = ValueOf(slot);
     shape.absent = slot.kind == NXRT_VALUE_NONE;
     if (slot.kind == NXRT_VALUE_TENSOR) {
-      shape.dims.assign(slot.dims.begin(), slot.dims.end());
+      CopyDims(slot.dims, shape.dims);
     } else {
       shape.dims.clear();
     }
@@ -685,12 +719,12 @@ Status Executor::PrepareNode(PlannedNode& node) {
     slot.dtype = slot.declared_dtype;
     slot.data = nullptr;
     slot.byte_size = 0;
-    slot.dims.clear();
+    if (!slot.planned_known) slot.dims.clear();
     out.kind = NXRT_VALUE_TENSOR;
     out.tensor.dtype = static_cast<nxrt_dtype>(slot.declared_dtype);
     out.tensor.memory = slot.memory == kHostMemory ? NXRT_MEMORY_HOST : NXRT_MEMORY_DEVICE;
     if (!slot.planned_known) continue;
-    slot.dims.assign(slot.planned_dims.begin(), slot.planned_dims.end());
+    CopyDims(slot.planned_dims, slot.dims);
     if (slot.declared_dtype == DataType::kString) {
       PrepareStrings(slot, slot.planned_bytes / sizeof(nxrt_string_view));
     } else if (!BindInPlace(node, i)) {
@@ -826,27 +860,13 @@ Status Executor::AbandonCapture(plugin_host::ExecutionProvider& provider, nxrt_g
 void Executor::CollectExternalBindings(const device_graph::Segment& segment,
                                        device_graph::SegmentBindings& bindings) const {
   bindings.Clear();
-  for (size_t i = segment.begin; i < segment.end; ++i) {
-    for (size_t slot_index : nodes_[i].input_slots) {
-      if (slot_index == kNoSlot) {
-        bindings.shapes.push_back(-1);
-        continue;
-      }
-      const ValueSlot& slot = slots_[slot_index];
-      if (slot.value.valid()) {
-        const graph::NodeId producer = graph_.value(slot.value).producer;
-        // Plan node indices are node ids.
-        if (producer.valid() && producer.index >= segment.begin && producer.index < segment.end) {
-          continue;
-        }
-      }
-      bindings.shapes.push_back(slot.ready && slot.kind == NXRT_VALUE_TENSOR
-                                    ? static_cast<int64_t>(slot.dims.size())
-                                    : -1);
-      bindings.shapes.insert(bindings.shapes.end(), slot.dims.begin(), slot.dims.end());
-      bindings.addresses.push_back(reinterpret_cast<uintptr_t>(slot.data));
-      bindings.epochs.push_back(slot.epoch());
-    }
+  for (size_t slot_index : segment.external_slots) {
+    const ValueSlot& slot = slots_[slot_index];
+    bindings.shapes.push_back(
+        slot.ready && slot.kind == NXRT_VALUE_TENSOR ? static_cast<int64_t>(slot.dims.size()) : -1);
+    bindings.shapes.insert(bindings.shapes.end(), slot.dims.begin(), slot.dims.end());
+    bindings.addresses.push_back(reinterpret_cast<uintptr_t>(slot.data));
+    bindings.epochs.push_back(slot.epoch());
   }
 }
 
@@ -871,7 +891,10 @@ Status Executor::ReplayPrepared(device_graph::Segment& segment, nxrt_graph_slot 
     if (!reset.ok()) GetLogger()->warn("{}", reset.message());
     return status;
   }
-  for (size_t i = segment.begin; i < segment.end; ++i) FinishNode(nodes_[i]);
+  // The outputs still hold what the capture's last finish gave them: only
+  // the nodes of this segment write them, and any other dispatch of those
+  // nodes clears prepared_for.
+  for (size_t slot_index : segment.output_slots) slots_[slot_index].ready = true;
   graphs.CountReplay();
   replayed = true;
   return Status::Ok();

@@ -94,6 +94,7 @@ class Executor : private plugin_host::ComputeServices {
   Status BuildBodies();
   void PlanInPlaceKv();
   void PlanSegments();
+  void PlanSegmentSlots(device_graph::Segment& segment) const;
   size_t MemoryOf(size_t provider) const;
   plugin_host::ExecutionProvider* MemoryProvider(size_t memory) const;
   BufferFreeListener* Listener() const;
