@@ -10,6 +10,7 @@
 
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
+#include "huge_page_arena.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -70,10 +71,11 @@ inline constexpr bool kUsesBlas = kIsFloat<T>;
 class PackedMatrix : public sdk::SharedState {
  public:
   nxrt_dtype dtype = NXRT_DTYPE_UNDEFINED;
-  Dims dims;                  // of the constant as given
-  bool transposed = false;    // transB applied
-  std::vector<float> floats;  // float, float16, bfloat16
-  std::vector<double> doubles;
+  Dims dims;                // of the constant as given
+  bool transposed = false;  // transB applied
+  std::shared_ptr<void> storage;
+  const float* floats = nullptr;  // float, float16, bfloat16
+  const double* doubles = nullptr;
 };
 
 template <typename T, typename C>
@@ -100,12 +102,14 @@ std::shared_ptr<PackedMatrix> Pack(const nxrt_constant_input& constant, bool tra
   Dispatch(FloatTypes{}, constant.dtype, "pack", [&](auto tag) {
     using T = typename decltype(tag)::type;
     const T* src = static_cast<const T*>(constant.bytes);
-    if constexpr (std::is_same_v<T, double>) {
-      packed->doubles.resize(count);
-      fill(packed->doubles.data(), [&](double* dst) { Widen(src, count, dst); });
+    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    packed->storage = AllocateOnHugePages(static_cast<size_t>(count) * sizeof(C));
+    C* dst = static_cast<C*>(packed->storage.get());
+    fill(dst, [&](C* out) { Widen(src, count, out); });
+    if constexpr (std::is_same_v<C, double>) {
+      packed->doubles = dst;
     } else {
-      packed->floats.resize(count);
-      fill(packed->floats.data(), [&](float* dst) { Widen(src, count, dst); });
+      packed->floats = dst;
     }
   });
   return packed;
@@ -145,8 +149,8 @@ class PackingKernel : public CpuKernel {
     *still_transposed = transpose_b_;
     if (packed_) {
       *still_transposed = transpose_b_ && !packed_->transposed;
-      if constexpr (std::is_same_v<C, double>) return packed_->doubles.data();
-      if constexpr (std::is_same_v<C, float>) return packed_->floats.data();
+      if constexpr (std::is_same_v<C, double>) return packed_->doubles;
+      if constexpr (std::is_same_v<C, float>) return packed_->floats;
     }
     if constexpr (std::is_same_v<T, C>) {
       return DataAs<T>(b);
