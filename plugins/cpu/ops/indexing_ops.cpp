@@ -42,32 +42,57 @@ class IndexKernel : public CpuKernel {
   Body body_;
 };
 
-void Gather(int64_t axis_attr, sdk::ComputeContext& ctx, std::span<const nxrt_value> in,
-            std::span<nxrt_value> out) {
-  const nxrt_tensor& data = in[0].tensor;
-  const Dims dims = DimsOf(data);
-  const int64_t axis = NormalizeAxis(axis_attr, static_cast<int64_t>(dims.size()), "Gather");
-  const std::vector<int64_t> indices = ReadInt64s(in[1].tensor);
-  Dims out_dims(dims.begin(), dims.begin() + axis);
-  const Dims index_dims = DimsOf(in[1].tensor);
-  out_dims.insert(out_dims.end(), index_dims.begin(), index_dims.end());
-  out_dims.insert(out_dims.end(), dims.begin() + axis + 1, dims.end());
-  nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, out_dims);
-  const size_t size = DtypeSize(data.dtype);
-  int64_t outer = 1;
-  for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
-  int64_t inner = 1;
-  for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
-  const size_t block = static_cast<size_t>(inner) * size;
-  const int64_t n = static_cast<int64_t>(indices.size());
-  for (int64_t o = 0; o < outer; ++o) {
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t index = CheckedIndex(indices[j], dims[axis], "Gather");
-      std::memcpy(MutableBytes(y) + (o * n + j) * block,
-                  Bytes(data) + (o * dims[axis] + index) * block, block);
-    }
+// Gather's output dims follow from the input dims alone, so they are worked
+// out when the kernel is made and compute allocates nothing: capture-safe.
+class GatherKernel : public CpuKernel {
+ public:
+  GatherKernel(int64_t axis_attr, std::span<const nxrt_shape> inputs)
+      : CpuKernel(true),
+        data_dims_(inputs[0].dims, inputs[0].dims + inputs[0].rank),
+        index_dims_(inputs[1].dims, inputs[1].dims + inputs[1].rank) {
+    const int64_t axis =
+        NormalizeAxis(axis_attr, static_cast<int64_t>(data_dims_.size()), "Gather");
+    out_dims_.assign(data_dims_.begin(), data_dims_.begin() + axis);
+    out_dims_.insert(out_dims_.end(), index_dims_.begin(), index_dims_.end());
+    out_dims_.insert(out_dims_.end(), data_dims_.begin() + axis + 1, data_dims_.end());
+    for (int64_t i = 0; i < axis; ++i) outer_ *= data_dims_[i];
+    for (size_t i = axis + 1; i < data_dims_.size(); ++i) inner_ *= data_dims_[i];
+    extent_ = data_dims_[axis];
+    count_ = ElementCount(index_dims_);
   }
-}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& data = inputs[0].tensor;
+    const nxrt_tensor& indices = inputs[1].tensor;
+    if (!DimsEqual(DimsSpan(data), data_dims_) || !DimsEqual(DimsSpan(indices), index_dims_)) {
+      FailInvalid("Gather: kernel made for data " + DimsText(data_dims_) + " and indices " +
+                  DimsText(index_dims_) + " got " + DimsText(DimsSpan(data)) + " and " +
+                  DimsText(DimsSpan(indices)) + "; make a kernel for these shapes");
+    }
+    nxrt_tensor& y = PrepareOutput(ctx, outputs, 0, data.dtype, out_dims_);
+    const size_t block = static_cast<size_t>(inner_) * DtypeSize(data.dtype);
+    Dispatch(IndexTypes{}, indices.dtype, "Gather", [&](auto tag) {
+      const auto* index = DataAs<typename decltype(tag)::type>(indices);
+      for (int64_t o = 0; o < outer_; ++o) {
+        for (int64_t j = 0; j < count_; ++j) {
+          const int64_t at = CheckedIndex(static_cast<int64_t>(index[j]), extent_, "Gather");
+          std::memcpy(MutableBytes(y) + (o * count_ + j) * block,
+                      Bytes(data) + (o * extent_ + at) * block, block);
+        }
+      }
+    });
+  }
+
+ private:
+  Dims data_dims_;
+  Dims index_dims_;
+  Dims out_dims_;
+  int64_t outer_ = 1;
+  int64_t inner_ = 1;
+  int64_t extent_ = 0;
+  int64_t count_ = 0;
+};
 
 // Visits every element of `index_dims` with its flat position and the flat
 // position it addresses in `dims` when its coordinate on `axis` is replaced
@@ -552,9 +577,10 @@ using namespace std::placeholders;
 }  // namespace
 
 void RegisterIndexingOps(OpRegistry& r) {
-  AddIndex(r, "Gather", 1, ClaimData(AllTypes{}), [](const sdk::Node& node, int64_t) {
-    return IndexKernel::Body(std::bind(Gather, node.AttrInt("axis", 0), _1, _2, _3));
-  });
+  r.Add("Gather", {1, ClaimData(AllTypes{}),
+                   [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                     return std::make_unique<GatherKernel>(node.AttrInt("axis", 0), inputs);
+                   }});
   AddIndex(r, "GatherElements", 11, ClaimData(AllTypes{}), [](const sdk::Node& node, int64_t) {
     return IndexKernel::Body(std::bind(GatherElements, node.AttrInt("axis", 0), _1, _2, _3));
   });

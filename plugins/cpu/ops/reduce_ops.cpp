@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
@@ -16,52 +17,100 @@ namespace {
 
 enum class Reduction { kSum, kMean, kMax, kMin, kProd, kL1, kL2, kLogSum, kLogSumExp, kSumSquare };
 
+// The axes an int32 or int64 tensor holds equal `axes`; reads in place, so the
+// check allocates nothing.
+bool SameAxes(const nxrt_tensor& t, const Dims& axes) {
+  if (ElementCount(t) != static_cast<int64_t>(axes.size())) return false;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const int64_t v = t.dtype == NXRT_DTYPE_INT32 ? DataAs<int32_t>(t)[i] : DataAs<int64_t>(t)[i];
+    if (v != axes[i]) return false;
+  }
+  return true;
+}
+
+// The plan (output dims, broadcast walk, accumulators) is made for the
+// kernel's input dims and the axes of its first eager run, so a replay with
+// the same axes allocates nothing: capture-safe. A replay whose axes input
+// changed throws instead of planning again.
 class ReduceKernel : public CpuKernel {
  public:
   ReduceKernel(Reduction reduction, nxrt_dtype dtype, std::string op, bool axes_from_input,
-               std::vector<int64_t> axes, bool keepdims, bool noop_with_empty_axes)
-      : CpuKernel(false),
+               std::vector<int64_t> axes, bool keepdims, bool noop_with_empty_axes,
+               std::span<const int64_t> dims)
+      : CpuKernel(true),
         reduction_(reduction),
         dtype_(dtype),
         op_(std::move(op)),
         axes_from_input_(axes_from_input),
         axes_(std::move(axes)),
         keepdims_(keepdims),
-        noop_(noop_with_empty_axes) {}
+        noop_(noop_with_empty_axes),
+        dims_(dims.begin(), dims.end()) {
+    if (!axes_from_input_) Plan(axes_);
+  }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
-    const Dims dims = DimsOf(in);
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    std::vector<int64_t> axes = axes_;
-    if (axes_from_input_) axes = IsPresent(inputs, 1) ? ReadInt64s(inputs[1].tensor) : Dims{};
-    std::vector<bool> reduced(dims.size(), axes.empty() && !noop_);
-    for (int64_t axis : axes) reduced[NormalizeAxis(axis, rank, op_)] = true;
-    Dims kept_dims;  // the output with reduced axes kept as 1
-    Dims out_dims;
-    for (size_t i = 0; i < dims.size(); ++i) {
-      kept_dims.push_back(reduced[i] ? 1 : dims[i]);
-      if (!reduced[i] || keepdims_) out_dims.push_back(kept_dims.back());
+    if (!DimsEqual(DimsSpan(in), dims_)) {
+      FailInvalid(op_ + ": kernel made for " + DimsText(dims_) + " got " + DimsText(DimsSpan(in)) +
+                  "; make a kernel for this shape");
     }
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims);
+    if (axes_from_input_) {
+      const bool present = IsPresent(inputs, 1);
+      const bool same =
+          planned_ && (present ? SameAxes(inputs[1].tensor, planned_axes_) : planned_axes_.empty());
+      if (!same) {
+        if (!ctx.available()) {
+          FailInvalid(op_ + ": the axes input differs from the axes the replayed graph was " +
+                      "captured with; capture again");
+        }
+        Plan(present ? ReadInt64s(inputs[1].tensor) : Dims{});
+      }
+    }
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
     Dispatch(NumericTypes{}, dtype_, op_, [&](auto tag) {
-      Reduce<typename decltype(tag)::type>(in, dims, kept_dims,
-                                           MutableDataAs<typename decltype(tag)::type>(out));
+      Reduce<typename decltype(tag)::type>(in, MutableDataAs<typename decltype(tag)::type>(out));
     });
   }
 
  private:
   template <typename T>
-  void Reduce(const nxrt_tensor& in, const Dims& dims, const Dims& kept_dims, T* y) const {
+  using AccOf =
+      std::conditional_t<kIsFloat<T>, double,
+                         std::conditional_t<std::is_signed_v<ComputeType<T>>, int64_t, uint64_t>>;
+
+  void Plan(Dims axes) {
+    const int64_t rank = static_cast<int64_t>(dims_.size());
+    std::vector<bool> reduced(dims_.size(), axes.empty() && !noop_);
+    for (int64_t axis : axes) reduced[NormalizeAxis(axis, rank, op_)] = true;
+    Dims kept_dims;  // the output with reduced axes kept as 1
+    out_dims_.clear();
+    for (size_t i = 0; i < dims_.size(); ++i) {
+      kept_dims.push_back(reduced[i] ? 1 : dims_[i]);
+      if (!reduced[i] || keepdims_) out_dims_.push_back(kept_dims.back());
+    }
+    out_count_ = ElementCount(kept_dims);
+    const int64_t in_count = ElementCount(dims_);
+    group_ = out_count_ ? in_count / out_count_ : 0;
+    plan_ = MakeBroadcastPlan<2>({dims_, kept_dims}, op_);
+    Dispatch(NumericTypes{}, dtype_, op_, [&](auto tag) {
+      using Acc = AccOf<typename decltype(tag)::type>;
+      std::get<std::vector<Acc>>(acc_).resize(out_count_);
+      std::get<std::vector<Acc>>(max_).resize(reduction_ == Reduction::kLogSumExp ? out_count_ : 0);
+    });
+    planned_axes_ = std::move(axes);
+    planned_ = true;
+  }
+
+  template <typename T>
+  void Reduce(const nxrt_tensor& in, T* y) {
     using C = ComputeType<T>;
-    using Acc = std::conditional_t<kIsFloat<T>, double,
-                                   std::conditional_t<std::is_signed_v<C>, int64_t, uint64_t>>;
-    const int64_t out_count = ElementCount(kept_dims);
-    const int64_t in_count = ElementCount(dims);
-    const int64_t group = out_count ? in_count / out_count : 0;
+    using Acc = AccOf<T>;
+    const int64_t out_count = out_count_;
+    const int64_t group = group_;
     const T* x = DataAs<T>(in);
-    const auto plan = MakeBroadcastPlan<2>({dims, kept_dims}, op_);
+    const auto& plan = plan_;
     const int64_t so = plan.strides[1].back();
     auto walk = [&](auto&& visit) {
       ForEachRow(plan, [&](const std::array<int64_t, 2>& off, int64_t o, int64_t n) {
@@ -70,8 +119,9 @@ class ReduceKernel : public CpuKernel {
     };
     const bool extremum = reduction_ == Reduction::kMax || reduction_ == Reduction::kMin ||
                           reduction_ == Reduction::kLogSumExp;
-    std::vector<Acc> acc(out_count);
-    std::vector<Acc> max(reduction_ == Reduction::kLogSumExp ? out_count : 0);
+    std::vector<Acc>& acc = std::get<std::vector<Acc>>(acc_);
+    std::vector<Acc>& max = std::get<std::vector<Acc>>(max_);
+    std::fill(acc.begin(), acc.end(), Acc(0));
     if (extremum) {
       const bool is_max = reduction_ != Reduction::kMin;
       std::vector<Acc>& target = reduction_ == Reduction::kLogSumExp ? max : acc;
@@ -146,6 +196,16 @@ class ReduceKernel : public CpuKernel {
   std::vector<int64_t> axes_;
   bool keepdims_;
   bool noop_;
+  Dims dims_;
+  bool planned_ = false;
+  Dims planned_axes_;
+  Dims out_dims_;
+  int64_t out_count_ = 0;
+  int64_t group_ = 0;
+  BroadcastPlan<2> plan_;
+  // One accumulator array per accumulation type; only the dtype's is sized.
+  std::tuple<std::vector<double>, std::vector<int64_t>, std::vector<uint64_t>> acc_;
+  std::tuple<std::vector<double>, std::vector<int64_t>, std::vector<uint64_t>> max_;
 };
 
 void AddReduce(OpRegistry& r, const char* name, Reduction reduction, int64_t axes_input_opset) {
@@ -154,7 +214,8 @@ void AddReduce(OpRegistry& r, const char* name, Reduction reduction, int64_t axe
                  return std::make_unique<ReduceKernel>(
                      reduction, inputs[0].dtype, name, opset >= axes_input_opset,
                      node.AttrInts("axes"), node.AttrInt("keepdims", 1) != 0,
-                     node.AttrInt("noop_with_empty_axes", 0) != 0);
+                     node.AttrInt("noop_with_empty_axes", 0) != 0,
+                     std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
                }});
 }
 

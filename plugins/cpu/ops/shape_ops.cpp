@@ -25,42 +25,93 @@ std::optional<std::string> CheckCopyable(const sdk::Node& node,
   return std::nullopt;
 }
 
-// The output dims a relabelling op gives its input's dims.
-using DimsRule = Dims (*)(const sdk::Node&, int64_t opset, const Dims& in,
-                          std::span<const nxrt_value> inputs);
-
 struct RelabelAttributes {
   int64_t axis = 1;
   int64_t allowzero = 0;
   std::vector<int64_t> axes;
 };
 
+// The values of an int32 or int64 tensor equal `values`; reads in place, so
+// the check allocates nothing.
+bool SameValues(const nxrt_tensor& t, const Dims& values) {
+  if (ElementCount(t) != static_cast<int64_t>(values.size())) return false;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t v = t.dtype == NXRT_DTYPE_INT32 ? DataAs<int32_t>(t)[i] : DataAs<int64_t>(t)[i];
+    if (v != values[i]) return false;
+  }
+  return true;
+}
+
+// The output dims are worked out for the kernel's input dims and, where the
+// rule reads input 1 (Reshape's shape, Squeeze's and Unsqueeze's axes), for
+// the values of its first eager run; a replay with the same values allocates
+// nothing, and one whose values changed throws instead of working the dims
+// out again.
 class RelabelKernel : public CpuKernel {
  public:
   using Rule = Dims (*)(const RelabelAttributes&, int64_t opset, const Dims& in,
                         std::span<const nxrt_value> inputs);
-  RelabelKernel(Rule rule, RelabelAttributes attributes, int64_t opset, bool capture_safe)
-      : CpuKernel(capture_safe), rule_(rule), attributes_(std::move(attributes)), opset_(opset) {}
+  RelabelKernel(std::string op, Rule rule, RelabelAttributes attributes, int64_t opset,
+                bool reads_input_1, bool capture_safe, std::span<const int64_t> in_dims)
+      : CpuKernel(capture_safe),
+        op_(std::move(op)),
+        rule_(rule),
+        attributes_(std::move(attributes)),
+        opset_(opset),
+        reads_input_1_(reads_input_1),
+        in_dims_(in_dims.begin(), in_dims.end()) {
+    if (!reads_input_1_) Plan({});
+  }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
-    const Dims out_dims = rule_(attributes_, opset_, DimsOf(in), inputs);
-    if (ElementCount(out_dims) != ElementCount(in)) {
-      FailInvalid("cannot relabel " + DimsText(DimsOf(in)) + " as " + DimsText(out_dims));
+    if (!DimsEqual(DimsSpan(in), in_dims_)) {
+      FailInvalid(op_ + ": kernel made for " + DimsText(in_dims_) + " got " +
+                  DimsText(DimsSpan(in)) + "; make a kernel for this shape");
     }
-    WriteCopy(ctx, outputs, 0, in, out_dims);
+    if (reads_input_1_) {
+      const bool present = IsPresent(inputs, 1);
+      const bool same = planned_ && present == planned_present_ &&
+                        (!present || SameValues(inputs[1].tensor, planned_values_));
+      if (!same) {
+        if (!ctx.available()) {
+          FailInvalid(op_ + ": input 1 differs from the values the replayed graph was captured " +
+                      "with; capture again");
+        }
+        Plan(inputs);
+      }
+    }
+    WriteCopy(ctx, outputs, 0, in, out_dims_);
     if (outputs.size() > 1 && outputs[1].kind == NXRT_VALUE_TENSOR) {
       // Dropout's mask: every element kept at inference.
-      nxrt_tensor& mask = PrepareOutput(ctx, outputs, 1, NXRT_DTYPE_BOOL, out_dims);
-      std::fill_n(MutableDataAs<bool>(mask), ElementCount(out_dims), true);
+      nxrt_tensor& mask = PrepareOutput(ctx, outputs, 1, NXRT_DTYPE_BOOL, out_dims_);
+      std::fill_n(MutableDataAs<bool>(mask), ElementCount(out_dims_), true);
     }
   }
 
  private:
+  void Plan(std::span<const nxrt_value> inputs) {
+    Dims out_dims = rule_(attributes_, opset_, in_dims_, inputs);
+    if (ElementCount(out_dims) != ElementCount(in_dims_)) {
+      FailInvalid(op_ + ": cannot relabel " + DimsText(in_dims_) + " as " + DimsText(out_dims));
+    }
+    out_dims_ = std::move(out_dims);
+    planned_present_ = IsPresent(inputs, 1);
+    planned_values_ = planned_present_ ? ReadInt64s(inputs[1].tensor) : Dims{};
+    planned_ = true;
+  }
+
+  std::string op_;
   Rule rule_;
   RelabelAttributes attributes_;
   int64_t opset_;
+  bool reads_input_1_;
+  Dims in_dims_;
+  bool planned_ = false;
+  bool planned_present_ = false;
+  Dims planned_values_;
+  Dims out_dims_;
 };
 
 Dims SameDims(const RelabelAttributes&, int64_t, const Dims& in, std::span<const nxrt_value>) {
@@ -161,39 +212,50 @@ void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64
            a.axis = node.AttrInt("axis", 1);
            a.allowzero = node.AttrInt("allowzero", 0);
            a.axes = node.AttrInts("axes");
-           // Replayable when the output dims follow from the input dims alone
-           // (not from an input's values) and no string goes through the host.
-           const bool capture_safe =
-               (rule == &SameDims || rule == &FlattenDims) && inputs[0].dtype != NXRT_DTYPE_STRING;
-           return std::make_unique<RelabelKernel>(rule, std::move(a), opset, capture_safe);
+           const bool reads_input_1 =
+               rule == &ReshapeDims ||
+               (opset >= 13 && (rule == &SqueezeDims || rule == &UnsqueezeDims));
+           // Replayable unless a string goes through the host.
+           const bool capture_safe = inputs[0].dtype != NXRT_DTYPE_STRING;
+           return std::make_unique<RelabelKernel>(
+               std::string(node.op_type()), rule, std::move(a), opset, reads_input_1, capture_safe,
+               std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
          }});
 }
 
+// The dims of the input are known when the kernel is made, so its output is
+// too, and compute only copies it out: capture-safe.
 class ShapeKernel : public CpuKernel {
  public:
-  ShapeKernel(bool size_only, int64_t start, std::optional<int64_t> end)
-      : CpuKernel(false), size_only_(size_only), start_(start), end_(end) {}
+  ShapeKernel(bool size_only, int64_t start, std::optional<int64_t> end,
+              std::span<const int64_t> in_dims)
+      : CpuKernel(true), in_dims_(in_dims.begin(), in_dims.end()) {
+    if (size_only) {
+      values_ = {ElementCount(in_dims_)};
+      return;
+    }
+    const int64_t rank = static_cast<int64_t>(in_dims_.size());
+    auto clamp = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
+    const int64_t first = clamp(start);
+    const int64_t last = std::max(first, clamp(end.value_or(rank)));
+    values_.assign(in_dims_.begin() + first, in_dims_.begin() + last);
+    out_dims_ = {last - first};
+  }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
-    const Dims in = DimsOf(inputs[0].tensor);
-    if (size_only_) {
-      nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT64, Dims{});
-      *MutableDataAs<int64_t>(out) = ElementCount(in);
-      return;
+    if (!DimsEqual(DimsSpan(inputs[0].tensor), in_dims_)) {
+      FailInvalid("Shape: kernel made for " + DimsText(in_dims_) + " got " +
+                  DimsText(DimsSpan(inputs[0].tensor)) + "; make a kernel for this shape");
     }
-    const int64_t rank = static_cast<int64_t>(in.size());
-    auto clamp = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
-    const int64_t start = clamp(start_);
-    const int64_t end = std::max(start, clamp(end_.value_or(rank)));
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT64, Dims{end - start});
-    std::copy(in.begin() + start, in.begin() + end, MutableDataAs<int64_t>(out));
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT64, out_dims_);
+    std::copy(values_.begin(), values_.end(), MutableDataAs<int64_t>(out));
   }
 
  private:
-  bool size_only_;
-  int64_t start_;
-  std::optional<int64_t> end_;
+  Dims in_dims_;
+  Dims values_;
+  Dims out_dims_;  // empty for Size's scalar
 };
 
 }  // namespace
@@ -208,13 +270,18 @@ void RegisterShapeOps(OpRegistry& r) {
   auto claim_any = [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
     return ClaimUnless(CheckCopyable(node, inputs));
   };
-  r.Add("Shape", {1, claim_any, [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
-                    std::optional<int64_t> end;
-                    if (node.attr_type("end") != NXRT_ATTR_UNDEFINED) end = node.AttrInt("end", 0);
-                    return std::make_unique<ShapeKernel>(false, node.AttrInt("start", 0), end);
-                  }});
-  r.Add("Size", {1, claim_any, [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
-                   return std::make_unique<ShapeKernel>(true, 0, std::nullopt);
+  r.Add("Shape",
+        {1, claim_any, [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           std::optional<int64_t> end;
+           if (node.attr_type("end") != NXRT_ATTR_UNDEFINED) end = node.AttrInt("end", 0);
+           return std::make_unique<ShapeKernel>(
+               false, node.AttrInt("start", 0), end,
+               std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
+         }});
+  r.Add("Size", {1, claim_any, [](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
+                   return std::make_unique<ShapeKernel>(
+                       true, 0, std::nullopt,
+                       std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
                  }});
 }
 

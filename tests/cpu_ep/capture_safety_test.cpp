@@ -1,0 +1,278 @@
+// The CPU EP's shape, indexing and reduction kernels inside device graphs: a
+// small model of Gather, Shape, ReduceSum, Sub, Cast, Reshape, Unsqueeze,
+// Squeeze, Softmax and Identity runs on the primary slot, is captured once
+// with no segment falling back as not capture-safe, and its replays follow
+// new input values written in place, checked against results computed here.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "nxrt/environment.hpp"
+#include "nxrt/graph/ir.hpp"
+#include "nxrt/session.hpp"
+
+namespace nxrt_test {
+namespace {
+
+using nxrt::EagerFallbackReason;
+using nxrt::graph::AttributeType;
+using nxrt::graph::DataType;
+using nxrt::graph::Dim;
+using nxrt::graph::ValueId;
+
+constexpr int64_t kOnnxInt32 = 6;  // TensorProto.INT32, Cast's "to"
+
+nxrt::graph::Attribute IntAttr(const std::string& name, int64_t value) {
+  nxrt::graph::Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInt;
+  a.i = value;
+  return a;
+}
+
+// Builds a graph of static-shaped inputs, int64 constants and nodes whose
+// output shapes shape inference finds.
+class ModelBuilder {
+ public:
+  explicit ModelBuilder(int64_t opset) {
+    graph_.model_path = "capture_safety.onnx";
+    graph_.name = "capture_safety";
+    graph_.opset_imports[""] = opset;
+    graph_.weights = std::make_shared<nxrt::graph::WeightStore>();
+  }
+
+  ValueId Input(const std::string& name, DataType dtype, const std::vector<int64_t>& dims) {
+    nxrt::graph::Shape shape;
+    for (int64_t d : dims) shape.push_back(Dim::Static(d));
+    const ValueId id = AddValue(name, dtype, shape);
+    graph_.value(id).is_graph_input = true;
+    graph_.inputs.push_back(id);
+    return id;
+  }
+
+  ValueId Int64Constant(const std::string& name, const std::vector<int64_t>& dims,
+                        const std::vector<int64_t>& values) {
+    nxrt::graph::Shape shape;
+    for (int64_t d : dims) shape.push_back(Dim::Static(d));
+    const ValueId id = AddValue(name, DataType::kInt64, shape);
+    std::vector<std::byte> bytes(values.size() * sizeof(int64_t));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    graph_.value(id).initializer =
+        graph_.weights->AddOwned(DataType::kInt64, dims, std::move(bytes));
+    return id;
+  }
+
+  ValueId Node(const std::string& op, const std::vector<ValueId>& inputs, const std::string& output,
+               DataType dtype, std::vector<nxrt::graph::Attribute> attributes = {}) {
+    nxrt::graph::Node n;
+    n.op_type = op;
+    n.name = output;
+    n.attributes = std::move(attributes);
+    for (ValueId input : inputs) n.inputs.push_back(input);
+    const ValueId out = AddValue(output, dtype, std::nullopt);
+    n.outputs.push_back(out);
+    graph_.AddNode(std::move(n));
+    return out;
+  }
+
+  void Output(ValueId id) { graph_.outputs.push_back(id); }
+  nxrt::graph::Graph Take() { return std::move(graph_); }
+
+ private:
+  ValueId AddValue(const std::string& name, DataType dtype,
+                   std::optional<nxrt::graph::Shape> shape) {
+    nxrt::graph::Value v;
+    v.name = name;
+    v.dtype = dtype;
+    v.shape = std::move(shape);
+    return graph_.AddValue(std::move(v));
+  }
+
+  nxrt::graph::Graph graph_;
+};
+
+std::unique_ptr<nxrt::Session> CpuSession(nxrt::graph::Graph graph) {
+  nxrt::EnvironmentOptions environment_options;
+  environment_options.plugin_folders = {NXRT_BINARY_DIR "/lib"};
+  auto environment = nxrt::Environment::Create(environment_options);
+  EXPECT_TRUE(environment.ok()) << environment.status().ToString();
+  if (!environment.ok()) return nullptr;
+  nxrt::SessionOptions options;
+  options.providers = {{"cpu", {}}};
+  auto session = nxrt::Session::Create(*environment, std::move(graph), options);
+  EXPECT_TRUE(session.ok()) << session.status().ToString();
+  return session.ok() ? std::move(session).value() : nullptr;
+}
+
+template <typename T>
+nxrt::NamedTensor Bind(const std::string& name, DataType dtype, std::vector<int64_t> dims,
+                       std::vector<T>& values) {
+  return {name,
+          nxrt::Tensor::Borrow(dtype, std::move(dims), values.data(), values.size() * sizeof(T))};
+}
+
+template <typename T>
+std::vector<T> ValuesOf(const nxrt::Tensor& t) {
+  auto values = t.values<T>();
+  return {values.begin(), values.end()};
+}
+
+// Runs on the primary slot; false (with a test failure) when the run fails.
+bool RunPrimary(nxrt::Session& session, const std::vector<nxrt::NamedTensor>& inputs,
+                std::vector<nxrt::Tensor>& outputs) {
+  const nxrt::Status status = session.Run(nxrt::DeviceGraphSlot::kPrimary, inputs, {}, outputs);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return status.ok();
+}
+
+// One capture, every later run a replay, and no segment refused as not
+// capture-safe.
+void ExpectCapturedOnceAndReplayed(const nxrt::Session& session, uint64_t runs) {
+  const auto counters = session.device_graph_counters();
+  EXPECT_EQ(counters.fallbacks(EagerFallbackReason::kNotCaptureSafe), 0u);
+  EXPECT_EQ(counters.captures, 1u);
+  EXPECT_EQ(counters.replays, runs - 1);
+}
+
+TEST(CpuCaptureSafety, GatherReplaysFollowNewTableAndIndices) {
+  // rows = Gather(table, ids) on axis 0 with int64 ids; cols = Gather(table,
+  // picks) on axis 1 with int32 ids, negative ones counted from the end.
+  ModelBuilder b(13);
+  const ValueId table = b.Input("table", DataType::kFloat32, {3, 4});
+  const ValueId ids = b.Input("ids", DataType::kInt64, {2});
+  const ValueId picks = b.Input("picks", DataType::kInt32, {3});
+  b.Output(b.Node("Gather", {table, ids}, "rows", DataType::kFloat32, {IntAttr("axis", 0)}));
+  b.Output(b.Node("Gather", {table, picks}, "cols", DataType::kFloat32, {IntAttr("axis", 1)}));
+  auto session = CpuSession(b.Take());
+  ASSERT_NE(session, nullptr);
+
+  std::vector<float> t(12);
+  std::vector<int64_t> id{2, 0};
+  std::vector<int32_t> pick{3, -4, 1};
+  const std::vector<nxrt::NamedTensor> inputs{Bind("table", DataType::kFloat32, {3, 4}, t),
+                                              Bind("ids", DataType::kInt64, {2}, id),
+                                              Bind("picks", DataType::kInt32, {3}, pick)};
+  std::vector<nxrt::Tensor> outputs;
+  const int runs = 6;
+  for (int run = 0; run < runs; ++run) {
+    for (size_t i = 0; i < t.size(); ++i) t[i] = 10.0f * run + static_cast<float>(i) * 0.5f;
+    id[0] = run % 3;
+    id[1] = (run + 1) % 3;
+    pick[0] = run % 4;
+    pick[1] = -1 - run % 4;
+    pick[2] = (run + 2) % 4;
+    ASSERT_TRUE(RunPrimary(*session, inputs, outputs));
+    ASSERT_EQ(outputs.size(), 2u);
+    std::vector<float> rows;
+    for (int64_t r : id) {
+      for (int c = 0; c < 4; ++c) rows.push_back(t[r * 4 + c]);
+    }
+    std::vector<float> cols;
+    for (int r = 0; r < 3; ++r) {
+      for (int32_t p : pick) cols.push_back(t[r * 4 + (p < 0 ? p + 4 : p)]);
+    }
+    EXPECT_EQ(outputs[0].shape(), (std::vector<int64_t>{2, 4}));
+    EXPECT_EQ(ValuesOf<float>(outputs[0]), rows) << "run " << run;
+    EXPECT_EQ(outputs[1].shape(), (std::vector<int64_t>{3, 3}));
+    EXPECT_EQ(ValuesOf<float>(outputs[1]), cols) << "run " << run;
+  }
+  ExpectCapturedOnceAndReplayed(*session, runs);
+}
+
+TEST(CpuCaptureSafety, MaskLengthsReplayFollowNewMaskValues) {
+  // A decoder's mask handling: seqlens = Cast(ReduceSum(mask, [1]) - 1) and
+  // total = Cast(Gather(Shape(mask), 1)).
+  ModelBuilder b(13);
+  const ValueId mask = b.Input("mask", DataType::kInt64, {2, 6});
+  const ValueId axis = b.Int64Constant("axis_1", {1}, {1});
+  const ValueId one = b.Int64Constant("one", {}, {1});
+  const ValueId sum =
+      b.Node("ReduceSum", {mask, axis}, "sum", DataType::kInt64, {IntAttr("keepdims", 0)});
+  const ValueId less = b.Node("Sub", {sum, one}, "less", DataType::kInt64);
+  b.Output(b.Node("Cast", {less}, "seqlens", DataType::kInt32, {IntAttr("to", kOnnxInt32)}));
+  const ValueId shape = b.Node("Shape", {mask}, "shape", DataType::kInt64);
+  const ValueId length =
+      b.Node("Gather", {shape, one}, "length", DataType::kInt64, {IntAttr("axis", 0)});
+  b.Output(b.Node("Cast", {length}, "total", DataType::kInt32, {IntAttr("to", kOnnxInt32)}));
+  b.Output(shape);
+  auto session = CpuSession(b.Take());
+  ASSERT_NE(session, nullptr);
+
+  std::vector<int64_t> m(12);
+  const std::vector<nxrt::NamedTensor> inputs{Bind("mask", DataType::kInt64, {2, 6}, m)};
+  std::vector<nxrt::Tensor> outputs;
+  const int runs = 6;
+  for (int run = 0; run < runs; ++run) {
+    // Row 0 has run + 1 leading ones, row 1 six minus run.
+    for (int c = 0; c < 6; ++c) {
+      m[c] = c <= run ? 1 : 0;
+      m[6 + c] = c < 6 - run ? 1 : 0;
+    }
+    ASSERT_TRUE(RunPrimary(*session, inputs, outputs));
+    ASSERT_EQ(outputs.size(), 3u);
+    EXPECT_EQ(ValuesOf<int32_t>(outputs[0]), (std::vector<int32_t>{run, 5 - run})) << "run " << run;
+    EXPECT_TRUE(outputs[1].shape().empty());
+    EXPECT_EQ(ValuesOf<int32_t>(outputs[1]), std::vector<int32_t>{6});
+    EXPECT_EQ(ValuesOf<int64_t>(outputs[2]), (std::vector<int64_t>{2, 6}));
+  }
+  ExpectCapturedOnceAndReplayed(*session, runs);
+}
+
+TEST(CpuCaptureSafety, RelabelReduceAndSoftmaxReplayFollowNewValues) {
+  // sums = Squeeze(ReduceSum(Unsqueeze(Reshape(x, [3, -1]), [0]), [2]), [0])
+  // and probs = Softmax(Identity(sums)), with every shape and axes input a
+  // constant at opset 18.
+  ModelBuilder b(18);
+  const ValueId x = b.Input("x", DataType::kFloat32, {2, 3});
+  const ValueId shape = b.Int64Constant("shape", {2}, {3, -1});
+  const ValueId zero = b.Int64Constant("zero", {1}, {0});
+  const ValueId two = b.Int64Constant("two", {1}, {2});
+  const ValueId pairs = b.Node("Reshape", {x, shape}, "pairs", DataType::kFloat32);
+  const ValueId batched = b.Node("Unsqueeze", {pairs, zero}, "batched", DataType::kFloat32);
+  const ValueId summed =
+      b.Node("ReduceSum", {batched, two}, "summed", DataType::kFloat32, {IntAttr("keepdims", 0)});
+  const ValueId sums = b.Node("Squeeze", {summed, zero}, "sums", DataType::kFloat32);
+  const ValueId same = b.Node("Identity", {sums}, "same", DataType::kFloat32);
+  b.Output(sums);
+  b.Output(b.Node("Softmax", {same}, "probs", DataType::kFloat32, {IntAttr("axis", -1)}));
+  auto session = CpuSession(b.Take());
+  ASSERT_NE(session, nullptr);
+
+  std::vector<float> v(6);
+  const std::vector<nxrt::NamedTensor> inputs{Bind("x", DataType::kFloat32, {2, 3}, v)};
+  std::vector<nxrt::Tensor> outputs;
+  const int runs = 6;
+  for (int run = 0; run < runs; ++run) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = 0.25f * static_cast<float>(i * run) - run;
+    ASSERT_TRUE(RunPrimary(*session, inputs, outputs));
+    ASSERT_EQ(outputs.size(), 2u);
+    // The flat x read as three pairs.
+    double expected_sums[3];
+    double total = 0;
+    for (int p = 0; p < 3; ++p) {
+      expected_sums[p] = static_cast<double>(v[2 * p]) + v[2 * p + 1];
+    }
+    double max = expected_sums[0];
+    for (double s : expected_sums) max = std::max(max, s);
+    for (double s : expected_sums) total += std::exp(s - max);
+    ASSERT_EQ(outputs[0].shape(), (std::vector<int64_t>{3}));
+    ASSERT_EQ(outputs[1].shape(), (std::vector<int64_t>{3}));
+    const std::vector<float> got_sums = ValuesOf<float>(outputs[0]);
+    const std::vector<float> got_probs = ValuesOf<float>(outputs[1]);
+    for (int p = 0; p < 3; ++p) {
+      EXPECT_NEAR(got_sums[p], expected_sums[p], 1e-5) << "run " << run << " pair " << p;
+      EXPECT_NEAR(got_probs[p], std::exp(expected_sums[p] - max) / total, 1e-6)
+          << "run " << run << " pair " << p;
+    }
+  }
+  ExpectCapturedOnceAndReplayed(*session, runs);
+}
+
+}  // namespace
+}  // namespace nxrt_test
