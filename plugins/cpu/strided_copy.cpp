@@ -1,5 +1,6 @@
 #include "strided_copy.hpp"
 
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -12,7 +13,11 @@ void CopyWords(const Dims& dims, const Dims& strides, const Word* src, Word* dst
   const int64_t inner = dims[rank - 1];
   const int64_t inner_stride = strides[rank - 1];
   const int64_t total = ElementCount(dims);
-  std::vector<int64_t> index(rank, 0);
+  // Outer-axis counters; on the stack for the ranks models use, so a
+  // capture-safe kernel's compute allocates nothing.
+  std::array<int64_t, 16> small_index{};
+  std::vector<int64_t> large_index(rank > small_index.size() ? rank : 0, 0);
+  int64_t* index = large_index.empty() ? small_index.data() : large_index.data();
   int64_t offset = 0;
   for (int64_t out = 0; out < total; out += inner) {
     const Word* row = src + offset;

@@ -1,8 +1,8 @@
 // The CPU EP's shape, indexing and reduction kernels inside device graphs: a
 // small model of Gather, Shape, ReduceSum, Sub, Cast, Reshape, Unsqueeze,
-// Squeeze, Softmax and Identity runs on the primary slot, is captured once
-// with no segment falling back as not capture-safe, and its replays follow
-// new input values written in place, checked against results computed here.
+// Squeeze, Softmax, Identity, Transpose, Slice and Concat runs on the primary slot, is captured
+// once with no segment falling back as not capture-safe, and its replays follow new input values
+// written in place, checked against results computed here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -270,6 +270,39 @@ TEST(CpuCaptureSafety, RelabelReduceAndSoftmaxReplayFollowNewValues) {
       EXPECT_NEAR(got_probs[p], std::exp(expected_sums[p] - max) / total, 1e-6)
           << "run " << run << " pair " << p;
     }
+  }
+  ExpectCapturedOnceAndReplayed(*session, runs);
+}
+
+TEST(CpuCaptureSafety, TransposeSliceAndConcatReplayFollowNewValues) {
+  // joined = Concat(Transpose(x), Slice(Transpose(x), [1], [3], [0])) on
+  // axis 0, with constant starts, ends and axes.
+  ModelBuilder b(13);
+  const ValueId x = b.Input("x", DataType::kFloat32, {2, 3});
+  const ValueId starts = b.Int64Constant("starts", {1}, {1});
+  const ValueId ends = b.Int64Constant("ends", {1}, {3});
+  const ValueId axes = b.Int64Constant("axes", {1}, {0});
+  const ValueId turned = b.Node("Transpose", {x}, "turned", DataType::kFloat32);
+  const ValueId tail = b.Node("Slice", {turned, starts, ends, axes}, "tail", DataType::kFloat32);
+  b.Output(b.Node("Concat", {turned, tail}, "joined", DataType::kFloat32, {IntAttr("axis", 0)}));
+  auto session = CpuSession(b.Take());
+  ASSERT_NE(session, nullptr);
+
+  std::vector<float> v(6);
+  const std::vector<nxrt::NamedTensor> inputs{Bind("x", DataType::kFloat32, {2, 3}, v)};
+  std::vector<nxrt::Tensor> outputs;
+  const int runs = 6;
+  for (int run = 0; run < runs; ++run) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(7 * run + 3 * i) - 4.5f;
+    ASSERT_TRUE(RunPrimary(*session, inputs, outputs));
+    ASSERT_EQ(outputs.size(), 1u);
+    // Rows 0..2 of x transposed, then its rows 1 and 2 again.
+    std::vector<float> expected;
+    for (int row : {0, 1, 2, 1, 2}) {
+      for (int col = 0; col < 2; ++col) expected.push_back(v[col * 3 + row]);
+    }
+    EXPECT_EQ(outputs[0].shape(), (std::vector<int64_t>{5, 2}));
+    EXPECT_EQ(ValuesOf<float>(outputs[0]), expected) << "run " << run;
   }
   ExpectCapturedOnceAndReplayed(*session, runs);
 }

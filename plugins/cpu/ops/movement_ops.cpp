@@ -28,29 +28,84 @@ ClaimFn ClaimFixedSize() {
 using ViewFn = std::function<void(std::span<const nxrt_value> inputs, Dims& dims, Dims& strides,
                                   int64_t& offset)>;
 
+// The values of an int32 or int64 tensor equal `values`; reads in place, so
+// the check allocates nothing.
+bool SameValues(const nxrt_tensor& t, const Dims& values) {
+  if (ElementCount(t) != static_cast<int64_t>(values.size())) return false;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const int64_t v = t.dtype == NXRT_DTYPE_INT32 ? DataAs<int32_t>(t)[i] : DataAs<int64_t>(t)[i];
+    if (v != values[i]) return false;
+  }
+  return true;
+}
+
+// The view is worked out for the kernel's input dims and the values of its
+// other inputs (Slice's starts and ends, Expand's shape, Tile's repeats) at
+// its first eager run; a replay with the same values allocates nothing, and
+// one whose values changed throws instead of working the view out again.
 class ViewCopyKernel : public CpuKernel {
  public:
-  explicit ViewCopyKernel(ViewFn view) : CpuKernel(false), view_(std::move(view)) {}
+  ViewCopyKernel(std::string op, ViewFn view, std::span<const nxrt_shape> inputs)
+      : CpuKernel(true),
+        op_(std::move(op)),
+        view_(std::move(view)),
+        in_dims_(inputs[0].dims, inputs[0].dims + inputs[0].rank) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
-    Dims view_dims;
-    Dims view_strides;
-    int64_t offset = 0;
-    Dims out_dims;
-    view_(inputs, view_dims, view_strides, offset);
-    out_dims = view_dims;
-    if (out_dims_from_view_) out_dims = out_dims_from_view_(view_dims, inputs);
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, in.dtype, out_dims);
-    StridedCopy(DtypeSize(in.dtype), view_dims, view_strides, in.data, offset, out.data);
+    if (!DimsEqual(DimsSpan(in), in_dims_)) {
+      FailInvalid(op_ + ": kernel made for " + DimsText(in_dims_) + " got " +
+                  DimsText(DimsSpan(in)) + "; make a kernel for this shape");
+    }
+    if (!Planned(inputs)) {
+      if (!ctx.available()) {
+        FailInvalid(op_ + ": an input differs from the values the replayed graph was captured " +
+                    "with; capture again");
+      }
+      Plan(inputs);
+    }
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, in.dtype, out_dims_);
+    StridedCopy(DtypeSize(in.dtype), view_dims_, view_strides_, in.data, offset_, out.data);
   }
 
   // When the output's dims differ from the view's (Tile, DepthToSpace).
   std::function<Dims(const Dims&, std::span<const nxrt_value>)> out_dims_from_view_;
 
  private:
+  bool Planned(std::span<const nxrt_value> inputs) const {
+    if (!planned_ || inputs.size() != planned_values_.size() + 1) return false;
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      const std::optional<Dims>& values = planned_values_[i - 1];
+      if (IsPresent(inputs, i) != values.has_value()) return false;
+      if (values && !SameValues(inputs[i].tensor, *values)) return false;
+    }
+    return true;
+  }
+
+  void Plan(std::span<const nxrt_value> inputs) {
+    view_dims_.clear();
+    view_strides_.clear();
+    offset_ = 0;
+    view_(inputs, view_dims_, view_strides_, offset_);
+    out_dims_ = out_dims_from_view_ ? out_dims_from_view_(view_dims_, inputs) : view_dims_;
+    planned_values_.clear();
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      planned_values_.push_back(IsPresent(inputs, i) ? std::optional(ReadInt64s(inputs[i].tensor))
+                                                     : std::nullopt);
+    }
+    planned_ = true;
+  }
+
+  std::string op_;
   ViewFn view_;
+  Dims in_dims_;
+  bool planned_ = false;
+  std::vector<std::optional<Dims>> planned_values_;  // inputs 1 on; nullopt when absent
+  Dims view_dims_;
+  Dims view_strides_;
+  int64_t offset_ = 0;
+  Dims out_dims_;
 };
 
 void TransposeView(const std::vector<int64_t>& perm_attr, std::span<const nxrt_value> inputs,
@@ -104,42 +159,59 @@ void SliceView(const SliceSpec& spec, const Dims& in, Dims& dims, Dims& strides,
   }
 }
 
+// Every input's dims are known when the kernel is made, so the output dims
+// and each input's block are too, and compute allocates nothing.
 class ConcatKernel : public CpuKernel {
  public:
-  explicit ConcatKernel(int64_t axis) : CpuKernel(false), axis_(axis) {}
+  ConcatKernel(int64_t axis_attr, std::span<const nxrt_shape> inputs) : CpuKernel(true) {
+    for (const nxrt_shape& shape : inputs)
+      in_dims_.emplace_back(shape.dims, shape.dims + shape.rank);
+    const Dims& first = in_dims_.front();
+    const int64_t rank = static_cast<int64_t>(first.size());
+    const int64_t axis = NormalizeAxis(axis_attr, rank, "Concat");
+    out_dims_ = first;
+    out_dims_[axis] = 0;
+    for (const Dims& d : in_dims_) {
+      if (static_cast<int64_t>(d.size()) != rank) FailInvalid("Concat: ranks differ");
+      out_dims_[axis] += d[axis];
+    }
+    for (int64_t i = 0; i < axis; ++i) outer_ *= first[i];
+    out_block_ = ElementCount(out_dims_) / std::max<int64_t>(outer_, 1);
+    for (const Dims& d : in_dims_) blocks_.push_back(outer_ ? ElementCount(d) / outer_ : 0);
+  }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
-    const Dims first = DimsOf(inputs[0].tensor);
-    const int64_t rank = static_cast<int64_t>(first.size());
-    const int64_t axis = NormalizeAxis(axis_, rank, "Concat");
-    Dims out_dims = first;
-    out_dims[axis] = 0;
-    for (const nxrt_value& v : inputs) {
-      const Dims d = DimsOf(v.tensor);
-      if (static_cast<int64_t>(d.size()) != rank) FailInvalid("Concat: ranks differ");
-      out_dims[axis] += d[axis];
+    if (inputs.size() != in_dims_.size())
+      FailInvalid("Concat: input count differs from the kernel's");
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (!DimsEqual(DimsSpan(inputs[k].tensor), in_dims_[k])) {
+        FailInvalid("Concat: kernel made for input " + std::to_string(k) + " of " +
+                    DimsText(in_dims_[k]) + " got " + DimsText(DimsSpan(inputs[k].tensor)) +
+                    "; make a kernel for these shapes");
+      }
     }
     const nxrt_dtype dtype = inputs[0].tensor.dtype;
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype, out_dims);
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype, out_dims_);
     const size_t size = DtypeSize(dtype);
-    int64_t outer = 1;
-    for (int64_t i = 0; i < axis; ++i) outer *= first[i];
-    const int64_t out_block = ElementCount(out_dims) / std::max<int64_t>(outer, 1);
     auto* y = static_cast<std::byte*>(out.data);
     int64_t column = 0;
-    for (const nxrt_value& v : inputs) {
-      const int64_t block = outer ? ElementCount(v.tensor) / outer : 0;
-      const auto* x = static_cast<const std::byte*>(v.tensor.data);
-      for (int64_t o = 0; o < outer && block > 0; ++o) {
-        std::memcpy(y + (o * out_block + column) * size, x + o * block * size, block * size);
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      const int64_t block = blocks_[k];
+      const auto* x = static_cast<const std::byte*>(inputs[k].tensor.data);
+      for (int64_t o = 0; o < outer_ && block > 0; ++o) {
+        std::memcpy(y + (o * out_block_ + column) * size, x + o * block * size, block * size);
       }
       column += block;
     }
   }
 
  private:
-  int64_t axis_;
+  std::vector<Dims> in_dims_;
+  Dims out_dims_;
+  int64_t outer_ = 1;
+  int64_t out_block_ = 0;
+  std::vector<int64_t> blocks_;  // elements each input adds per outer step
 };
 
 class SplitKernel : public CpuKernel {
@@ -310,19 +382,23 @@ class ReverseSequenceKernel : public CpuKernel {
 }  // namespace
 
 void RegisterMovementOps(OpRegistry& r) {
-  r.Add("Transpose",
-        {1, ClaimFixedSize(), [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
-           const std::vector<int64_t> perm = node.AttrInts("perm");
-           return std::make_unique<ViewCopyKernel>(
-               [perm](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t& o) {
-                 TransposeView(perm, in, d, s, o);
-               });
-         }});
+  r.Add("Transpose", {1, ClaimFixedSize(),
+                      [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                        const std::vector<int64_t> perm = node.AttrInts("perm");
+                        return std::make_unique<ViewCopyKernel>(
+                            "Transpose",
+                            [perm](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t& o) {
+                              TransposeView(perm, in, d, s, o);
+                            },
+                            inputs);
+                      }});
   r.Add(
       "Slice",
-      {1, ClaimFixedSize(), [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t opset) {
+      {1, ClaimFixedSize(),
+       [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
          SliceSpec attrs{node.AttrInts("starts"), node.AttrInts("ends"), node.AttrInts("axes"), {}};
          return std::make_unique<ViewCopyKernel>(
+             "Slice",
              [attrs, opset](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t& o) {
                SliceSpec spec = attrs;
                if (opset >= 10) {
@@ -332,11 +408,13 @@ void RegisterMovementOps(OpRegistry& r) {
                  spec.steps = IsPresent(in, 4) ? ReadInt64s(in[4].tensor) : Dims{};
                }
                SliceView(spec, DimsOf(in[0].tensor), d, s, o);
-             });
+             },
+             inputs);
        }});
   r.Add("Expand",
-        {8, ClaimFixedSize(), [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
+        {8, ClaimFixedSize(), [](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
            return std::make_unique<ViewCopyKernel>(
+               "Expand",
                [](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t&) {
                  const Dims from = DimsOf(in[0].tensor);
                  const auto plan = MakeBroadcastPlan<2>({ReadInt64s(in[1].tensor), from}, "Expand");
@@ -347,37 +425,41 @@ void RegisterMovementOps(OpRegistry& r) {
                  for (size_t i = 0; i < from.size(); ++i) {
                    s[pad + i] = from[i] == 1 ? 0 : from_strides[i];
                  }
-               });
+               },
+               inputs);
          }});
-  r.Add("Tile", {6, ClaimFixedSize(), [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
-                   auto kernel = std::make_unique<ViewCopyKernel>(
-                       [](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t&) {
-                         const Dims from = DimsOf(in[0].tensor);
-                         const Dims repeats = ReadInt64s(in[1].tensor);
-                         if (repeats.size() != from.size()) FailInvalid("Tile: repeats length");
-                         const Dims from_strides = StridesOf(from);
-                         for (size_t i = 0; i < from.size(); ++i) {
-                           d.push_back(repeats[i]);
-                           s.push_back(0);
-                           d.push_back(from[i]);
-                           s.push_back(from_strides[i]);
-                         }
-                       });
-                   kernel->out_dims_from_view_ = [](const Dims& view, std::span<const nxrt_value>) {
-                     Dims out;
-                     for (size_t i = 0; i < view.size(); i += 2)
-                       out.push_back(view[i] * view[i + 1]);
-                     return out;
-                   };
-                   return kernel;
-                 }});
+  r.Add("Tile",
+        {6, ClaimFixedSize(), [](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
+           auto kernel = std::make_unique<ViewCopyKernel>(
+               "Tile",
+               [](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t&) {
+                 const Dims from = DimsOf(in[0].tensor);
+                 const Dims repeats = ReadInt64s(in[1].tensor);
+                 if (repeats.size() != from.size()) FailInvalid("Tile: repeats length");
+                 const Dims from_strides = StridesOf(from);
+                 for (size_t i = 0; i < from.size(); ++i) {
+                   d.push_back(repeats[i]);
+                   s.push_back(0);
+                   d.push_back(from[i]);
+                   s.push_back(from_strides[i]);
+                 }
+               },
+               inputs);
+           kernel->out_dims_from_view_ = [](const Dims& view, std::span<const nxrt_value>) {
+             Dims out;
+             for (size_t i = 0; i < view.size(); i += 2) out.push_back(view[i] * view[i + 1]);
+             return out;
+           };
+           return kernel;
+         }});
   auto space_depth = [](bool to_space) {
-    return [to_space](const sdk::Node& node, std::span<const nxrt_shape>,
+    return [to_space](const sdk::Node& node, std::span<const nxrt_shape> inputs,
                       int64_t) -> std::unique_ptr<sdk::Kernel> {
       const int64_t b = node.AttrInt("blocksize", 0);
       const bool crd = node.AttrString("mode", "DCR") == "CRD";
       if (b <= 0) FailInvalid("blocksize must be positive");
       auto kernel = std::make_unique<ViewCopyKernel>(
+          std::string(node.op_type()),
           [b, crd, to_space](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t&) {
             const Dims x = DimsOf(in[0].tensor);
             if (x.size() != 4) FailInvalid("DepthToSpace/SpaceToDepth: input must be 4-D");
@@ -395,7 +477,8 @@ void RegisterMovementOps(OpRegistry& r) {
               d = {n, b, b, c, h2, w2};
               s = {c * h * w, w, 1, h * w, b * w, b};
             }
-          });
+          },
+          inputs);
       kernel->out_dims_from_view_ = [to_space](const Dims& v, std::span<const nxrt_value>) {
         return to_space ? Dims{v[0], v[1], v[2] * v[3], v[4] * v[5]}
                         : Dims{v[0], v[1] * v[2] * v[3], v[4], v[5]};
@@ -414,8 +497,8 @@ void RegisterMovementOps(OpRegistry& r) {
                      }
                      return sdk::ClaimResult::Claimed();
                    },
-                   [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
-                     return std::make_unique<ConcatKernel>(node.AttrInt("axis", 0));
+                   [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                     return std::make_unique<ConcatKernel>(node.AttrInt("axis", 0), inputs);
                    }});
   r.Add(
       "Split",
