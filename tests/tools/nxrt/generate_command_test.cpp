@@ -405,7 +405,7 @@ TEST_F(GenerateDecoderModelTest, GrowingAndFixedCachesPickTheSameTokens) {
   EXPECT_EQ(JsonNumber(fixed.out, "max_len"), 256);
 }
 
-TEST_F(GenerateDecoderModelTest, FixedCacheStepsKeepTheirShapesAndBindings) {
+TEST_F(GenerateDecoderModelTest, FixedCacheStepsReplayOneCapture) {
   const auto run = [&](const std::string& steps) {
     const ProcessResult result = Generate({fixed_decoder_.string(), "--kv", "fixed",
                                            "--prompt-tokens", "8", "--steps", steps, "--json"});
@@ -420,8 +420,10 @@ TEST_F(GenerateDecoderModelTest, FixedCacheStepsKeepTheirShapesAndBindings) {
   EXPECT_GT(JsonNumber(few, "misses"), 0);
   EXPECT_EQ(JsonNumber(many, "misses"), JsonNumber(few, "misses"));
   EXPECT_EQ(JsonNumber(many, "evictions"), 0);
-  // The bound tensors never move or change shape, so no device-graph slot
-  // falls back or resets on their account.
+  // The bound tensors never move or change shape: the whole step is captured
+  // once warm and replayed from then on, never falling back or resetting.
+  EXPECT_EQ(JsonNumber(many, "captures"), 1);
+  EXPECT_EQ(JsonNumber(many, "replays"), 15);
   EXPECT_EQ(JsonNumber(many, "shape-changed"), 0);
   EXPECT_EQ(JsonNumber(many, "address-changed"), 0);
   EXPECT_EQ(JsonNumber(many, "epoch-changed"), 0);
