@@ -1,8 +1,8 @@
 // The CPU EP's shape, indexing and reduction kernels inside device graphs: a
 // small model of Gather, Shape, ReduceSum, Sub, Cast, Reshape, Unsqueeze,
-// Squeeze, Softmax, Identity, Transpose, Slice and Concat runs on the primary slot, is captured
-// once with no segment falling back as not capture-safe, and its replays follow new input values
-// written in place, checked against results computed here.
+// Squeeze, Softmax, Identity, Transpose, Slice, Concat, Where, Sum and Max runs on the primary
+// slot, is captured once with no segment falling back as not capture-safe, and its replays follow
+// new input values written in place, checked against results computed here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -303,6 +303,49 @@ TEST(CpuCaptureSafety, TransposeSliceAndConcatReplayFollowNewValues) {
     }
     EXPECT_EQ(outputs[0].shape(), (std::vector<int64_t>{5, 2}));
     EXPECT_EQ(ValuesOf<float>(outputs[0]), expected) << "run " << run;
+  }
+  ExpectCapturedOnceAndReplayed(*session, runs);
+}
+
+TEST(CpuCaptureSafety, WhereSumAndMaxReplayFollowNewValues) {
+  // picked = Where(keep, a, b) with b broadcast along rows, total = Sum(a, b)
+  // and top = Max(a, b, picked).
+  ModelBuilder b(13);
+  const ValueId keep = b.Input("keep", DataType::kBool, {2, 3});
+  const ValueId a = b.Input("a", DataType::kFloat32, {2, 3});
+  const ValueId row = b.Input("row", DataType::kFloat32, {3});
+  const ValueId picked = b.Node("Where", {keep, a, row}, "picked", DataType::kFloat32);
+  b.Output(picked);
+  b.Output(b.Node("Sum", {a, row}, "total", DataType::kFloat32));
+  b.Output(b.Node("Max", {a, row, picked}, "top", DataType::kFloat32));
+  auto session = CpuSession(b.Take());
+  ASSERT_NE(session, nullptr);
+
+  std::vector<uint8_t> k(6);
+  std::vector<float> av(6), rv(3);
+  const std::vector<nxrt::NamedTensor> inputs{Bind("keep", DataType::kBool, {2, 3}, k),
+                                              Bind("a", DataType::kFloat32, {2, 3}, av),
+                                              Bind("row", DataType::kFloat32, {3}, rv)};
+  std::vector<nxrt::Tensor> outputs;
+  const int runs = 6;
+  for (int run = 0; run < runs; ++run) {
+    for (int i = 0; i < 6; ++i) {
+      k[i] = (i + run) % 3 == 0 ? 1 : 0;
+      av[i] = static_cast<float>(i * (run - 2)) + 0.5f;
+    }
+    for (int j = 0; j < 3; ++j) rv[j] = static_cast<float>(run - 3 * j);
+    ASSERT_TRUE(RunPrimary(*session, inputs, outputs));
+    ASSERT_EQ(outputs.size(), 3u);
+    std::vector<float> picks, totals, tops;
+    for (int i = 0; i < 6; ++i) {
+      const float other = rv[i % 3];
+      picks.push_back(k[i] ? av[i] : other);
+      totals.push_back(av[i] + other);
+      tops.push_back(std::max({av[i], other, picks.back()}));
+    }
+    EXPECT_EQ(ValuesOf<float>(outputs[0]), picks) << "run " << run;
+    EXPECT_EQ(ValuesOf<float>(outputs[1]), totals) << "run " << run;
+    EXPECT_EQ(ValuesOf<float>(outputs[2]), tops) << "run " << run;
   }
   ExpectCapturedOnceAndReplayed(*session, runs);
 }

@@ -23,9 +23,8 @@ bool IsNan(C v) {
 }
 
 template <typename T>
-void FoldInto(Fold fold, const Dims& out_dims, T* out, const nxrt_tensor& in, bool first) {
+void FoldInto(Fold fold, const BroadcastPlan<2>& plan, T* out, const nxrt_tensor& in, bool first) {
   using C = ComputeType<T>;
-  const auto plan = MakeBroadcastPlan<2>({out_dims, DimsOf(in)}, "fold");
   const T* x = DataAs<T>(in);
   const int64_t sx = plan.strides[1].back();
   ForEachRow(plan, [&](const std::array<int64_t, 2>& offsets, int64_t o, int64_t n) {
@@ -54,27 +53,41 @@ void FoldInto(Fold fold, const Dims& out_dims, T* out, const nxrt_tensor& in, bo
   });
 }
 
+// Every input's dims are known when the kernel is made, so the output dims
+// and each fold's broadcast plan are too, and compute allocates nothing.
 class VariadicKernel : public CpuKernel {
  public:
-  VariadicKernel(Fold fold, nxrt_dtype dtype, std::string op)
-      : CpuKernel(false), fold_(fold), dtype_(dtype), op_(std::move(op)) {}
+  VariadicKernel(Fold fold, nxrt_dtype dtype, std::string op, std::span<const nxrt_shape> inputs)
+      : CpuKernel(true), fold_(fold), dtype_(dtype), op_(std::move(op)) {
+    for (const nxrt_shape& shape : inputs)
+      in_dims_.emplace_back(shape.dims, shape.dims + shape.rank);
+    out_dims_ = BroadcastDims(in_dims_, op_);
+    for (const Dims& d : in_dims_) plans_.push_back(MakeBroadcastPlan<2>({out_dims_, d}, op_));
+  }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
-    std::vector<Dims> shapes;
-    for (const nxrt_value& v : inputs) shapes.push_back(DimsOf(v.tensor));
-    const Dims out_dims = BroadcastDims(shapes, op_);
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims);
-    if (ElementCount(out_dims) == 0) return;
+    if (inputs.size() != in_dims_.size()) {
+      FailInvalid(op_ + ": input count differs from the kernel's");
+    }
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (!DimsEqual(DimsSpan(inputs[k].tensor), in_dims_[k])) {
+        FailInvalid(op_ + ": kernel made for input " + std::to_string(k) + " of " +
+                    DimsText(in_dims_[k]) + " got " + DimsText(DimsSpan(inputs[k].tensor)) +
+                    "; make a kernel for these shapes");
+      }
+    }
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
+    if (ElementCount(out_dims_) == 0) return;
     Dispatch(NumericTypes{}, dtype_, op_, [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* y = MutableDataAs<T>(out);
       for (size_t k = 0; k < inputs.size(); ++k) {
-        FoldInto<T>(fold_, out_dims, y, inputs[k].tensor, k == 0);
+        FoldInto<T>(fold_, plans_[k], y, inputs[k].tensor, k == 0);
       }
       if (fold_ == Fold::kMean) {
         using C = ComputeType<T>;
-        const int64_t n = ElementCount(out_dims);
+        const int64_t n = ElementCount(out_dims_);
         const C count = static_cast<C>(inputs.size());
         for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(static_cast<C>(y[i]) / count);
       }
@@ -85,6 +98,9 @@ class VariadicKernel : public CpuKernel {
   Fold fold_;
   nxrt_dtype dtype_;
   std::string op_;
+  std::vector<Dims> in_dims_;
+  Dims out_dims_;
+  std::vector<BroadcastPlan<2>> plans_;  // one per input, folding it into the output
 };
 
 ClaimFn ClaimAllInputs(auto list) {
@@ -103,18 +119,31 @@ ClaimFn ClaimAllInputs(auto list) {
 void AddVariadic(OpRegistry& r, const char* name, Fold fold, auto list) {
   r.Add(name, {1, ClaimAllInputs(list),
                [fold, name](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
-                 return std::make_unique<VariadicKernel>(fold, inputs[0].dtype, name);
+                 return std::make_unique<VariadicKernel>(fold, inputs[0].dtype, name, inputs);
                }});
 }
 
+// The three input dims are known when the kernel is made, so the broadcast
+// plan is too, and compute allocates nothing.
 class WhereKernel : public CpuKernel {
  public:
-  explicit WhereKernel(nxrt_dtype dtype) : CpuKernel(false), dtype_(dtype) {}
+  WhereKernel(nxrt_dtype dtype, std::span<const nxrt_shape> inputs)
+      : CpuKernel(true), dtype_(dtype) {
+    for (size_t k = 0; k < 3; ++k)
+      in_dims_[k].assign(inputs[k].dims, inputs[k].dims + inputs[k].rank);
+    plan_ = MakeBroadcastPlan<3>(in_dims_, "Where");
+  }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
-    const auto plan = MakeBroadcastPlan<3>(
-        {DimsOf(inputs[0].tensor), DimsOf(inputs[1].tensor), DimsOf(inputs[2].tensor)}, "Where");
+    for (size_t k = 0; k < 3; ++k) {
+      if (!DimsEqual(DimsSpan(inputs[k].tensor), in_dims_[k])) {
+        FailInvalid("Where: kernel made for input " + std::to_string(k) + " of " +
+                    DimsText(in_dims_[k]) + " got " + DimsText(DimsSpan(inputs[k].tensor)) +
+                    "; make a kernel for these shapes");
+      }
+    }
+    const auto& plan = plan_;
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, plan.out_dims);
     const bool* c = DataAs<bool>(inputs[0].tensor);
     const size_t size = DtypeSize(dtype_);
@@ -135,6 +164,8 @@ class WhereKernel : public CpuKernel {
 
  private:
   nxrt_dtype dtype_;
+  std::array<Dims, 3> in_dims_;
+  BroadcastPlan<3> plan_;
 };
 
 }  // namespace
@@ -155,7 +186,7 @@ void RegisterVariadicOps(OpRegistry& r) {
                     return ClaimUnless(CheckInputDtype(node, inputs, 2, AllTypes{}));
                   },
                   [](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
-                    return std::make_unique<WhereKernel>(inputs[1].dtype);
+                    return std::make_unique<WhereKernel>(inputs[1].dtype, inputs);
                   }});
 }
 
