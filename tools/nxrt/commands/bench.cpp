@@ -19,6 +19,7 @@
 #include "common/model_inputs.hpp"
 #include "common/model_session.hpp"
 #include "common/name_value.hpp"
+#include "common/percentile.hpp"
 #include "common/provider_list.hpp"
 
 namespace nxrt::cli {
@@ -37,16 +38,6 @@ struct BenchFlags {
   bool json = false;
   EnvironmentFlags environment;
 };
-
-// The q-th percentile with linear interpolation between the nearest ranks
-// (numpy's default), so the numbers line up with scripts/bench-vs-ort.
-double Percentile(const std::vector<double>& sorted, double q) {
-  const double rank = q / 100.0 * static_cast<double>(sorted.size() - 1);
-  const size_t below = static_cast<size_t>(rank);
-  const size_t above = std::min(below + 1, sorted.size() - 1);
-  const double fraction = rank - static_cast<double>(below);
-  return sorted[below] + (sorted[above] - sorted[below]) * fraction;
-}
 
 Result<int> Bench(const BenchFlags& flags) {
   if (flags.runs < 1) return InvalidArgument("--runs must be at least 1");

@@ -4,18 +4,9 @@
 #include <numeric>
 #include <vector>
 
+#include "common/percentile.hpp"
+
 namespace nxrt::cli {
-namespace {
-
-double Percentile(const std::vector<double>& sorted, double q) {
-  const double rank = q / 100.0 * static_cast<double>(sorted.size() - 1);
-  const size_t below = static_cast<size_t>(rank);
-  const size_t above = std::min(below + 1, sorted.size() - 1);
-  const double fraction = rank - static_cast<double>(below);
-  return sorted[below] + (sorted[above] - sorted[below]) * fraction;
-}
-
-}  // namespace
 
 StepLatency SummarizeSteps(std::span<const double> step_us) {
   StepLatency latency;
