@@ -1,6 +1,7 @@
 // The CPU EP's shape, indexing and reduction kernels inside device graphs: a
 // small model of Gather, Shape, ReduceSum, Sub, Cast, Reshape, Unsqueeze,
-// Squeeze, Softmax, Identity, Transpose, Slice, Concat, Where, Sum and Max runs on the primary
+// Squeeze, Softmax, Identity, Transpose, Slice, Concat, Where, Sum, Max,
+// Range, ConstantOfShape and EyeLike runs on the primary
 // slot, is captured once with no segment falling back as not capture-safe, and its replays follow
 // new input values written in place, checked against results computed here.
 #include <gtest/gtest.h>
@@ -346,6 +347,48 @@ TEST(CpuCaptureSafety, WhereSumAndMaxReplayFollowNewValues) {
     EXPECT_EQ(ValuesOf<float>(outputs[0]), picks) << "run " << run;
     EXPECT_EQ(ValuesOf<float>(outputs[1]), totals) << "run " << run;
     EXPECT_EQ(ValuesOf<float>(outputs[2]), tops) << "run " << run;
+  }
+  ExpectCapturedOnceAndReplayed(*session, runs);
+}
+
+TEST(CpuCaptureSafety, GeneratorsReplayAlongsideNewValues) {
+  // steps = Range(2, 14, 3) + x and lifted = ConstantOfShape([2, 2]) + f +
+  // EyeLike(f), with constant Range and shape inputs.
+  ModelBuilder b(13);
+  const ValueId x = b.Input("x", DataType::kInt64, {4});
+  const ValueId f = b.Input("f", DataType::kFloat32, {2, 2});
+  const ValueId start = b.Int64Constant("start", {}, {2});
+  const ValueId limit = b.Int64Constant("limit", {}, {14});
+  const ValueId delta = b.Int64Constant("delta", {}, {3});
+  const ValueId dims = b.Int64Constant("dims", {2}, {2, 2});
+  const ValueId range = b.Node("Range", {start, limit, delta}, "range", DataType::kInt64);
+  b.Output(b.Node("Add", {range, x}, "steps", DataType::kInt64));
+  const ValueId zeros = b.Node("ConstantOfShape", {dims}, "zeros", DataType::kFloat32);
+  const ValueId eye = b.Node("EyeLike", {f}, "eye", DataType::kFloat32);
+  const ValueId moved = b.Node("Add", {zeros, f}, "moved", DataType::kFloat32);
+  b.Output(b.Node("Add", {moved, eye}, "lifted", DataType::kFloat32));
+  auto session = CpuSession(b.Take());
+  ASSERT_NE(session, nullptr);
+
+  std::vector<int64_t> xv(4);
+  std::vector<float> fv(4);
+  const std::vector<nxrt::NamedTensor> inputs{Bind("x", DataType::kInt64, {4}, xv),
+                                              Bind("f", DataType::kFloat32, {2, 2}, fv)};
+  std::vector<nxrt::Tensor> outputs;
+  const int runs = 6;
+  for (int run = 0; run < runs; ++run) {
+    for (int i = 0; i < 4; ++i) {
+      xv[i] = 100 * run - i;
+      fv[i] = 0.5f * static_cast<float>(run * i) - 1.0f;
+    }
+    ASSERT_TRUE(RunPrimary(*session, inputs, outputs));
+    ASSERT_EQ(outputs.size(), 2u);
+    std::vector<int64_t> steps;
+    for (int i = 0; i < 4; ++i) steps.push_back(2 + 3 * i + xv[i]);
+    std::vector<float> lifted;
+    for (int i = 0; i < 4; ++i) lifted.push_back(fv[i] + (i == 0 || i == 3 ? 1.0f : 0.0f));
+    EXPECT_EQ(ValuesOf<int64_t>(outputs[0]), steps) << "run " << run;
+    EXPECT_EQ(ValuesOf<float>(outputs[1]), lifted) << "run " << run;
   }
   ExpectCapturedOnceAndReplayed(*session, runs);
 }

@@ -1,5 +1,6 @@
 // Ops that make tensors rather than transform them: Constant (any of its
 // value attributes), ConstantOfShape, Range and EyeLike.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -60,29 +61,43 @@ class ConstantKernel : public CpuKernel {
   OwnedTensor value_;
 };
 
+// The output dims are the values of input 0, read into a member sized when
+// the kernel is made, so compute allocates nothing; a preallocated output of
+// other dims than the values give is refused by PrepareOutput: capture-safe.
 class ConstantOfShapeKernel : public CpuKernel {
  public:
-  explicit ConstantOfShapeKernel(OwnedTensor value) : CpuKernel(false), value_(std::move(value)) {}
+  ConstantOfShapeKernel(OwnedTensor value, std::span<const int64_t> shape_dims)
+      : CpuKernel(true), value_(std::move(value)), dims_(ElementCount(shape_dims), 0) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
-    const Dims dims = ReadInt64s(inputs[0].tensor);
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, value_.dtype, dims);
+    const nxrt_tensor& shape = inputs[0].tensor;
+    if (ElementCount(shape) != static_cast<int64_t>(dims_.size())) {
+      FailInvalid("ConstantOfShape: kernel made for a shape of " + std::to_string(dims_.size()) +
+                  " dims got " + std::to_string(ElementCount(shape)) +
+                  "; make a kernel for this shape");
+    }
+    std::copy_n(DataAs<int64_t>(shape), dims_.size(), dims_.begin());
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, value_.dtype, dims_);
     const size_t size = DtypeSize(value_.dtype);
     auto* y = static_cast<std::byte*>(out.data);
-    const int64_t n = ElementCount(dims);
+    const int64_t n = ElementCount(dims_);
     for (int64_t i = 0; i < n; ++i) std::memcpy(y + i * size, value_.bytes.data(), size);
   }
 
  private:
   OwnedTensor value_;
+  Dims dims_;
 };
 
 using RangeTypes = TypeList<float, double, int16_t, int32_t, int64_t>;
 
+// The length follows from the input values into a one-entry member, so
+// compute allocates nothing; a preallocated output of another length is
+// refused by PrepareOutput: capture-safe.
 class RangeKernel : public CpuKernel {
  public:
-  explicit RangeKernel(nxrt_dtype dtype) : CpuKernel(false), dtype_(dtype) {}
+  explicit RangeKernel(nxrt_dtype dtype) : CpuKernel(true), dtype_(dtype) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
@@ -95,7 +110,8 @@ class RangeKernel : public CpuKernel {
       const double steps = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
                                      static_cast<double>(delta));
       const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(steps));
-      nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, Dims{n});
+      dims_[0] = n;
+      nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims_);
       T* y = MutableDataAs<T>(out);
       for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(start + static_cast<T>(i) * delta);
     });
@@ -103,23 +119,31 @@ class RangeKernel : public CpuKernel {
 
  private:
   nxrt_dtype dtype_;
+  Dims dims_{0};
 };
 
+// The output takes the input's dims, known when the kernel is made, so
+// compute allocates nothing: capture-safe.
 class EyeLikeKernel : public CpuKernel {
  public:
-  EyeLikeKernel(nxrt_dtype dtype, int64_t k) : CpuKernel(false), dtype_(dtype), k_(k) {}
+  EyeLikeKernel(nxrt_dtype dtype, int64_t k, std::span<const int64_t> dims)
+      : CpuKernel(true), dtype_(dtype), k_(k), dims_(dims.begin(), dims.end()) {
+    if (dims_.size() != 2) FailInvalid("EyeLike: input must be 2-D");
+  }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
-    const Dims dims = DimsOf(inputs[0].tensor);
-    if (dims.size() != 2) FailInvalid("EyeLike: input must be 2-D");
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
+    if (!DimsEqual(DimsSpan(inputs[0].tensor), dims_)) {
+      FailInvalid("EyeLike: kernel made for " + DimsText(dims_) + " got " +
+                  DimsText(DimsSpan(inputs[0].tensor)) + "; make a kernel for this shape");
+    }
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims_);
     Dispatch(AllTypes{}, dtype_, "EyeLike", [&](auto tag) {
       using T = typename decltype(tag)::type;
       T* y = MutableDataAs<T>(out);
-      for (int64_t r = 0; r < dims[0]; ++r) {
-        for (int64_t c = 0; c < dims[1]; ++c) {
-          y[r * dims[1] + c] = static_cast<T>(c - r == k_ ? 1.0f : 0.0f);
+      for (int64_t r = 0; r < dims_[0]; ++r) {
+        for (int64_t c = 0; c < dims_[1]; ++c) {
+          y[r * dims_[1] + c] = static_cast<T>(c - r == k_ ? 1.0f : 0.0f);
         }
       }
     });
@@ -128,6 +152,7 @@ class EyeLikeKernel : public CpuKernel {
  private:
   nxrt_dtype dtype_;
   int64_t k_;
+  Dims dims_;
 };
 
 }  // namespace
@@ -149,37 +174,38 @@ void RegisterGeneratorOps(OpRegistry& r) {
                      }});
   r.Add("ConstantOfShape",
         {9, ClaimInputDtype(TypeList<int64_t>{}),
-         [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape>,
+         [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
             int64_t) -> std::unique_ptr<sdk::Kernel> {
            OwnedTensor value = ReadTensorAttribute(host, node, "value")
                                    .value_or(OwnedFrom(std::vector<float>{0.0f}, {1}));
            if (value.dtype == NXRT_DTYPE_STRING || value.bytes.size() != DtypeSize(value.dtype)) {
              FailUnsupported("ConstantOfShape: value must be one numeric element");
            }
-           return std::make_unique<ConstantOfShapeKernel>(std::move(value));
+           return std::make_unique<ConstantOfShapeKernel>(
+               std::move(value), std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
          }});
   r.Add("Range", {11, ClaimInputDtype(RangeTypes{}),
                   [](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
                     return std::make_unique<RangeKernel>(inputs[0].dtype);
                   }});
-  r.Add("EyeLike", {9,
-                    [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-                      if (auto reason = CheckInputDtype(node, inputs, 0, AllTypes{})) {
-                        return sdk::ClaimResult::Declined(*reason);
-                      }
-                      const auto dtype =
-                          static_cast<nxrt_dtype>(node.AttrInt("dtype", inputs[0].dtype));
-                      if (!Contains(AllTypes{}, dtype)) {
-                        return sdk::ClaimResult::Declined("EyeLike: dtype " + DtypeName(dtype) +
-                                                          " not supported");
-                      }
-                      return sdk::ClaimResult::Claimed();
-                    },
-                    [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-                      return std::make_unique<EyeLikeKernel>(
-                          static_cast<nxrt_dtype>(node.AttrInt("dtype", inputs[0].dtype)),
-                          node.AttrInt("k", 0));
-                    }});
+  r.Add("EyeLike",
+        {9,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           if (auto reason = CheckInputDtype(node, inputs, 0, AllTypes{})) {
+             return sdk::ClaimResult::Declined(*reason);
+           }
+           const auto dtype = static_cast<nxrt_dtype>(node.AttrInt("dtype", inputs[0].dtype));
+           if (!Contains(AllTypes{}, dtype)) {
+             return sdk::ClaimResult::Declined("EyeLike: dtype " + DtypeName(dtype) +
+                                               " not supported");
+           }
+           return sdk::ClaimResult::Claimed();
+         },
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<EyeLikeKernel>(
+               static_cast<nxrt_dtype>(node.AttrInt("dtype", inputs[0].dtype)),
+               node.AttrInt("k", 0), std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
+         }});
 }
 
 }  // namespace nxrt::cpu
