@@ -1,7 +1,7 @@
 // The CPU EP's shape, indexing and reduction kernels inside device graphs: a
 // small model of Gather, Shape, ReduceSum, Sub, Cast, Reshape, Unsqueeze,
 // Squeeze, Softmax, Identity, Transpose, Slice, Concat, Where, Sum, Max,
-// Range, ConstantOfShape and EyeLike runs on the primary
+// Range, ConstantOfShape, EyeLike, ArgMax, CumSum and Trilu runs on the primary
 // slot, is captured once with no segment falling back as not capture-safe, and its replays follow
 // new input values written in place, checked against results computed here.
 #include <gtest/gtest.h>
@@ -389,6 +389,47 @@ TEST(CpuCaptureSafety, GeneratorsReplayAlongsideNewValues) {
     for (int i = 0; i < 4; ++i) lifted.push_back(fv[i] + (i == 0 || i == 3 ? 1.0f : 0.0f));
     EXPECT_EQ(ValuesOf<int64_t>(outputs[0]), steps) << "run " << run;
     EXPECT_EQ(ValuesOf<float>(outputs[1]), lifted) << "run " << run;
+  }
+  ExpectCapturedOnceAndReplayed(*session, runs);
+}
+
+TEST(CpuCaptureSafety, ArgMaxCumSumAndTriluReplayFollowNewValues) {
+  // best = ArgMax(x, axis 1), running = CumSum(x, 1) and upper = Trilu(x).
+  ModelBuilder b(14);
+  const ValueId x = b.Input("x", DataType::kFloat32, {2, 3});
+  const ValueId axis = b.Int64Constant("axis", {}, {1});
+  b.Output(b.Node("ArgMax", {x}, "best", DataType::kInt64,
+                  {IntAttr("axis", 1), IntAttr("keepdims", 0)}));
+  b.Output(b.Node("CumSum", {x, axis}, "running", DataType::kFloat32));
+  b.Output(b.Node("Trilu", {x}, "upper", DataType::kFloat32));
+  auto session = CpuSession(b.Take());
+  ASSERT_NE(session, nullptr);
+
+  std::vector<float> v(6);
+  const std::vector<nxrt::NamedTensor> inputs{Bind("x", DataType::kFloat32, {2, 3}, v)};
+  std::vector<nxrt::Tensor> outputs;
+  const int runs = 6;
+  for (int run = 0; run < runs; ++run) {
+    for (int i = 0; i < 6; ++i) v[i] = static_cast<float>((i * (run + 2)) % 7) - 0.5f * run;
+    ASSERT_TRUE(RunPrimary(*session, inputs, outputs));
+    ASSERT_EQ(outputs.size(), 3u);
+    std::vector<int64_t> best;
+    std::vector<float> running, upper;
+    for (int r = 0; r < 2; ++r) {
+      int64_t arg = 0;
+      float sum = 0;
+      for (int c = 0; c < 3; ++c) {
+        const float value = v[r * 3 + c];
+        if (value > v[r * 3 + arg]) arg = c;
+        sum += value;
+        running.push_back(sum);
+        upper.push_back(c >= r ? value : 0.0f);
+      }
+      best.push_back(arg);
+    }
+    EXPECT_EQ(ValuesOf<int64_t>(outputs[0]), best) << "run " << run;
+    EXPECT_EQ(ValuesOf<float>(outputs[1]), running) << "run " << run;
+    EXPECT_EQ(ValuesOf<float>(outputs[2]), upper) << "run " << run;
   }
   ExpectCapturedOnceAndReplayed(*session, runs);
 }

@@ -27,12 +27,23 @@ std::byte* MutableBytes(nxrt_tensor& t) {
   return static_cast<std::byte*>(t.data);
 }
 
-// A kernel whose whole compute is one function of the node's attributes.
+// The first value of an int32 or int64 tensor (an axis or a diagonal), read
+// in place so compute allocates nothing.
+int64_t FirstInt64(const nxrt_tensor& t, const char* op) {
+  if (ElementCount(t) < 1) FailInvalid(std::string(op) + ": expected a one-element int tensor");
+  if (t.dtype == NXRT_DTYPE_INT32) return *DataAs<int32_t>(t);
+  if (t.dtype == NXRT_DTYPE_INT64) return *DataAs<int64_t>(t);
+  FailInvalid(std::string(op) + ": expected an int32 or int64 tensor");
+}
+
+// A kernel whose whole compute is one function of the node's attributes;
+// capture-safe when that function allocates nothing given preallocated
+// outputs and its output dims follow from the input dims alone.
 class IndexKernel : public CpuKernel {
  public:
   using Body =
       std::function<void(sdk::ComputeContext&, std::span<const nxrt_value>, std::span<nxrt_value>)>;
-  explicit IndexKernel(Body body) : CpuKernel(false), body_(std::move(body)) {}
+  IndexKernel(Body body, bool capture_safe) : CpuKernel(capture_safe), body_(std::move(body)) {}
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     body_(ctx, inputs, outputs);
@@ -410,9 +421,9 @@ void TopK(int64_t axis_attr, bool largest, bool sorted, int64_t k_attr, int64_t 
 void CumSum(bool exclusive, bool reverse, sdk::ComputeContext& ctx, std::span<const nxrt_value> in,
             std::span<nxrt_value> out) {
   const nxrt_tensor& data = in[0].tensor;
-  const Dims dims = DimsOf(data);
-  const int64_t axis =
-      NormalizeAxis(ReadInt64s(in[1].tensor).at(0), static_cast<int64_t>(dims.size()), "CumSum");
+  const std::span<const int64_t> dims = DimsSpan(data);
+  const int64_t axis = NormalizeAxis(FirstInt64(in[1].tensor, "CumSum"),
+                                     static_cast<int64_t>(dims.size()), "CumSum");
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, dims);
   int64_t outer = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
@@ -443,9 +454,9 @@ void CumSum(bool exclusive, bool reverse, sdk::ComputeContext& ctx, std::span<co
 void Trilu(bool upper, sdk::ComputeContext& ctx, std::span<const nxrt_value> in,
            std::span<nxrt_value> out) {
   const nxrt_tensor& data = in[0].tensor;
-  const Dims dims = DimsOf(data);
+  const std::span<const int64_t> dims = DimsSpan(data);
   if (dims.size() < 2) FailInvalid("Trilu: input needs rank 2 or more");
-  const int64_t k = IsPresent(in, 1) ? ReadInt64s(in[1].tensor).at(0) : 0;
+  const int64_t k = IsPresent(in, 1) ? FirstInt64(in[1].tensor, "Trilu") : 0;
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, dims);
   const int64_t rows = dims[dims.size() - 2];
   const int64_t cols = dims.back();
@@ -565,11 +576,13 @@ std::optional<std::string> CheckReduction(const sdk::Node& node) {
 }
 
 template <typename Make>
-void AddIndex(OpRegistry& r, const char* name, int64_t since, ClaimFn claim, Make make) {
-  r.Add(name, {since, std::move(claim),
-               [make](const sdk::Node& node, std::span<const nxrt_shape>, int64_t opset) {
-                 return std::make_unique<IndexKernel>(make(node, opset));
-               }});
+void AddIndex(OpRegistry& r, const char* name, int64_t since, ClaimFn claim, Make make,
+              bool capture_safe = false) {
+  r.Add(name,
+        {since, std::move(claim),
+         [make, capture_safe](const sdk::Node& node, std::span<const nxrt_shape>, int64_t opset) {
+           return std::make_unique<IndexKernel>(make(node, opset), capture_safe);
+         }});
 }
 
 using namespace std::placeholders;
@@ -614,18 +627,24 @@ void RegisterIndexingOps(OpRegistry& r) {
         std::bind(TopK, node.AttrInt("axis", -1), node.AttrInt("largest", 1) != 0,
                   node.AttrInt("sorted", 1) != 0, node.AttrInt("k", 0), opset, _1, _2, _3));
   });
-  AddIndex(r, "CumSum", 11, ClaimData(NumericTypes{}), [](const sdk::Node& node, int64_t) {
-    return IndexKernel::Body(std::bind(CumSum, node.AttrInt("exclusive", 0) != 0,
-                                       node.AttrInt("reverse", 0) != 0, _1, _2, _3));
-  });
+  AddIndex(
+      r, "CumSum", 11, ClaimData(NumericTypes{}),
+      [](const sdk::Node& node, int64_t) {
+        return IndexKernel::Body(std::bind(CumSum, node.AttrInt("exclusive", 0) != 0,
+                                           node.AttrInt("reverse", 0) != 0, _1, _2, _3));
+      },
+      true);
   AddIndex(r, "Unique", 11, ClaimData(NumericTypes{}), [](const sdk::Node& node, int64_t) {
     std::optional<int64_t> axis;
     if (node.attr_type("axis") != NXRT_ATTR_UNDEFINED) axis = node.AttrInt("axis", 0);
     return IndexKernel::Body(std::bind(Unique, axis, node.AttrInt("sorted", 1) != 0, _1, _2, _3));
   });
-  AddIndex(r, "Trilu", 14, ClaimData(AllTypes{}), [](const sdk::Node& node, int64_t) {
-    return IndexKernel::Body(std::bind(Trilu, node.AttrInt("upper", 1) != 0, _1, _2, _3));
-  });
+  AddIndex(
+      r, "Trilu", 14, ClaimData(AllTypes{}),
+      [](const sdk::Node& node, int64_t) {
+        return IndexKernel::Body(std::bind(Trilu, node.AttrInt("upper", 1) != 0, _1, _2, _3));
+      },
+      true);
 }
 
 }  // namespace nxrt::cpu

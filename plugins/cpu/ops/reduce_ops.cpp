@@ -219,32 +219,39 @@ void AddReduce(OpRegistry& r, const char* name, Reduction reduction, int64_t axe
                }});
 }
 
+// The output dims follow from the input dims alone, so they are worked out
+// when the kernel is made and compute allocates nothing: capture-safe.
 class ArgKernel : public CpuKernel {
  public:
-  ArgKernel(bool is_max, nxrt_dtype dtype, int64_t axis, bool keepdims, bool last)
-      : CpuKernel(false),
+  ArgKernel(bool is_max, nxrt_dtype dtype, int64_t axis_attr, bool keepdims, bool last,
+            std::span<const int64_t> dims)
+      : CpuKernel(true),
         is_max_(is_max),
         dtype_(dtype),
-        axis_(axis),
-        keepdims_(keepdims),
-        last_(last) {}
+        last_(last),
+        dims_(dims.begin(), dims.end()) {
+    const int64_t rank = static_cast<int64_t>(dims_.size());
+    const int64_t axis = NormalizeAxis(axis_attr, rank, is_max_ ? "ArgMax" : "ArgMin");
+    for (int64_t i = 0; i < rank; ++i) {
+      if (i < axis) outer_ *= dims_[i];
+      if (i > axis) inner_ *= dims_[i];
+      if (i != axis || keepdims) out_dims_.push_back(i == axis ? 1 : dims_[i]);
+    }
+    n_ = dims_[axis];
+  }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
-    const Dims dims = DimsOf(in);
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    const int64_t axis = NormalizeAxis(axis_, rank, is_max_ ? "ArgMax" : "ArgMin");
-    Dims out_dims;
-    int64_t outer = 1;
-    int64_t inner = 1;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (i < axis) outer *= dims[i];
-      if (i > axis) inner *= dims[i];
-      if (i != axis || keepdims_) out_dims.push_back(i == axis ? 1 : dims[i]);
+    if (!DimsEqual(DimsSpan(in), dims_)) {
+      FailInvalid(std::string(is_max_ ? "ArgMax" : "ArgMin") + ": kernel made for " +
+                  DimsText(dims_) + " got " + DimsText(DimsSpan(in)) +
+                  "; make a kernel for this shape");
     }
-    const int64_t n = dims[axis];
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT64, out_dims);
+    const int64_t outer = outer_;
+    const int64_t inner = inner_;
+    const int64_t n = n_;
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT64, out_dims_);
     int64_t* y = MutableDataAs<int64_t>(out);
     Dispatch(NumericTypes{}, dtype_, "ArgMax", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -273,9 +280,12 @@ class ArgKernel : public CpuKernel {
  private:
   bool is_max_;
   nxrt_dtype dtype_;
-  int64_t axis_;
-  bool keepdims_;
   bool last_;
+  Dims dims_;
+  Dims out_dims_;
+  int64_t outer_ = 1;
+  int64_t inner_ = 1;
+  int64_t n_ = 0;
 };
 
 void AddArg(OpRegistry& r, const char* name, bool is_max) {
@@ -283,7 +293,8 @@ void AddArg(OpRegistry& r, const char* name, bool is_max) {
                [is_max](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
                  return std::make_unique<ArgKernel>(
                      is_max, inputs[0].dtype, node.AttrInt("axis", 0),
-                     node.AttrInt("keepdims", 1) != 0, node.AttrInt("select_last_index", 0) != 0);
+                     node.AttrInt("keepdims", 1) != 0, node.AttrInt("select_last_index", 0) != 0,
+                     std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
                }});
 }
 
