@@ -94,25 +94,36 @@ KernelCache::Entry* KernelCache::Find(const NodeRef& node,
 KernelRef KernelCache::GetPrebound(const PreBinding& binding, std::span<const InputShape> shapes) {
   if (!binding.Matches(shapes)) return nullptr;
   std::shared_lock lock(entries_mutex_);
-  Entry* entry = Find(binding.key().node, shapes);
+  Entry* entry = PreboundEntry(binding, shapes);
   if (entry == nullptr) return nullptr;
   entry->last_used.store(Tick(), std::memory_order_relaxed);
   SaturatingIncrement(prebind_hits_);
   return entry->kernel;
 }
 
+KernelCache::Entry* KernelCache::PreboundEntry(const PreBinding& binding,
+                                               std::span<const InputShape> shapes) const {
+  // Entries are owned through unique_ptr, so one not erased has not moved.
+  if (binding.cache_ == this && binding.entry_ != nullptr && binding.erasures_ == erasures_) {
+    return binding.entry_;
+  }
+  return Find(binding.key().node, shapes);
+}
+
 bool KernelCache::HasPrebound(const PreBinding& binding, std::span<const InputShape> shapes) const {
   if (!binding.Matches(shapes)) return false;
   std::shared_lock lock(entries_mutex_);
-  return Find(binding.key().node, shapes) != nullptr;
+  return PreboundEntry(binding, shapes) != nullptr;
 }
 
-KernelRef KernelCache::LookUpHit(const NodeRef& node, std::span<const InputShape> shapes) {
+KernelRef KernelCache::LookUpHit(const NodeRef& node, std::span<const InputShape> shapes,
+                                 PreBinding& binding) {
   std::shared_lock lock(entries_mutex_);
   Entry* entry = Find(node, shapes);
   if (entry == nullptr) return nullptr;
   entry->last_used.store(Tick(), std::memory_order_relaxed);
   SaturatingIncrement(hits_);
+  binding.Bind(node, shapes, this, entry, erasures_);
   return entry->kernel;
 }
 
@@ -129,17 +140,11 @@ Result<KernelRef> KernelCache::GetOrCreate(const KernelRequest& request, PreBind
                            " inputs; give one per node input, absent ones marked absent");
   }
   const NodeRef node{&view.graph(), view.id()};
-  if (KernelRef hit = LookUpHit(node, shapes)) {
-    binding.Bind(node, shapes);
-    return hit;
-  }
+  if (KernelRef hit = LookUpHit(node, shapes, binding)) return hit;
 
   std::lock_guard miss_lock(miss_mutex_);
   // Another thread may have made it while this one waited.
-  if (KernelRef hit = LookUpHit(node, shapes)) {
-    binding.Bind(node, shapes);
-    return hit;
-  }
+  if (KernelRef hit = LookUpHit(node, shapes, binding)) return hit;
   // Every counter the publication moves is checked before any plugin work,
   // so an exhausted one costs nothing and changes nothing.
   const auto next_misses = CheckedAdd<uint64_t>(misses_.load(std::memory_order_relaxed), 1);
@@ -173,12 +178,11 @@ Result<KernelRef> KernelCache::GetOrCreate(const KernelRequest& request, PreBind
     }
   }
   KernelRef published(std::move(kernel));
-  std::vector<KernelRef> evicted =
-      Publish(node, shapes, published, std::move(offered), *next_misses, next_epoch, surplus);
+  std::vector<KernelRef> evicted = Publish(node, shapes, published, std::move(offered),
+                                           *next_misses, next_epoch, surplus, binding);
   // The evicted kernels die here, outside the writer lock, unless another
   // thread still holds one.
   evicted.clear();
-  binding.Bind(node, shapes);
   return published;
 }
 
@@ -227,7 +231,7 @@ Result<std::unique_ptr<Kernel>> KernelCache::MakeKernel(const KernelRequest& req
 std::vector<KernelRef> KernelCache::Publish(const NodeRef& node, std::span<const InputShape> shapes,
                                             KernelRef kernel, SharedConstantState offered,
                                             uint64_t next_misses, uint64_t next_epoch,
-                                            size_t surplus) {
+                                            size_t surplus, PreBinding& binding) {
   std::vector<KernelRef> evicted;
   evicted.reserve(surplus);
   auto entry = std::make_unique<Entry>();
@@ -251,7 +255,9 @@ std::vector<KernelRef> KernelCache::Publish(const NodeRef& node, std::span<const
                                    });
     evicted.push_back(std::move((*victim)->kernel));
     variants.variants.erase(victim);
+    ++erasures_;
   }
+  binding.Bind(node, shapes, this, variants.variants.back().get(), erasures_);
   entries_.fetch_add(1, std::memory_order_relaxed);
   entries_.fetch_sub(surplus, std::memory_order_relaxed);
   evictions_.fetch_add(surplus, std::memory_order_relaxed);

@@ -46,6 +46,13 @@ namespace nxrt::kernel_cache {
 
 using KernelRef = std::shared_ptr<plugin_host::Kernel>;
 
+// One cached variant of a node's kernel.
+struct CacheEntry {
+  KernelKey key;
+  KernelRef kernel;
+  std::atomic<uint64_t> last_used{0};
+};
+
 // Everything a miss needs to make the kernel of one node.
 struct KernelRequest {
   // The node; its graph gives initializer bytes and the model name.
@@ -123,11 +130,7 @@ class KernelCache {
   Status DisarmTelemetry();
 
  private:
-  struct Entry {
-    KernelKey key;
-    KernelRef kernel;
-    std::atomic<uint64_t> last_used{0};
-  };
+  using Entry = CacheEntry;
   struct NodeVariants {
     std::vector<std::unique_ptr<Entry>> variants;  // oldest first
     // Prepared constants the node's variants may adopt; taken from a variant
@@ -138,17 +141,22 @@ class KernelCache {
 
   // Caller holds entries_mutex_ (either mode).
   Entry* Find(const NodeRef& node, std::span<const InputShape> shapes) const;
-  // The cached kernel, counted as a hit and marked used; nullptr on a miss.
-  KernelRef LookUpHit(const NodeRef& node, std::span<const InputShape> shapes);
+  // The cached kernel, counted as a hit, marked used and bound; nullptr on a
+  // miss.
+  KernelRef LookUpHit(const NodeRef& node, std::span<const InputShape> shapes, PreBinding& binding);
+  // The entry `binding` was bound from while nothing was erased since, else
+  // the one Find gives. Caller holds entries_mutex_ and checked the shapes.
+  Entry* PreboundEntry(const PreBinding& binding, std::span<const InputShape> shapes) const;
   uint64_t Tick() { return clock_.fetch_add(1, std::memory_order_relaxed); }
   Result<std::unique_ptr<plugin_host::Kernel>> MakeKernel(const KernelRequest& request,
                                                           const NodeVariants* siblings);
   // The one place a kernel becomes visible, misses and the epoch advance,
   // and surplus variants leave; returns the evicted kernels for the caller to
-  // release after the lock.
+  // release after the lock. Binds `binding` to the new entry.
   std::vector<KernelRef> Publish(const NodeRef& node, std::span<const InputShape> shapes,
                                  KernelRef kernel, plugin_host::SharedConstantState offered,
-                                 uint64_t next_misses, uint64_t next_epoch, size_t surplus);
+                                 uint64_t next_misses, uint64_t next_epoch, size_t surplus,
+                                 PreBinding& binding);
   // The node's oldest variant, for each node; caller holds miss_mutex_.
   std::vector<plugin_host::Kernel*> TelemetryKernels() const;
 
@@ -159,6 +167,7 @@ class KernelCache {
   std::mutex miss_mutex_;                    // serialises misses and telemetry
   mutable std::shared_mutex entries_mutex_;  // readers: lookups; writer: Publish
   NodeMap nodes_;
+  uint64_t erasures_ = 0;                      // entries erased so far; guarded by entries_mutex_
   std::optional<uint32_t> telemetry_request_;  // guarded by miss_mutex_
 
   std::atomic<uint64_t> clock_{1};

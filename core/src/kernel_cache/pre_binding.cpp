@@ -2,7 +2,8 @@
 
 namespace nxrt::kernel_cache {
 
-void PreBinding::Bind(NodeRef node, std::span<const InputShape> shapes) {
+void PreBinding::Bind(NodeRef node, std::span<const InputShape> shapes, const KernelCache* cache,
+                      CacheEntry* entry, uint64_t erasures) {
   key_.node = node;
   key_.inputs.resize(shapes.size());
   for (size_t i = 0; i < shapes.size(); ++i) {
@@ -10,6 +11,9 @@ void PreBinding::Bind(NodeRef node, std::span<const InputShape> shapes) {
     key_.inputs[i].absent = shapes[i].absent;
   }
   bound_ = true;
+  cache_ = cache;
+  entry_ = entry;
+  erasures_ = erasures;
 }
 
 }  // namespace nxrt::kernel_cache

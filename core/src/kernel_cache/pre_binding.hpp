@@ -3,14 +3,20 @@
 // During steady decoding a node sees the same shapes step after step, so the
 // executor keeps the key it last used and asks the cache for that key first
 // (KernelCache::GetPrebound), comparing shapes without building a new key.
-// Only the cache fills it in; an empty binding never matches.
+// Only the cache fills it in; an empty binding never matches. It also keeps
+// the cache entry it was bound from, so that while the cache erased nothing
+// since, a lookup reaches the kernel without searching.
 #pragma once
 
+#include <cstdint>
 #include <span>
 
 #include "kernel_cache/kernel_key.hpp"
 
 namespace nxrt::kernel_cache {
+
+class KernelCache;
+struct CacheEntry;
 
 class PreBinding {
  public:
@@ -24,10 +30,15 @@ class PreBinding {
  private:
   friend class KernelCache;
   // Copies into the existing storage, so rebinding reuses its capacity.
-  void Bind(NodeRef node, std::span<const InputShape> shapes);
+  // `erasures` is the cache's count of erased entries when `entry` was found.
+  void Bind(NodeRef node, std::span<const InputShape> shapes, const KernelCache* cache,
+            CacheEntry* entry, uint64_t erasures);
 
   KernelKey key_;
   bool bound_ = false;
+  const KernelCache* cache_ = nullptr;
+  CacheEntry* entry_ = nullptr;
+  uint64_t erasures_ = 0;
 };
 
 }  // namespace nxrt::kernel_cache

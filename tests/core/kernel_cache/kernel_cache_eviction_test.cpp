@@ -57,6 +57,28 @@ TEST(KernelCacheEvictionTest, TheLeastRecentlyUsedVariantLeaves) {
   EXPECT_TRUE(cache.HasPrebound(a_binding, a));
 }
 
+TEST(KernelCacheEvictionTest, ABindingWhoseKernelWasRemadeReachesTheNewKernel) {
+  auto ep = MakeMockEp();
+  TestGraph g;
+  const graph::NodeId node = g.AddNode("Add", "add", true);
+  SlotResetter resetter;
+  KernelCache cache(resetter, Bound(1));
+  PreBinding kept, other;
+  const std::vector<InputShape> a = XwShapes(2);
+  const std::vector<InputShape> b = XwShapes(3);
+  ASSERT_TRUE(cache.GetOrCreate(Request(g, node, ep, a), kept).ok());   // k1
+  ASSERT_TRUE(cache.GetOrCreate(Request(g, node, ep, b), other).ok());  // k2 evicts k1
+  EXPECT_EQ(cache.GetPrebound(kept, a), nullptr);
+  Result<KernelRef> remade = cache.GetOrCreate(Request(g, node, ep, a), other);  // k3 evicts k2
+  ASSERT_TRUE(remade.ok());
+
+  // `kept` was bound to the erased k1; it still names node and shapes of k3.
+  EXPECT_EQ(cache.GetPrebound(kept, a).get(), remade->get());
+  EXPECT_EQ(cache.GetPrebound(other, a).get(), remade->get());
+  EXPECT_EQ(cache.GetPrebound(other, b), nullptr);
+  EXPECT_EQ(cache.stats().prebind_hits, 2u);
+}
+
 TEST(KernelCacheEvictionTest, TheBoundIsPerNode) {
   auto ep = MakeMockEp();
   TestGraph g;
