@@ -57,6 +57,39 @@ void PrepareStrings(ValueSlot& slot, size_t count) {
   slot.byte_size = count * sizeof(nxrt_string_view);
 }
 
+// The dispatch fills its ABI values field by field in place: copying a
+// whole struct built in a temporary stalls on store forwarding, once per
+// input and output of every node.
+void ClearValue(nxrt_value& v) {
+  v.struct_size = sizeof(nxrt_value);
+  v.kind = NXRT_VALUE_NONE;
+  v.tensor.struct_size = sizeof(nxrt_tensor);
+  v.tensor.dtype = nxrt_dtype{};
+  v.tensor.memory = nxrt_memory_kind{};
+  v.tensor.rank = 0;
+  v.tensor.dims = nullptr;
+  v.tensor.data = nullptr;
+  v.tensor.byte_size = 0;
+  v.sequence_length = 0;
+  v.sequence = nullptr;
+}
+
+void WriteSlotValue(const ValueSlot& slot, nxrt_value& v) {
+  ClearValue(v);
+  v.kind = slot.kind;
+  if (slot.kind == NXRT_VALUE_TENSOR) {
+    v.tensor.dtype = static_cast<nxrt_dtype>(slot.dtype);
+    v.tensor.memory = slot.memory == kHostMemory ? NXRT_MEMORY_HOST : NXRT_MEMORY_DEVICE;
+    v.tensor.rank = slot.dims.size();
+    v.tensor.dims = slot.dims.empty() ? nullptr : slot.dims.data();
+    v.tensor.data = slot.data;
+    v.tensor.byte_size = slot.byte_size;
+  } else if (slot.kind == NXRT_VALUE_SEQUENCE) {
+    v.sequence = slot.sequence;
+    v.sequence_length = slot.sequence_length;
+  }
+}
+
 // Run after run the dims repeat: compare in place before paying for a copy.
 void CopyDims(const std::vector<int64_t>& from, std::vector<int64_t>& to) {
   if (from.size() == to.size()) {
@@ -668,19 +701,8 @@ Status Executor::RunTransfers(PlannedNode& node) {
 }
 
 nxrt_value Executor::ValueOf(const ValueSlot& slot) const {
-  nxrt_value v = NoneValue();
-  v.kind = slot.kind;
-  if (slot.kind == NXRT_VALUE_TENSOR) {
-    v.tensor.dtype = static_cast<nxrt_dtype>(slot.dtype);
-    v.tensor.memory = slot.memory == kHostMemory ? NXRT_MEMORY_HOST : NXRT_MEMORY_DEVICE;
-    v.tensor.rank = slot.dims.size();
-    v.tensor.dims = slot.dims.empty() ? nullptr : slot.dims.data();
-    v.tensor.data = slot.data;
-    v.tensor.byte_size = slot.byte_size;
-  } else if (slot.kind == NXRT_VALUE_SEQUENCE) {
-    v.sequence = slot.sequence;
-    v.sequence_length = slot.sequence_length;
-  }
+  nxrt_value v{};
+  WriteSlotValue(slot, v);
   return v;
 }
 
@@ -689,7 +711,7 @@ Status Executor::PrepareNode(PlannedNode& node) {
     kernel_cache::InputShape& shape = node.input_shapes[i];
     const size_t slot_index = node.input_slots[i];
     if (slot_index == kNoSlot) {
-      node.inputs[i] = NoneValue();
+      ClearValue(node.inputs[i]);
       shape.absent = true;
       shape.dims.clear();
       continue;
@@ -699,7 +721,7 @@ Status Executor::PrepareNode(PlannedNode& node) {
       return Internal(graph_.Describe(node.id) + ": input '" + DescribeSlot(slot_index) +
                       "' has no value in this run");
     }
-    node.inputs[i] = ValueOf(slot);
+    WriteSlotValue(slot, node.inputs[i]);
     shape.absent = slot.kind == NXRT_VALUE_NONE;
     if (slot.kind == NXRT_VALUE_TENSOR) {
       CopyDims(slot.dims, shape.dims);
@@ -709,7 +731,7 @@ Status Executor::PrepareNode(PlannedNode& node) {
   }
   for (size_t i = 0; i < node.output_slots.size(); ++i) {
     nxrt_value& out = node.outputs[i];
-    out = NoneValue();
+    ClearValue(out);
     node.preallocated[i] = false;
     const size_t slot_index = node.output_slots[i];
     if (slot_index == kNoSlot) continue;
