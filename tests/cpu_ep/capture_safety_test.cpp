@@ -1,22 +1,31 @@
-// The CPU EP's shape, indexing and reduction kernels inside device graphs: a
-// small model of Gather, Shape, ReduceSum, Sub, Cast, Reshape, Unsqueeze,
-// Squeeze, Softmax, Identity, Transpose, Slice, Concat, Where, Sum, Max,
-// Range, ConstantOfShape, EyeLike, ArgMax, CumSum and Trilu runs on the primary
-// slot, is captured once with no segment falling back as not capture-safe, and its replays follow
-// new input values written in place, checked against results computed here.
+// The CPU EP's shape, indexing, movement, generator and reduction kernels
+// inside device graphs. Small models of Gather, Shape, ReduceSum, Sub, Cast,
+// Reshape, Unsqueeze, Squeeze, Softmax, Identity, Transpose, Slice, Concat,
+// Where, Sum, Max, Range, ConstantOfShape, EyeLike, ArgMax, CumSum and Trilu
+// run on the primary slot, are captured once with no segment falling back as
+// not capture-safe, and their replays follow new input values written in
+// place, checked against results computed here. A Reshape whose shape input
+// is not a constant replays while the shape values stay, and once they change
+// its replay fails and leaves the output alone.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/session.hpp"
+#include "plugin_host/compute_context.hpp"
+#include "plugin_host/execution_provider.hpp"
+#include "plugin_host/kernel.hpp"
+#include "plugin_host/plugin.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -432,6 +441,106 @@ TEST(CpuCaptureSafety, ArgMaxCumSumAndTriluReplayFollowNewValues) {
     EXPECT_EQ(ValuesOf<float>(outputs[2]), upper) << "run " << run;
   }
   ExpectCapturedOnceAndReplayed(*session, runs);
+}
+
+// Host services that refuse everything: every output is preallocated.
+class NoServices : public nxrt::plugin_host::ComputeServices {
+ public:
+  nxrt::Status AllocateOutput(size_t, nxrt_dtype, std::span<const int64_t>, nxrt_tensor*) override {
+    return Refused();
+  }
+  nxrt::Status AllocateSequenceOutput(size_t, size_t) override { return Refused(); }
+  nxrt::Status AllocateSequenceElement(size_t, size_t, nxrt_dtype, std::span<const int64_t>,
+                                       nxrt_tensor*) override {
+    return Refused();
+  }
+  nxrt::Status SetOutputNone(size_t) override { return Refused(); }
+  nxrt::Status SetStringElement(size_t, size_t, std::string_view) override { return Refused(); }
+  nxrt::Status RunSubgraph(std::string_view, std::span<const nxrt_value>,
+                           std::span<nxrt_value>) override {
+    return Refused();
+  }
+
+ private:
+  static nxrt::Status Refused() { return nxrt::Unsupported("outputs are preallocated"); }
+};
+
+template <typename T>
+nxrt_value TensorValue(nxrt_dtype dtype, std::vector<T>& data, const std::vector<int64_t>& dims) {
+  nxrt_value v{};
+  v.struct_size = sizeof(v);
+  v.kind = NXRT_VALUE_TENSOR;
+  v.tensor = nxrt_tensor{sizeof(nxrt_tensor), dtype,       NXRT_MEMORY_HOST,       dims.size(),
+                         dims.data(),         data.data(), data.size() * sizeof(T)};
+  return v;
+}
+
+TEST(CpuCaptureSafety, ReshapeReplayRefusesShapeValuesThatChanged) {
+  auto plugin =
+      nxrt::plugin_host::Plugin::Load(std::filesystem::path(NXRT_BINARY_DIR) / "lib/libep_cpu.so");
+  ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
+  auto ep = nxrt::plugin_host::ExecutionProvider::Create(plugin.value(), {});
+  ASSERT_TRUE(ep.ok()) << ep.status().ToString();
+
+  // y = Reshape(x, shape) with both graph inputs, so no shape is constant.
+  auto graph = std::make_shared<nxrt::graph::Graph>();
+  graph->opset_imports[""] = 14;
+  nxrt::graph::Node node;
+  node.op_type = "Reshape";
+  node.name = "reshape";
+  const std::vector<std::pair<const char*, DataType>> input_values{{"x", DataType::kFloat32},
+                                                                   {"shape", DataType::kInt64}};
+  for (const auto& [name, dtype] : input_values) {
+    nxrt::graph::Value v;
+    v.name = name;
+    v.dtype = dtype;
+    v.is_graph_input = true;
+    node.inputs.push_back(graph->AddValue(std::move(v)));
+  }
+  nxrt::graph::Value out;
+  out.name = "y";
+  out.dtype = DataType::kFloat32;
+  node.outputs.push_back(graph->AddValue(std::move(out)));
+  const auto id = graph->AddNode(std::move(node));
+  auto view = std::make_shared<const nxrt::plugin_host::NodeView>(*graph, id);
+  const std::vector<int64_t> x_dims{6}, shape_dims{2};
+  const std::vector<nxrt_shape> shapes{
+      nxrt_shape{sizeof(nxrt_shape), NXRT_DTYPE_FLOAT32, 1, x_dims.data()},
+      nxrt_shape{sizeof(nxrt_shape), NXRT_DTYPE_INT64, 1, shape_dims.data()}};
+  auto kernel = (*ep)->CreateKernel({}, view, shapes, 14);
+  ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
+
+  std::vector<float> x{1, 2, 3, 4, 5, 6}, y(6, 0.0f);
+  std::vector<int64_t> shape{2, 3};
+  const std::vector<int64_t> y_dims{2, 3};
+  std::vector<nxrt_value> inputs{TensorValue(NXRT_DTYPE_FLOAT32, x, x_dims),
+                                 TensorValue(NXRT_DTYPE_INT64, shape, shape_dims)};
+  std::vector<nxrt_value> outputs{TensorValue(NXRT_DTYPE_FLOAT32, y, y_dims)};
+  NoServices services;
+  ASSERT_TRUE((*kernel)->capture_safe());
+  const nxrt::Status eager = (*kernel)->Compute(services, inputs, outputs);
+  ASSERT_TRUE(eager.ok()) << eager.ToString();
+  EXPECT_EQ(y, x);
+
+  ASSERT_TRUE((*ep)->BeginCapture(NXRT_GRAPH_SLOT_PRIMARY).ok());
+  ASSERT_TRUE((*kernel)->Compute(services, inputs, outputs).ok());
+  auto token = (*ep)->EndCapture(NXRT_GRAPH_SLOT_PRIMARY);
+  ASSERT_TRUE(token.ok()) << token.status().ToString();
+
+  // Same shape values, new data: the replay copies it.
+  x = {-1, -2, -3, -4, -5, -6};
+  ASSERT_TRUE((*ep)->Replay(*token).ok());
+  EXPECT_EQ(y, x);
+
+  // The same element count under other dims no longer matches the capture.
+  shape = {3, 2};
+  x = {7, 8, 9, 10, 11, 12};
+  const nxrt::Status refused = (*ep)->Replay(*token);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("Reshape"), std::string::npos) << refused.ToString();
+  EXPECT_NE(refused.message().find("capture again"), std::string::npos) << refused.ToString();
+  EXPECT_EQ(y, (std::vector<float>{-1, -2, -3, -4, -5, -6}));
+  ASSERT_TRUE((*ep)->Reset(*token).ok());
 }
 
 }  // namespace
