@@ -6,6 +6,7 @@
 #include <string>
 
 #include "dtype.hpp"
+#include "kernels/attention_limits.hpp"
 
 namespace nxrt::cuda {
 namespace {
@@ -232,6 +233,104 @@ ClaimResult ClaimCast(const sdk::Node& node, int64_t, Inputs inputs) {
   return ClaimResult::Claimed();
 }
 
+// com.microsoft GroupQueryAttention inputs.
+enum GqaInput : size_t {
+  kGqaQuery = 0,
+  kGqaKey = 1,
+  kGqaValue = 2,
+  kGqaPastKey = 3,
+  kGqaPastValue = 4,
+  kGqaSeqlensK = 5,
+  kGqaTotalSequenceLength = 6,
+  kGqaCosCache = 7,
+  kGqaSinCache = 8,
+  kGqaPositionIds = 9,
+};
+
+ClaimResult ClaimGroupQueryAttention(const sdk::Node& node, int64_t, Inputs inputs) {
+  const std::string op = "GroupQueryAttention '" + std::string(node.name()) + "'";
+  const int64_t heads = node.AttrInt("num_heads", 0);
+  const int64_t kv_heads = node.AttrInt("kv_num_heads", 0);
+  if (heads <= 0 || kv_heads <= 0 || heads % kv_heads != 0) {
+    return ClaimResult::Declined(op + ": num_heads must be a positive multiple of kv_num_heads");
+  }
+  if (!Present(inputs, kGqaKey) || !Present(inputs, kGqaValue)) {
+    return ClaimResult::Declined(op +
+                                 ": packed QKV is not implemented on CUDA; give key and value");
+  }
+  for (size_t i :
+       {kGqaQuery, kGqaKey, kGqaValue, kGqaPastKey, kGqaPastValue, kGqaCosCache, kGqaSinCache}) {
+    if (i != kGqaQuery && !Present(inputs, i)) continue;
+    NXRT_CLAIM_CHECK(RequireTensors(inputs, {i}, true));
+    if (inputs[i].dtype != NXRT_DTYPE_FLOAT32) {
+      return ClaimResult::Declined(op + ": input " + std::to_string(i) + " is " +
+                                   DtypeName(inputs[i].dtype) +
+                                   "; CUDA GroupQueryAttention computes float32 only");
+    }
+  }
+  if (Present(inputs, kGqaPastKey) != Present(inputs, kGqaPastValue)) {
+    return ClaimResult::Declined(op + ": past_key and past_value must be given together");
+  }
+  for (size_t i : {kGqaSeqlensK, kGqaTotalSequenceLength}) {
+    NXRT_CLAIM_CHECK(RequireTensors(inputs, {i}, false));
+    if (inputs[i].dtype != NXRT_DTYPE_INT32) {
+      return ClaimResult::Declined(op + ": input " + std::to_string(i) + " must be int32");
+    }
+  }
+  for (size_t i = kGqaPositionIds; i < inputs.size(); ++i) {
+    if (Present(inputs, i)) {
+      return ClaimResult::Declined(
+          op + ": input " + std::to_string(i) +
+          " (position_ids, attention_bias, head_sink or later) is not implemented on CUDA");
+    }
+  }
+  const nxrt_value_info& query = inputs[kGqaQuery];
+  if (query.rank != 3) return ClaimResult::Declined(op + ": query must be rank 3");
+  if (query.dims[2].value > 0 && query.dims[2].value / heads > kGqaMaxDepth) {
+    return ClaimResult::Declined(op + ": head size above " + std::to_string(kGqaMaxDepth) +
+                                 " is not implemented on CUDA");
+  }
+  if (Present(inputs, kGqaPastKey) && inputs[kGqaPastKey].rank == 4 &&
+      inputs[kGqaPastKey].dims[2].value > kGqaMaxCapacity) {
+    return ClaimResult::Declined(op + ": a KV cache above " + std::to_string(kGqaMaxCapacity) +
+                                 " rows is not implemented on CUDA");
+  }
+  if (node.AttrInt("do_rotary", 0) == 1 &&
+      (!Present(inputs, kGqaCosCache) || !Present(inputs, kGqaSinCache))) {
+    return ClaimResult::Declined(op + ": do_rotary=1 needs cos_cache and sin_cache inputs");
+  }
+  if (node.output_count() > 3 && !node.output_name(3).value_or("").empty()) {
+    return ClaimResult::Declined(op + ": output 3 (output_qk) is not produced on CUDA");
+  }
+  for (size_t i : {size_t{1}, size_t{2}}) {
+    if (i >= node.output_count() || node.output_name(i).value_or("").empty()) {
+      return ClaimResult::Declined(op + ": present_key and present_value outputs are required");
+    }
+  }
+  if (node.AttrFloat("softcap", 0.0f) != 0.0f) {
+    return ClaimResult::Declined(op + ": softcap is not implemented on CUDA");
+  }
+  if (node.AttrInt("local_window_size", -1) != -1) {
+    return ClaimResult::Declined(op + ": local_window_size is not implemented on CUDA");
+  }
+  for (const char* attr :
+       {"smooth_softmax", "qk_output", "sliding_window_cache", "kv_cache_bit_width"}) {
+    if (node.AttrInt(attr, 0) != 0) {
+      return ClaimResult::Declined(op + ": attribute " + attr + " is not implemented on CUDA");
+    }
+  }
+  if (node.AttrInt("causal", 1) != 1) {
+    return ClaimResult::Declined(op + ": causal=0 is not implemented on CUDA");
+  }
+  for (const char* attr : {"k_quant_type", "v_quant_type"}) {
+    if (node.AttrString(attr, "NONE") != "NONE") {
+      return ClaimResult::Declined(op + ": attribute " + attr +
+                                   " (quantized KV cache) is not implemented on CUDA");
+    }
+  }
+  return ClaimResult::Claimed();
+}
+
 const std::map<std::string, Rule, std::less<>>& Rules() {
   static const std::map<std::string, Rule, std::less<>> rules = {
       {"Relu", ClaimUnary},
@@ -272,17 +371,28 @@ const std::map<std::string, Rule, std::less<>>& Rules() {
   return rules;
 }
 
+// Ops of the com.microsoft domain.
+const std::map<std::string, Rule, std::less<>>& MicrosoftRules() {
+  static const std::map<std::string, Rule, std::less<>> rules = {
+      {"GroupQueryAttention", ClaimGroupQueryAttention},
+  };
+  return rules;
+}
+
 }  // namespace
 
 sdk::ClaimResult ClaimOnCuda(const sdk::Node& node, int64_t opset,
                              std::span<const nxrt_value_info> inputs,
                              std::span<const nxrt_layout> layouts) {
-  if (!node.domain().empty()) {
-    return ClaimResult::Declined("domain '" + std::string(node.domain()) + "' has no CUDA kernels");
+  const std::string_view domain = node.domain();
+  if (!domain.empty() && domain != "com.microsoft") {
+    return ClaimResult::Declined("domain '" + std::string(domain) + "' has no CUDA kernels");
   }
-  const auto rule = Rules().find(node.op_type());
-  if (rule == Rules().end()) {
-    return ClaimResult::Declined(std::string(node.op_type()) + " has no CUDA kernel");
+  const auto& rules = domain.empty() ? Rules() : MicrosoftRules();
+  const auto rule = rules.find(node.op_type());
+  if (rule == rules.end()) {
+    return ClaimResult::Declined((domain.empty() ? "" : std::string(domain) + " ") +
+                                 std::string(node.op_type()) + " has no CUDA kernel");
   }
   for (nxrt_layout layout : layouts) {
     if (layout != NXRT_LAYOUT_CONTIGUOUS) {

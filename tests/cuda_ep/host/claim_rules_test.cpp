@@ -216,6 +216,96 @@ TEST(CudaClaims, StringTensorsNeverMoveToTheDevice) {
   EXPECT_THAT(result.reason, HasSubstr("string"));
 }
 
+Attribute FloatAttribute(const std::string& name, float value) {
+  Attribute a;
+  a.name = name;
+  a.type = AttributeType::kFloat;
+  a.f = value;
+  return a;
+}
+
+// The bundled decoder's attention: 8 heads, 2 KV heads, head size 32, rotary
+// caches [1024, 16], a growing past and both present outputs.
+SingleNodeGraph DecoderAttention(std::vector<Attribute> extra = {}) {
+  std::vector<Attribute> attributes = {
+      IntAttribute("num_heads", 8), IntAttribute("kv_num_heads", 2), IntAttribute("do_rotary", 1)};
+  attributes.insert(attributes.end(), extra.begin(), extra.end());
+  auto g = MakeSingleNodeGraph("GroupQueryAttention",
+                               {{1, "s", 256},
+                                {1, "s", 64},
+                                {1, "s", 64},
+                                {1, 2, "p", 32},
+                                {1, 2, "p", 32},
+                                {1},
+                                {},
+                                {1024, 16},
+                                {1024, 16}},
+                               {1, "s", 256}, std::move(attributes));
+  g.graph->nodes[g.node.index].domain = "com.microsoft";
+  Input(g, 5).dtype = DataType::kInt32;
+  Input(g, 6).dtype = DataType::kInt32;
+  for (const char* name : {"present_key", "present_value"}) {
+    nxrt::graph::Value present;
+    present.name = name;
+    present.dtype = DataType::kFloat32;
+    const auto id = g.graph->AddValue(std::move(present));
+    g.graph->nodes[g.node.index].outputs.push_back(id);
+  }
+  return g;
+}
+
+TEST(CudaClaims, DecoderGroupQueryAttentionIsClaimed) {
+  const auto g = DecoderAttention();
+  EXPECT_TRUE(Claim(g).claimed) << Claim(g).reason;
+}
+
+TEST(CudaClaims, GroupQueryAttentionDeclinesWhatItDoesNotImplement) {
+  const std::vector<std::pair<Attribute, std::string>> cases = {
+      {FloatAttribute("softcap", 30.0f), "softcap"},
+      {IntAttribute("local_window_size", 16), "local_window_size"},
+      {IntAttribute("smooth_softmax", 1), "smooth_softmax"},
+      {IntAttribute("causal", 0), "causal"},
+      {StringAttribute("k_quant_type", "PER_TENSOR"), "k_quant_type"},
+  };
+  for (const auto& [attribute, reason] : cases) {
+    const auto result = Claim(DecoderAttention({attribute}));
+    EXPECT_FALSE(result.claimed) << reason;
+    EXPECT_THAT(result.reason, HasSubstr(reason));
+  }
+}
+
+TEST(CudaClaims, GroupQueryAttentionIsFloat32Only) {
+  auto g = DecoderAttention();
+  for (size_t i : {0, 1, 2, 3, 4, 7, 8}) Input(g, i).dtype = DataType::kFloat16;
+  const auto result = Claim(g);
+  EXPECT_FALSE(result.claimed);
+  EXPECT_THAT(result.reason, HasSubstr("float32 only"));
+}
+
+TEST(CudaClaims, GroupQueryAttentionNeedsInt32Lengths) {
+  auto g = DecoderAttention();
+  Input(g, 5).dtype = DataType::kInt64;
+  const auto result = Claim(g);
+  EXPECT_FALSE(result.claimed);
+  EXPECT_THAT(result.reason, HasSubstr("int32"));
+}
+
+TEST(CudaClaims, GroupQueryAttentionWithoutPresentOutputsIsDeclined) {
+  auto g = DecoderAttention();
+  g.graph->nodes[g.node.index].outputs.resize(1);
+  const auto result = Claim(g);
+  EXPECT_FALSE(result.claimed);
+  EXPECT_THAT(result.reason, HasSubstr("present_key"));
+}
+
+TEST(CudaClaims, OtherMicrosoftOpsAreDeclinedByName) {
+  auto g = MakeSingleNodeGraph("RotaryEmbedding", {{1, 4, 32}}, {1, 4, 32});
+  g.graph->nodes[g.node.index].domain = "com.microsoft";
+  const auto result = Claim(g);
+  EXPECT_FALSE(result.claimed);
+  EXPECT_THAT(result.reason, HasSubstr("com.microsoft RotaryEmbedding has no CUDA kernel"));
+}
+
 TEST(CudaClaims, ListsTheOpsItHasRulesFor) {
   const auto ops = nxrt::cuda::CudaOpTypes();
   EXPECT_THAT(ops, ::testing::Contains("MatMul"));
