@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "kernel_cache/kernel_key.hpp"
 
@@ -23,9 +24,8 @@ class PreBinding {
   bool bound() const { return bound_; }
   // Meaningful only when bound().
   const KernelKey& key() const { return key_; }
-  bool Matches(std::span<const InputShape> shapes) const {
-    return bound_ && key_.MatchesShapes(shapes);
-  }
+  // Whether `shapes` are exactly the key's shapes; never allocates.
+  bool Matches(std::span<const InputShape> shapes) const;
 
  private:
   friend class KernelCache;
@@ -35,6 +35,9 @@ class PreBinding {
             CacheEntry* entry, uint64_t erasures);
 
   KernelKey key_;
+  // The key's shapes in one run of memory, each input's rank (-1 - rank when
+  // absent) then its dims: matching reads one buffer, not one per input.
+  std::vector<int64_t> flat_;
   bool bound_ = false;
   const KernelCache* cache_ = nullptr;
   CacheEntry* entry_ = nullptr;
