@@ -1,10 +1,13 @@
 // com.microsoft GroupQueryAttention, float32, with separate Q/K/V and an
 // optional half-split or interleaved rotary embedding. The present caches are
-// [batch, kv_heads, capacity, depth]: the host's preallocated outputs give the
-// capacity (fixed-capacity decoding binds them to the past buffers); otherwise
-// the cache grows to past + new rows, as shape inference has it.
+// [batch, kv_heads, capacity, depth]. The capacity is known without reading
+// total_sequence_length on the host: a preallocated output states it; a node
+// whose declared present length is the past's (fixed-capacity decoding) keeps
+// the past capacity; otherwise the cache grows to past + new rows, as shape
+// inference has it.
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "kernels/attention_launch.hpp"
 #include "kernels/cuda_kernel.hpp"
@@ -69,6 +72,7 @@ class GroupQueryAttentionKernel : public CudaKernel {
         Fail("past_key and past_value must be [batch, kv_num_heads, past, head_size]");
       }
       args_.past_capacity = past.dims[2];
+      fixed_capacity_ = SameLength(node.input_info(kPastKey), node.output_info(1), past.dims[2]);
     }
     if (node.AttrInt("do_rotary", 0) == 1) {
       if (!Given(shapes, kCosCache) || !Given(shapes, kSinCache)) {
@@ -99,9 +103,10 @@ class GroupQueryAttentionKernel : public CudaKernel {
     nxrt_tensor& out = Output(ctx, outputs, 0, NXRT_DTYPE_FLOAT32,
                               std::vector<int64_t>{args.batch, args.seq, width});
     // A preallocated present cache states its capacity; otherwise it grows.
-    const int64_t capacity = outputs[1].tensor.data != nullptr && outputs[1].tensor.rank == 4
-                                 ? outputs[1].tensor.dims[2]
-                                 : args.past_capacity + args.seq;
+    int64_t capacity = fixed_capacity_ ? args.past_capacity : args.past_capacity + args.seq;
+    if (outputs[1].tensor.data != nullptr && outputs[1].tensor.rank == 4) {
+      capacity = outputs[1].tensor.dims[2];
+    }
     const std::vector<int64_t> present_dims{args.batch, args.kv_heads, capacity, args.depth};
     nxrt_tensor& present_key = Output(ctx, outputs, 1, NXRT_DTYPE_FLOAT32, present_dims);
     nxrt_tensor& present_value = Output(ctx, outputs, 2, NXRT_DTYPE_FLOAT32, present_dims);
@@ -135,8 +140,20 @@ class GroupQueryAttentionKernel : public CudaKernel {
     throw sdk::Error(NXRT_STATUS_UNSUPPORTED, name_ + ": " + what);
   }
 
+  // Whether the declared present length is the past's, static or symbolic.
+  static bool SameLength(const nxrt_value_info& past, const nxrt_value_info& present,
+                         int64_t past_length) {
+    if (past.rank != 4 || present.rank != 4) return false;
+    const nxrt_dim& from = past.dims[2];
+    const nxrt_dim& to = present.dims[2];
+    if (to.value >= 0) return to.value == past_length;
+    return from.symbol != nullptr && to.symbol != nullptr &&
+           std::string_view(from.symbol) == to.symbol;
+  }
+
   std::string name_;
   GqaArgs args_;
+  bool fixed_capacity_ = false;
 };
 
 }  // namespace
