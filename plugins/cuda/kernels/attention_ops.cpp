@@ -62,6 +62,14 @@ class GroupQueryAttentionKernel : public CudaKernel {
         Fail("key and value must be [batch, sequence, kv_num_heads * head_size]");
       }
     }
+    auto count = [](const nxrt_shape& shape) {
+      int64_t n = 1;
+      for (size_t d = 0; d < shape.rank; ++d) n *= shape.dims[d];
+      return n;
+    };
+    if (count(shapes[kSeqlensK]) != args_.batch || count(shapes[kTotalSequenceLength]) != 1) {
+      Fail("seqlens_k must have batch_size entries and total_sequence_length one");
+    }
     if (Given(shapes, kPastKey) != Given(shapes, kPastValue)) {
       Fail("past_key and past_value must be given together");
     }
