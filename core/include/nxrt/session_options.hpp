@@ -55,11 +55,14 @@ struct SessionOptions {
   //  - a caller that also asks for a present output gets a copy of the
   //    updated past tensor (no copy when the output tensor is the very
   //    storage the past tensor borrows).
+  // When the attention node runs on an EP with memory of its own, it reads a
+  // copy of the past and writes its present there; after the run the present
+  // is copied back into the caller's past tensor (same dims and dtype), so
+  // the caller sees the same updated cache either way.
   // When the dims or dtype differ (a cache that grows by concatenation) or
   // are unknown before the run, or the past input is an initializer, also
-  // read by another node, a graph output, or copied into an EP's device
-  // memory, the present output gets a buffer of its own and the past tensor
-  // is only read.
+  // read by another node or a graph output, the present output gets a buffer
+  // of its own and the past tensor is only read.
   bool fixed_capacity_kv = false;
 };
 

@@ -60,9 +60,11 @@ struct Segment {
   size_t provider = 0;
   // Fixed by the plan: the non-constant slots the nodes read from outside the
   // segment, each once (constants never move, so a replay need not check
-  // them), and the slots the nodes write.
+  // them), the slots the nodes write, and the nodes that copy an input from
+  // another EP's memory first (a replay must refresh those copies too).
   std::vector<size_t> external_slots;
   std::vector<size_t> output_slots;
+  std::vector<size_t> transfer_nodes;
   std::array<SlotCapture, 2> slots;  // indexed by nxrt_graph_slot
   // The slot whose capture the nodes' prepared values match; -1 after any
   // other preparation.

@@ -266,10 +266,17 @@ void Executor::PlanInPlaceKv() {
       const graph::ValueId past = *node.inputs[input];
       const graph::Value& value = graph_.value(past);
       // Only the caller's own buffer, read by nobody else: writing it cannot
-      // change what another node or output sees. A copy into the EP's memory
-      // (a mirror slot) is not the caller's buffer.
+      // change what another node or output sees.
       if (!value.is_graph_input || value.initializer || consumers.Of(past).size() != 1 ||
-          is_graph_output(past) || planned.input_slots[input] != slot_of_value_[past.index]) {
+          is_graph_output(past)) {
+        continue;
+      }
+      // An EP that reads a copy in its own memory (a mirror slot) writes its
+      // present there; the run copies it back into the caller's buffer.
+      if (planned.input_slots[input] != slot_of_value_[past.index]) {
+        if (planned.output_slots[output] != kNoSlot) {
+          kv_write_back_.emplace_back(planned.output_slots[output], slot_of_value_[past.index]);
+        }
         continue;
       }
       planned.in_place_input[output] = input;
@@ -337,6 +344,7 @@ void Executor::PlanSegmentSlots(device_graph::Segment& segment) const {
     for (size_t slot_index : nodes_[i].output_slots) {
       if (slot_index != kNoSlot) segment.output_slots.push_back(slot_index);
     }
+    if (!nodes_[i].transfers.empty()) segment.transfer_nodes.push_back(i);
   }
 }
 
@@ -594,6 +602,7 @@ Status Executor::Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_
   NXRT_RETURN_IF_ERROR(BindNamedInputs(inputs));
   NXRT_RETURN_IF_ERROR(ResolveShapesIfChanged());
   Status executed = Execute(slot);
+  if (executed.ok()) executed = WriteBackKv();
   if (shared_.device_graphs == nullptr) return executed;
   // A device-graph reset that failed while a buffer was freed.
   Status deferred = shared_.device_graphs->TakeDeferredError();
@@ -770,6 +779,30 @@ Status Executor::PrepareNode(PlannedNode& node) {
   return Status::Ok();
 }
 
+// Copies each present an EP wrote in its own memory into the caller's past
+// buffer it mirrors, when both hold the same dtype and dims.
+Status Executor::WriteBackKv() {
+  for (const auto& [present_index, past_index] : kv_write_back_) {
+    const ValueSlot& present = slots_[present_index];
+    const ValueSlot& past = slots_[past_index];
+    if (!present.ready || present.kind != NXRT_VALUE_TENSOR || past.kind != NXRT_VALUE_TENSOR ||
+        present.dtype != past.dtype || present.byte_size != past.byte_size ||
+        present.dims != past.dims || present.byte_size == 0) {
+      continue;
+    }
+    if (present.memory == kHostMemory) {
+      std::memcpy(past.data, present.data, present.byte_size);
+      continue;
+    }
+    NXRT_RETURN_IF_ERROR(MemoryProvider(present.memory)
+                             ->CopyToHost(past.data, present.data, present.byte_size)
+                             .WithContext(graph_.model_path + ": present '" +
+                                          DescribeSlot(present_index) + "' copied back into '" +
+                                          DescribeSlot(past_index) + "'"));
+  }
+  return Status::Ok();
+}
+
 // Points output `output` at the buffer of the input it is planned to update
 // in place, when that input is bound at the output's planned dims and dtype.
 bool Executor::BindInPlace(PlannedNode& node, size_t output) {
@@ -901,7 +934,7 @@ Status Executor::ReplayPrepared(device_graph::Segment& segment, nxrt_graph_slot 
     return Status::Ok();
   }
   // A copy into the EP's memory may reallocate, which resets the capture.
-  NXRT_RETURN_IF_ERROR(RunTransfers(nodes_[segment.begin]));
+  for (size_t node : segment.transfer_nodes) NXRT_RETURN_IF_ERROR(RunTransfers(nodes_[node]));
   CollectExternalBindings(segment, bindings_scratch_);
   if (capture.token == 0 || !SameBindings(bindings_scratch_, capture.external)) {
     return Status::Ok();

@@ -115,6 +115,7 @@ class Executor : private plugin_host::ComputeServices {
   Status RunTransfers(PlannedNode& node);
   Status PrepareNode(PlannedNode& node);
   bool BindInPlace(PlannedNode& node, size_t output);
+  Status WriteBackKv();
   Status LookUpKernel(PlannedNode& node);
   Status ComputeNode(PlannedNode& node);
   void FinishNode(PlannedNode& node);
@@ -153,6 +154,9 @@ class Executor : private plugin_host::ComputeServices {
   std::vector<size_t> output_slots_;                              // graph outputs, in order
   std::vector<std::pair<size_t, const ValueSlot*>> outer_scope_;  // slot, enclosing slot
   std::map<std::pair<uint32_t, std::string>, std::unique_ptr<Executor>, std::less<>> bodies_;
+  // Fixed-capacity KV read by an EP through a copy in its own memory:
+  // (present slot, caller's past slot) pairs copied back after each run.
+  std::vector<std::pair<size_t, size_t>> kv_write_back_;
   std::vector<size_t> segment_at_;  // per plan node: the segment it starts, or kNoSlot
 
   // Shapes of the last bound inputs; the resolution is kept while they repeat.
