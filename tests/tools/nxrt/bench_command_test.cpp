@@ -47,6 +47,23 @@ TEST_F(BenchCommandTest, JsonReportsPercentilesAndCounters) {
   EXPECT_THAT(result.out, HasSubstr("\"device_graphs\":{\"captures\":"));
 }
 
+// Random decoder inputs at a long past: the attention mask must say every
+// position is valid, or the mask-derived lengths exceed the KV cache.
+TEST(BenchDecoderTest, RandomInputsDecodeAtALongPast) {
+  const std::filesystem::path decoder =
+      std::filesystem::path(NXRT_BINARY_DIR) / "models" / "decoder.onnx";
+  if (!std::filesystem::exists(decoder)) {
+    GTEST_SKIP() << "no generated " << decoder << "; build the 'models' target";
+  }
+  ScratchFolder scratch{"bench_decoder"};
+  const ProcessResult result =
+      RunNxrt({"bench", decoder.string(), "--ep", "cpu", "--dim", "batch_size=1", "--dim",
+               "sequence_length=1", "--dim", "past_sequence_length=128", "--dim",
+               "total_sequence_length=129", "--runs", "2", "--warmup", "1"},
+              scratch.path());
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+}
+
 TEST_F(BenchCommandTest, TextReportNamesTheNumbers) {
   const ProcessResult result =
       RunNxrt({"bench", model_.string(), "--dim", "batch=3", "--runs", "3", "--warmup", "0"},

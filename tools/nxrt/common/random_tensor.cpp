@@ -46,9 +46,12 @@ uint16_t FloatToHalf(float value) {
                                ((bits >> 13) & 0x3FF));
 }
 
+// An attention mask of ones keeps every position valid, as the decoder
+// inputs of a real prompt are; random 0..3 would claim more tokens than the
+// KV cache holds.
 template <typename T>
-void FillIntegers(Tensor& tensor, std::mt19937_64& generator) {
-  std::uniform_int_distribution<int> digits(0, 3);
+void FillIntegers(Tensor& tensor, std::mt19937_64& generator, bool attention_mask) {
+  std::uniform_int_distribution<int> digits(attention_mask ? 1 : 0, attention_mask ? 1 : 3);
   for (T& value : tensor.mutable_values<T>()) value = static_cast<T>(digits(generator));
 }
 
@@ -70,6 +73,7 @@ Result<Tensor> RandomTensor(const ValueDescription& input,
     return Tensor::FromStrings(std::move(shape), std::move(words));
   }
   NXRT_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Zeros(input.dtype, std::move(shape)));
+  const bool mask = input.name == "attention_mask";
   switch (input.dtype) {
     case DataType::kFloat32:
       for (float& value : tensor.mutable_values<float>()) value = unit(generator);
@@ -98,28 +102,28 @@ Result<Tensor> RandomTensor(const ValueDescription& input,
       break;
     }
     case DataType::kInt8:
-      FillIntegers<int8_t>(tensor, generator);
+      FillIntegers<int8_t>(tensor, generator, mask);
       break;
     case DataType::kUint8:
-      FillIntegers<uint8_t>(tensor, generator);
+      FillIntegers<uint8_t>(tensor, generator, mask);
       break;
     case DataType::kInt16:
-      FillIntegers<int16_t>(tensor, generator);
+      FillIntegers<int16_t>(tensor, generator, mask);
       break;
     case DataType::kUint16:
-      FillIntegers<uint16_t>(tensor, generator);
+      FillIntegers<uint16_t>(tensor, generator, mask);
       break;
     case DataType::kInt32:
-      FillIntegers<int32_t>(tensor, generator);
+      FillIntegers<int32_t>(tensor, generator, mask);
       break;
     case DataType::kUint32:
-      FillIntegers<uint32_t>(tensor, generator);
+      FillIntegers<uint32_t>(tensor, generator, mask);
       break;
     case DataType::kInt64:
-      FillIntegers<int64_t>(tensor, generator);
+      FillIntegers<int64_t>(tensor, generator, mask);
       break;
     case DataType::kUint64:
-      FillIntegers<uint64_t>(tensor, generator);
+      FillIntegers<uint64_t>(tensor, generator, mask);
       break;
     default:
       return Unsupported(

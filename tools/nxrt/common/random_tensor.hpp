@@ -2,7 +2,8 @@
 // from the model's declaration with symbolic dims bound by --dim, the values
 // from a seeded generator so every run sees the same inputs. Floats are
 // uniform in [-1, 1), integers in [0, 4) (small enough to be valid indices
-// and counts for most ops), bools fair coins, strings short words.
+// and counts for most ops) except an integer `attention_mask`, which is all
+// ones, bools fair coins, strings short words.
 #pragma once
 
 #include <cstdint>
