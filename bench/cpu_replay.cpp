@@ -12,6 +12,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "add_chain_graph.hpp"
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/session.hpp"
@@ -20,51 +21,13 @@ namespace {
 
 constexpr int kNodes = 1000;
 
-nxrt::graph::Graph AddChain() {
-  using nxrt::graph::DataType;
-  using nxrt::graph::Dim;
-  nxrt::graph::Graph g;
-  g.model_path = "add_chain.onnx";
-  g.opset_imports[""] = 17;
-  g.weights = std::make_shared<nxrt::graph::WeightStore>();
-  nxrt::graph::Value x;
-  x.name = "x";
-  x.dtype = DataType::kFloat32;
-  x.shape = nxrt::graph::Shape{Dim::Static(1)};
-  x.is_graph_input = true;
-  g.inputs.push_back(g.AddValue(std::move(x)));
-  const float one = 1.0f;
-  std::vector<std::byte> bytes(sizeof(float));
-  std::memcpy(bytes.data(), &one, sizeof(float));
-  nxrt::graph::Value c;
-  c.name = "c";
-  c.dtype = DataType::kFloat32;
-  c.shape = nxrt::graph::Shape{Dim::Static(1)};
-  c.initializer = g.weights->AddOwned(DataType::kFloat32, {1}, std::move(bytes));
-  const nxrt::graph::ValueId constant = g.AddValue(std::move(c));
-  nxrt::graph::ValueId previous = g.inputs[0];
-  for (int i = 0; i < kNodes; ++i) {
-    nxrt::graph::Value out;
-    out.name = "a" + std::to_string(i);
-    nxrt::graph::Node node;
-    node.op_type = "Add";
-    node.name = "add" + std::to_string(i);
-    node.inputs = {previous, constant};
-    node.outputs = {g.AddValue(std::move(out))};
-    previous = *node.outputs[0];
-    g.AddNode(std::move(node));
-  }
-  g.outputs.push_back(previous);
-  return g;
-}
-
 void RunChain(benchmark::State& state, bool replay) {
   nxrt::EnvironmentOptions env_options;
   env_options.plugin_folders = {NXRT_BINARY_DIR "/lib"};
   auto env = nxrt::Environment::Create(env_options);
   nxrt::SessionOptions options;
   options.providers.push_back({"cpu", {{"threads", "1"}}});
-  auto session = env.ok() ? nxrt::Session::Create(*env, AddChain(), options)
+  auto session = env.ok() ? nxrt::Session::Create(*env, nxrt_bench::AddChain(kNodes), options)
                           : nxrt::Result<std::unique_ptr<nxrt::Session>>(env.status());
   if (!session.ok()) {
     state.SkipWithError(session.status().ToString().c_str());
