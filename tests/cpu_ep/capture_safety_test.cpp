@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "no_compute_services.hpp"
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/session.hpp"
@@ -442,28 +443,6 @@ TEST(CpuCaptureSafety, ArgMaxCumSumAndTriluReplayFollowNewValues) {
   }
   ExpectCapturedOnceAndReplayed(*session, runs);
 }
-
-// Host services that refuse everything: every output is preallocated.
-class NoServices : public nxrt::plugin_host::ComputeServices {
- public:
-  nxrt::Status AllocateOutput(size_t, nxrt_dtype, std::span<const int64_t>, nxrt_tensor*) override {
-    return Refused();
-  }
-  nxrt::Status AllocateSequenceOutput(size_t, size_t) override { return Refused(); }
-  nxrt::Status AllocateSequenceElement(size_t, size_t, nxrt_dtype, std::span<const int64_t>,
-                                       nxrt_tensor*) override {
-    return Refused();
-  }
-  nxrt::Status SetOutputNone(size_t) override { return Refused(); }
-  nxrt::Status SetStringElement(size_t, size_t, std::string_view) override { return Refused(); }
-  nxrt::Status RunSubgraph(std::string_view, std::span<const nxrt_value>,
-                           std::span<nxrt_value>) override {
-    return Refused();
-  }
-
- private:
-  static nxrt::Status Refused() { return nxrt::Unsupported("outputs are preallocated"); }
-};
 
 template <typename T>
 nxrt_value TensorValue(nxrt_dtype dtype, std::vector<T>& data, const std::vector<int64_t>& dims) {

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "no_compute_services.hpp"
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/session.hpp"
@@ -38,28 +39,6 @@ std::shared_ptr<nxrt::plugin_host::Plugin> CpuPlugin() {
   EXPECT_TRUE(plugin.ok()) << plugin.status().ToString();
   return plugin.value();
 }
-
-// Host services that refuse everything: every output is preallocated.
-class NoServices : public nxrt::plugin_host::ComputeServices {
- public:
-  nxrt::Status AllocateOutput(size_t, nxrt_dtype, std::span<const int64_t>, nxrt_tensor*) override {
-    return Refused();
-  }
-  nxrt::Status AllocateSequenceOutput(size_t, size_t) override { return Refused(); }
-  nxrt::Status AllocateSequenceElement(size_t, size_t, nxrt_dtype, std::span<const int64_t>,
-                                       nxrt_tensor*) override {
-    return Refused();
-  }
-  nxrt::Status SetOutputNone(size_t) override { return Refused(); }
-  nxrt::Status SetStringElement(size_t, size_t, std::string_view) override { return Refused(); }
-  nxrt::Status RunSubgraph(std::string_view, std::span<const nxrt_value>,
-                           std::span<nxrt_value>) override {
-    return Refused();
-  }
-
- private:
-  static nxrt::Status Refused() { return nxrt::Unsupported("outputs are preallocated"); }
-};
 
 nxrt_value FloatValue(std::vector<float>& data, const std::vector<int64_t>& dims) {
   nxrt_value v{};
