@@ -5,34 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "device_node_runner.hpp"
+#include "no_compute_services.hpp"
 #include "plugin_host/kernel.hpp"
 
 namespace {
 
 using nxrt::plugin_host::ExecutionProvider;
-
-class NoServices : public nxrt::plugin_host::ComputeServices {
- public:
-  nxrt::Status AllocateOutput(size_t, nxrt_dtype, std::span<const int64_t>, nxrt_tensor*) override {
-    return Refused();
-  }
-  nxrt::Status AllocateSequenceOutput(size_t, size_t) override { return Refused(); }
-  nxrt::Status AllocateSequenceElement(size_t, size_t, nxrt_dtype, std::span<const int64_t>,
-                                       nxrt_tensor*) override {
-    return Refused();
-  }
-  nxrt::Status SetOutputNone(size_t) override { return Refused(); }
-  nxrt::Status SetStringElement(size_t, size_t, std::string_view) override { return Refused(); }
-  nxrt::Status RunSubgraph(std::string_view, std::span<const nxrt_value>,
-                           std::span<nxrt_value>) override {
-    return Refused();
-  }
-
- private:
-  static nxrt::Status Refused() {
-    return nxrt::FailedPrecondition("outputs are preallocated in this test");
-  }
-};
+using nxrt_test::NoServices;
 
 class CudaDevice : public ::testing::Test {
  protected:
