@@ -1,10 +1,9 @@
 #include "cpu_ep.hpp"
 
-#include <cblas.h>
-
 #include <charconv>
 #include <string>
 
+#include "blas_threads.hpp"
 #include "device_graph/recorder.hpp"
 #include "device_graph/recording_kernel.hpp"
 #include "op_registry.hpp"
@@ -46,9 +45,11 @@ CpuEp::CpuEp(const sdk::Host& host, const sdk::Options& options) : host_(host) {
                                                          "' (known: threads, device_graphs)");
     }
   }
-  openblas_set_num_threads(threads);
+  blas_threads_ = std::make_unique<BlasThreadLease>(threads);
   if (device_graphs) recorder_ = std::make_shared<Recorder>(host_);
 }
+
+CpuEp::~CpuEp() = default;
 
 sdk::ClaimResult CpuEp::Claim(const sdk::Node& node, int64_t opset,
                               std::span<const nxrt_value_info> inputs,

@@ -5,7 +5,9 @@
 // that compute on host memory.
 //
 // Options: `threads` (default 1) is the number of OpenBLAS threads; one keeps
-// results bitwise reproducible from run to run. `device_graphs` (1 default, or
+// results bitwise reproducible from run to run. OpenBLAS has one thread count
+// per process, so it runs with the largest `threads` among live CPU EPs
+// (blas_threads.hpp). `device_graphs` (1 default, or
 // 0) says whether the EP captures device graphs: with 1 every kernel is
 // wrapped so the calls of a capture are recorded and later replayed without
 // per-node dispatch (device_graph/); with 0 kernels are bare and the host runs
@@ -19,11 +21,13 @@
 
 namespace nxrt::cpu {
 
+class BlasThreadLease;
 class Recorder;
 
 class CpuEp : public sdk::ExecutionProvider {
  public:
   CpuEp(const sdk::Host& host, const sdk::Options& options);
+  ~CpuEp() override;
 
   sdk::ClaimResult Claim(const sdk::Node& node, int64_t opset,
                          std::span<const nxrt_value_info> inputs,
@@ -47,6 +51,7 @@ class CpuEp : public sdk::ExecutionProvider {
   Recorder& RequireRecorder() const;
 
   sdk::Host host_;
+  std::unique_ptr<BlasThreadLease> blas_threads_;
   std::shared_ptr<Recorder> recorder_;  // null when device graphs are off
 };
 

@@ -1,9 +1,11 @@
 // The CPU EP's contract beyond op results: option checking, honest declines,
-// capture-safety statements, and constant-B packing shared between shape
-// variants of a MatMul.
+// capture-safety statements, constant-B packing shared between shape
+// variants of a MatMul, and the OpenBLAS worker pool following `threads`.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <vector>
 
@@ -82,6 +84,37 @@ TEST(CpuEpBehaviour, RefusesBadOptions) {
   EXPECT_NE(unknown.status().message().find("thread"), std::string::npos);
   auto two = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"threads", "2"}});
   EXPECT_TRUE(two.ok()) << two.status().ToString();
+}
+
+// Threads of this process, from /proc.
+int ThreadCount() {
+  int count = 0;
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    ++count;
+  }
+  return count;
+}
+
+// Exit code 0 when the OpenBLAS workers follow the EPs' `threads`, else the
+// number of the first check that failed.
+[[noreturn]] void CheckBlasWorkersFollowThreads() {
+  const int before_load = ThreadCount();
+  auto plugin = CpuPlugin();
+  auto one = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"threads", "1"}});
+  if (!one.ok()) std::_Exit(2);
+  // No idle worker left spinning beside a single-threaded EP.
+  if (ThreadCount() != before_load) std::_Exit(3);
+  auto three = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"threads", "3"}});
+  if (!three.ok()) std::_Exit(4);
+  // The largest request wins: three threads need two workers.
+  if (ThreadCount() < before_load + 2) std::_Exit(5);
+  std::_Exit(0);
+}
+
+TEST(CpuEpBehaviour, BlasWorkersFollowTheLargestThreadsOption) {
+  // The pool's state is per process: check it in a fresh one.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(CheckBlasWorkersFollowThreads(), testing::ExitedWithCode(0), "");
 }
 
 TEST(CpuEpBehaviour, DeclinesWithReasons) {

@@ -1,0 +1,57 @@
+#include "blas_threads.hpp"
+
+#include <cblas.h>
+
+#include <map>
+#include <mutex>
+
+// Exported by the pthread build of OpenBLAS and absent from others; weak so
+// that a build without a worker pool simply has nothing to shut down.
+extern "C" int blas_thread_shutdown_(void) __attribute__((weak));
+
+namespace nxrt::cpu {
+namespace {
+
+struct Leases {
+  std::mutex mutex;
+  std::map<int, int> live_by_threads;  // requested threads -> live leases
+  int applied = 0;                     // 0 until the first lease applies a count
+  bool pool_ever_widened = false;      // a lease has asked for more than one thread
+};
+
+Leases& AllLeases() {
+  static Leases leases;
+  return leases;
+}
+
+// Applies the largest live request; the caller holds the mutex.
+void Apply(Leases& leases) {
+  const int wanted = leases.live_by_threads.empty() ? 1 : leases.live_by_threads.rbegin()->first;
+  if (wanted == leases.applied) return;
+  // Restarts the pool first when it was shut down.
+  openblas_set_num_threads(wanted);
+  leases.pool_ever_widened |= wanted > 1;
+  if (wanted == 1 && !leases.pool_ever_widened && blas_thread_shutdown_ != nullptr) {
+    blas_thread_shutdown_();
+  }
+  leases.applied = wanted;
+}
+
+}  // namespace
+
+BlasThreadLease::BlasThreadLease(int threads) : threads_(threads) {
+  Leases& leases = AllLeases();
+  std::lock_guard lock(leases.mutex);
+  ++leases.live_by_threads[threads_];
+  Apply(leases);
+}
+
+BlasThreadLease::~BlasThreadLease() {
+  Leases& leases = AllLeases();
+  std::lock_guard lock(leases.mutex);
+  auto it = leases.live_by_threads.find(threads_);
+  if (--it->second == 0) leases.live_by_threads.erase(it);
+  Apply(leases);
+}
+
+}  // namespace nxrt::cpu
