@@ -1,10 +1,17 @@
 """Prints one screen comparing `nxrt generate --json` reports side by side:
 tokens, per-step latency, kernel-cache stats and device-graph counters.
 
+A label may be given several times, one report per repeated run. Its column
+then shows the first run's counters and the median over runs of the per-step
+latencies, and with two labels whose runs were interleaved (A B A B ...) the
+speed-up is the median of the pairwise ratios, so that a slow spell on a
+shared machine moves one pair rather than the verdict.
+
 usage: decode_summary.py LABEL=REPORT.json [LABEL=REPORT.json ...]
 """
 import json
 import os
+import statistics
 import sys
 
 
@@ -55,10 +62,43 @@ def rows(reports):
     ]
 
 
+def merge(runs):
+    """One report per label: the first run's, with latencies the median over runs."""
+    merged = dict(runs[0])
+    for key in ("prefill_us", "median_us", "p90_us", "tokens_per_s"):
+        values = [run.get(key) for run in runs]
+        if all(isinstance(v, (int, float)) for v in values):
+            merged[key] = statistics.median(values)
+    return merged
+
+
+def print_speed_up(labels, runs_by_label):
+    if len(labels) != 2:
+        return
+    slow, fast = (runs_by_label[label] for label in labels)
+    if len(slow) != len(fast):
+        return
+    ratios = []
+    for a, b in zip(slow, fast):
+        m_a, m_b = a.get("median_us"), b.get("median_us")
+        if not (isinstance(m_a, (int, float)) and isinstance(m_b, (int, float)) and m_b > 0):
+            return
+        ratios.append(m_a / m_b)
+    line = f"decode step speed-up, {labels[1]} over {labels[0]}: {statistics.median(ratios):.2f}x"
+    if len(ratios) > 1:
+        line += (f" (median of {len(ratios)} interleaved pairs; "
+                 f"pairs ranged {min(ratios):.2f}x to {max(ratios):.2f}x)")
+    print(line)
+
+
 def main():
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
-    reports = [load(argument) for argument in sys.argv[1:]]
+    runs_by_label = {}
+    for label, report in (load(argument) for argument in sys.argv[1:]):
+        runs_by_label.setdefault(label, []).append(report)
+    labels = list(runs_by_label)
+    reports = [(label, merge(runs_by_label[label])) for label in labels]
     table = [("", [label for label, _ in reports])]
     for name, read in rows(reports):
         table.append((name, [number(read(report)) for _, report in reports]))
@@ -66,16 +106,14 @@ def main():
     columns = [max(len(row[1][i]) for row in table) for i in range(len(reports))]
     for name, cells in table:
         print(name.ljust(width), *(cell.rjust(w) for cell, w in zip(cells, columns)), sep="  ")
-    tokens = {label: report.get("tokens") for label, report in reports}
+    tokens = {(label, i): run.get("tokens")
+              for label, runs in runs_by_label.items() for i, run in enumerate(runs)}
     if len({json.dumps(t) for t in tokens.values()}) == 1:
         print(f"\nsame generated tokens in every run: {next(iter(tokens.values()))}")
     else:
-        for label, generated in tokens.items():
-            print(f"\n{label} tokens: {generated}")
-    medians = [r.get("median_us") for _, r in reports]
-    if len(reports) == 2 and all(isinstance(m, (int, float)) and m > 0 for m in medians):
-        print(f"decode step speed-up, {reports[1][0]} over {reports[0][0]}: "
-              f"{medians[0] / medians[1]:.2f}x")
+        for (label, i), generated in tokens.items():
+            print(f"\n{label} run {i + 1} tokens: {generated}")
+    print_speed_up(labels, runs_by_label)
 
 
 if __name__ == "__main__":
