@@ -6,7 +6,10 @@
 namespace nxrt::mock {
 
 MockEp::MockEp(const nxrt::sdk::Host& host, const nxrt::sdk::Options& options)
-    : state_(std::make_shared<MockEpState>(host, MockConfig::Parse(options))) {
+    : MockEp(host, options, false) {}
+
+MockEp::MockEp(const nxrt::sdk::Host& host, const nxrt::sdk::Options& options, bool own_memory)
+    : state_(std::make_shared<MockEpState>(host, MockConfig::Parse(options), own_memory)) {
   if (state_->config().unavailable) {
     throw nxrt::sdk::Error(NXRT_STATUS_UNAVAILABLE, *state_->config().unavailable);
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 
 #include "mock_ep_state.hpp"
 #include "nxrt/ep_sdk.hpp"
@@ -14,6 +15,13 @@ class MockEp : public nxrt::sdk::ExecutionProvider {
  public:
   MockEp(const nxrt::sdk::Host& host, const nxrt::sdk::Options& options);
   ~MockEp() override;
+
+  // Null unless the instance has memory of its own (libep_mock_device.so).
+  DeviceMemory* device_memory() const { return state_->device_memory(); }
+  void Log(const std::string& entry) const { state_->Log(entry); }
+
+ protected:
+  MockEp(const nxrt::sdk::Host& host, const nxrt::sdk::Options& options, bool own_memory);
 
   nxrt::sdk::ClaimResult Claim(const nxrt::sdk::Node& node, int64_t opset,
                                std::span<const nxrt_value_info> inputs,

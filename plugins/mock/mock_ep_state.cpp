@@ -30,8 +30,10 @@ void CopyValue(const nxrt_value& from, nxrt_value& to, std::vector<std::vector<i
 
 }  // namespace
 
-MockEpState::MockEpState(nxrt::sdk::Host host, MockConfig config)
-    : host_(std::move(host)), config_(std::move(config)) {}
+MockEpState::MockEpState(nxrt::sdk::Host host, MockConfig config, bool own_memory)
+    : host_(std::move(host)),
+      config_(std::move(config)),
+      device_memory_(own_memory ? std::make_unique<DeviceMemory>() : nullptr) {}
 
 void MockEpState::Log(const std::string& entry) const {
   LogCall(config_.log_id, entry);

@@ -10,12 +10,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "device_memory.hpp"
 #include "mock_config.hpp"
 #include "nxrt/ep_sdk.hpp"
 
@@ -34,10 +36,13 @@ struct RecordedCall {
 
 class MockEpState {
  public:
-  MockEpState(nxrt::sdk::Host host, MockConfig config);
+  // With `own_memory` the instance has device memory of its own.
+  MockEpState(nxrt::sdk::Host host, MockConfig config, bool own_memory);
 
   const nxrt::sdk::Host& host() const { return host_; }
   const MockConfig& config() const { return config_; }
+  // Null when the instance computes on host memory.
+  DeviceMemory* device_memory() const { return device_memory_.get(); }
 
   void Log(const std::string& entry) const;
   // Counts a call of `point` and throws the injected failure on the chosen one.
@@ -60,6 +65,7 @@ class MockEpState {
  private:
   nxrt::sdk::Host host_;
   const MockConfig config_;
+  const std::unique_ptr<DeviceMemory> device_memory_;
   std::mutex mutex_;
   std::map<FaultPoint, uint64_t> calls_;
   uint64_t next_kernel_id_ = 1;

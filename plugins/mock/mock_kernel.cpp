@@ -37,7 +37,27 @@ MockKernel::~MockKernel() {
 
 void MockKernel::Run(nxrt::sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                      std::span<nxrt_value> outputs) {
+  if (state_->device_memory() != nullptr) {
+    RequireDeviceBuffers("input", inputs);
+    RequireDeviceBuffers("output", outputs);
+  }
   RunMockOp(op_, ctx, inputs, outputs);
+}
+
+void MockKernel::RequireDeviceBuffers(const char* what, std::span<const nxrt_value> values) const {
+  for (size_t i = 0; i < values.size(); ++i) {
+    const nxrt_value& v = values[i];
+    if (v.kind != NXRT_VALUE_TENSOR || v.tensor.data == nullptr || v.tensor.byte_size == 0) {
+      continue;
+    }
+    if (v.tensor.memory != NXRT_MEMORY_DEVICE ||
+        !state_->device_memory()->Holds(v.tensor.data, v.tensor.byte_size)) {
+      throw nxrt::sdk::Error(NXRT_STATUS_INVALID_ARGUMENT,
+                             "mock device kernel " + Tag() + " (" + op_ + "): " + what + " " +
+                                 std::to_string(i) +
+                                 " is not in this EP's memory; the host must copy it in");
+    }
+  }
 }
 
 void MockKernel::Compute(nxrt::sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,

@@ -37,6 +37,8 @@ class MockKernel : public nxrt::sdk::Kernel {
 
  private:
   std::string Tag() const { return "k" + std::to_string(id_); }
+  // On an EP with memory of its own: throws unless every buffer is in it.
+  void RequireDeviceBuffers(const char* what, std::span<const nxrt_value> values) const;
 
   std::shared_ptr<MockEpState> state_;
   std::string op_;

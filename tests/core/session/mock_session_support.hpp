@@ -261,11 +261,16 @@ inline std::vector<nxrt::NamedTensor> KvCacheInputs(const std::vector<float>& pa
   return inputs;
 }
 
-// The mock's exported test functions, from the library the session loaded.
+// The mock's exported test functions, from the library the session loaded:
+// libep_mock.so, or libep_mock_device.so for the mock with memory of its own.
 class MockLibrary {
  public:
   static MockLibrary& Get() {
-    static MockLibrary library;
+    static MockLibrary library("libep_mock.so");
+    return library;
+  }
+  static MockLibrary& Device() {
+    static MockLibrary library("libep_mock_device.so");
     return library;
   }
   std::vector<std::string> CallLog(const std::string& log_id) const {
@@ -286,8 +291,8 @@ class MockLibrary {
   int64_t Live(const char* kind) const { return live_(kind); }
 
  private:
-  MockLibrary() {
-    handle_ = dlopen(NXRT_BINARY_DIR "/lib/libep_mock.so", RTLD_NOW);
+  explicit MockLibrary(const std::string& file) {
+    handle_ = dlopen((std::string(NXRT_BINARY_DIR "/lib/") + file).c_str(), RTLD_NOW);
     EXPECT_NE(handle_, nullptr) << dlerror();
     call_log_ = reinterpret_cast<nxrt_mock_call_log_fn>(dlsym(handle_, NXRT_MOCK_CALL_LOG_SYMBOL));
     clear_ = reinterpret_cast<nxrt_mock_clear_call_log_fn>(

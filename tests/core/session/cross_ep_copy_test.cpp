@@ -1,0 +1,114 @@
+// Values that cross from one EP's memory into another's. libep_mock_device.so
+// is the mock with memory of its own: its kernels refuse any buffer outside
+// that memory and its copy functions refuse the wrong direction, so these
+// runs fail if the host forgets a transfer, makes it the wrong way, or
+// replays a captured segment on stale copies.
+#include <gtest/gtest.h>
+
+#include "session/mock_session_support.hpp"
+
+namespace {
+
+using nxrt::DeviceGraphSlot;
+using nxrt_test::Chain;
+using nxrt_test::ChainExpected;
+using nxrt_test::CountPrefix;
+using nxrt_test::MockLibrary;
+
+nxrt::ExecutionProviderSpec MockDevice(const std::string& log,
+                                       std::vector<std::pair<std::string, std::string>> options) {
+  options.emplace_back("log", log);
+  return {"mock_device", std::move(options)};
+}
+
+nxrt::SessionOptions OnMockDevice(const std::string& log) {
+  nxrt::SessionOptions options;
+  options.providers.push_back(MockDevice(log, {}));
+  return options;
+}
+
+class CrossEpCopies : public ::testing::Test {
+ protected:
+  void SetUp() override { log_ = nxrt_test::TestLogId(); }
+
+  void Create(nxrt::graph::Graph graph, nxrt::SessionOptions options) {
+    auto session =
+        nxrt::Session::Create(nxrt_test::TestEnvironment(), std::move(graph), std::move(options));
+    ASSERT_TRUE(session.ok()) << session.status().ToString();
+    session_ = std::move(session).value();
+  }
+
+  // Runs Chain with x of shape [1, 4], on `slot` when given, and checks y.
+  void RunChain(const std::vector<float>& x, std::optional<DeviceGraphSlot> slot = std::nullopt) {
+    std::vector<nxrt::NamedTensor> inputs{{"x", nxrt_test::Floats({1, 4}, x)}};
+    nxrt::Status status =
+        slot ? session_->Run(*slot, inputs, {}, outputs_) : session_->Run(inputs, {}, outputs_);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    ASSERT_EQ(outputs_.size(), 1u);
+    EXPECT_EQ(outputs_[0].memory(), nxrt::MemoryKind::kHost);
+    EXPECT_EQ(nxrt_test::ValuesOf(outputs_[0]), ChainExpected(x));
+  }
+
+  std::vector<std::string> DeviceLog() const { return MockLibrary::Device().CallLog(log_); }
+
+  std::string log_;
+  std::unique_ptr<nxrt::Session> session_;
+  std::vector<nxrt::Tensor> outputs_;
+};
+
+TEST_F(CrossEpCopies, ValuesMoveBetweenHostAndDeviceEpsThroughTheCopyFunctions) {
+  // Add and Relu on the device EP, Mul between them on the host mock: x goes
+  // in, s comes out, p goes back in and y comes out.
+  nxrt::SessionOptions options;
+  options.providers.push_back(MockDevice(log_, {{"claim", "Add,Relu"}}));
+  options.providers.push_back(nxrt_test::Mock(log_ + ".host", {}));
+  Create(Chain(), options);
+  const std::vector<std::vector<float>> xs{{1, 2, 3, 4}, {-1, 0.5f, 3, -7}, {9, -9, 0, 2}};
+  size_t to_device = 0;
+  size_t to_host = 0;
+  for (const auto& x : xs) {
+    RunChain(x);
+    const auto log = DeviceLog();
+    EXPECT_GE(CountPrefix(log, "copy_to_device"), to_device + 2) << "x and p copied in";
+    EXPECT_GE(CountPrefix(log, "copy_to_host"), to_host + 2) << "s and y copied out";
+    to_device = CountPrefix(log, "copy_to_device");
+    to_host = CountPrefix(log, "copy_to_host");
+  }
+}
+
+TEST_F(CrossEpCopies, EveryReplayRefreshesTheCopiesItReads) {
+  Create(Chain(), OnMockDevice(log_));
+  const std::vector<std::vector<float>> xs{
+      {1, 2, 3, 4}, {5, -6, 7, -8}, {-1, 0.5f, 3, 7}, {0, 1, 0, 1}};
+  for (const auto& x : xs) RunChain(x, DeviceGraphSlot::kPrimary);
+  const auto counters = session_->device_graph_counters();
+  EXPECT_EQ(counters.captures, 1u);
+  EXPECT_EQ(counters.replays, xs.size() - 1);
+  EXPECT_EQ(CountPrefix(DeviceLog(), "replay"), xs.size() - 1);
+}
+
+TEST_F(CrossEpCopies, FixedCapacityKvIsWrittenBackFromTheEpsMemory) {
+  // The mock's GroupQueryAttention adds one to the cache in place, in device
+  // memory; the caller's past, in host memory, must see every step.
+  nxrt::SessionOptions options = OnMockDevice(log_);
+  options.fixed_capacity_kv = true;
+  Create(nxrt_test::BuildKvCacheModel({}), options);
+  std::vector<float> key(nxrt_test::kCapacity * nxrt_test::kHeadSize);
+  std::vector<float> value(key.size());
+  for (size_t i = 0; i < key.size(); ++i) {
+    key[i] = static_cast<float>(i);
+    value[i] = -2.0f * static_cast<float>(i);
+  }
+  auto inputs = nxrt_test::KvCacheInputs(key, value);
+  for (int step = 1; step <= 3; ++step) {
+    nxrt::Status status = session_->Run(inputs, {}, outputs_);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    for (float& k : key) k += 1.0f;
+    for (float& v : value) v += 1.0f;
+    EXPECT_EQ(nxrt_test::ValuesOf(inputs[3].tensor), key) << "step " << step;
+    EXPECT_EQ(nxrt_test::ValuesOf(inputs[4].tensor), value) << "step " << step;
+    EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(1)), key) << "step " << step;
+  }
+}
+
+}  // namespace
