@@ -37,6 +37,7 @@ const OpRegistry& CpuOps() {
     RegisterNonMaxSuppressionOps(r);
     RegisterAttentionOps(r);
     RegisterRotaryOps(r);
+    RegisterRecurrentOps(r);
     return r;
   }();
   return registry;

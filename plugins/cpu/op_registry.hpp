@@ -87,5 +87,6 @@ void RegisterLossOps(OpRegistry& registry);
 void RegisterNonMaxSuppressionOps(OpRegistry& registry);
 void RegisterAttentionOps(OpRegistry& registry);
 void RegisterRotaryOps(OpRegistry& registry);
+void RegisterRecurrentOps(OpRegistry& registry);
 
 }  // namespace nxrt::cpu

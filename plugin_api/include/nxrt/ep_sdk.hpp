@@ -178,6 +178,19 @@ class Node {
     host_.Check(host_.api().node_attr_floats(node_, name, &values, &count));
     return std::vector<float>(values, values + count);
   }
+  std::vector<std::string> AttrStrings(const char* name) const {
+    if (attr_type(name) == NXRT_ATTR_UNDEFINED) return {};
+    size_t count = 0;
+    host_.Check(host_.api().node_attr_strings_count(node_, name, &count));
+    std::vector<std::string> values;
+    values.reserve(count);
+    for (size_t i = 0; i < count; ++i) {
+      nxrt_string_view value{};
+      host_.Check(host_.api().node_attr_strings_at(node_, name, i, &value));
+      values.emplace_back(value.data, value.size);
+    }
+    return values;
+  }
 
  private:
   Host host_;
