@@ -38,6 +38,8 @@ const OpRegistry& CpuOps() {
     RegisterAttentionOps(r);
     RegisterRotaryOps(r);
     RegisterRecurrentOps(r);
+    RegisterSignalOps(r);
+    RegisterImageOps(r);
     return r;
   }();
   return registry;

@@ -88,5 +88,7 @@ void RegisterNonMaxSuppressionOps(OpRegistry& registry);
 void RegisterAttentionOps(OpRegistry& registry);
 void RegisterRotaryOps(OpRegistry& registry);
 void RegisterRecurrentOps(OpRegistry& registry);
+void RegisterSignalOps(OpRegistry& registry);
+void RegisterImageOps(OpRegistry& registry);
 
 }  // namespace nxrt::cpu
