@@ -38,6 +38,9 @@ const OpRegistry& CpuOps() {
     RegisterAttentionOps(r);
     RegisterRotaryOps(r);
     RegisterRecurrentOps(r);
+    RegisterControlFlowOps(r);
+    RegisterSequenceOps(r);
+    RegisterOptionalOps(r);
     RegisterSignalOps(r);
     RegisterImageOps(r);
     return r;

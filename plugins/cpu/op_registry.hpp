@@ -88,6 +88,9 @@ void RegisterNonMaxSuppressionOps(OpRegistry& registry);
 void RegisterAttentionOps(OpRegistry& registry);
 void RegisterRotaryOps(OpRegistry& registry);
 void RegisterRecurrentOps(OpRegistry& registry);
+void RegisterControlFlowOps(OpRegistry& registry);
+void RegisterSequenceOps(OpRegistry& registry);
+void RegisterOptionalOps(OpRegistry& registry);
 void RegisterSignalOps(OpRegistry& registry);
 void RegisterImageOps(OpRegistry& registry);
 

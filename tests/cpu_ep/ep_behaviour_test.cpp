@@ -165,6 +165,14 @@ TEST(CpuEpBehaviour, StatesCaptureSafety) {
   auto nonzero_kernel = ep->CreateKernel({}, nonzero.view, Shapes(one), 17);
   ASSERT_TRUE(nonzero_kernel.ok()) << nonzero_kernel.status().ToString();
   EXPECT_FALSE((*nonzero_kernel)->capture_safe());
+
+  // Running a body or building a sequence goes through the host.
+  for (const char* op : {"If", "SequenceLength", "SplitToSequence"}) {
+    OneNode node(op, "", {{DataType::kFloat32, {4}, {}}});
+    auto kernel = ep->CreateKernel({}, node.view, Shapes(one), 17);
+    ASSERT_TRUE(kernel.ok()) << op << ": " << kernel.status().ToString();
+    EXPECT_FALSE((*kernel)->capture_safe()) << op;
+  }
 }
 
 // Output buffers for MatMul runs.

@@ -334,6 +334,19 @@ const std::map<std::string, std::vector<fs::path>>& CasesByOp() {
   return by_op;
 }
 
+bool NeedsSession(const nxrt::graph::Graph& graph) {
+  for (const auto& attribute : graph.nodes[0].attributes) {
+    if (attribute.graph || !attribute.graphs.empty()) return true;
+  }
+  for (nxrt::graph::ValueId id : graph.outputs) {
+    const auto kind = graph.value(id).kind;
+    if (kind != nxrt::graph::ValueKind::kTensor && kind != nxrt::graph::ValueKind::kUnknown) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::set<std::string> CorpusOpTypes() {
@@ -374,6 +387,13 @@ CaseResult RunNodeCase(const fs::path& case_dir) {
   if (!decision->claimed) {
     result.outcome = CaseOutcome::kDeclined;
     result.detail = decision->reason;
+    return result;
+  }
+  // A body runs, and a sequence or optional output is built, through a
+  // session's executor; a kernel called alone has neither.
+  if (NeedsSession(*graph)) {
+    result.outcome = CaseOutcome::kDeclined;
+    result.detail = "needs a session: the node has a body or a non-tensor output";
     return result;
   }
 

@@ -1,6 +1,7 @@
 #include "nxrt/graph/shape_inference.hpp"
 
 #include <deque>
+#include <optional>
 #include <vector>
 
 #include "inference/known_values.hpp"
@@ -17,6 +18,27 @@ using inference::KnownValues;
 using inference::NodeContext;
 using inference::SymbolInterner;
 
+// What node `node` reads: its inputs, and the values of `graph` its bodies
+// read from outer scope (a body is inferred with the node, so their shapes
+// must be known by then).
+std::vector<ValueId> ValuesRead(const Graph& graph, const Node& node) {
+  std::vector<ValueId> read;
+  for (const auto& in : node.inputs) {
+    if (in) read.push_back(*in);
+  }
+  auto add_body = [&](const Graph& body) {
+    for (const Value& v : body.values) {
+      if (!v.is_outer_scope) continue;
+      if (std::optional<ValueId> outer = graph.FindValue(v.name)) read.push_back(*outer);
+    }
+  };
+  for (const Attribute& a : node.attributes) {
+    if (a.graph) add_body(*a.graph);
+    for (const auto& body : a.graphs) add_body(*body);
+  }
+  return read;
+}
+
 // Nodes in an order where every producer precedes its consumers; nodes left
 // over by a cycle keep their file order at the end.
 std::vector<NodeId> TopologicalOrder(const Graph& graph) {
@@ -24,12 +46,12 @@ std::vector<NodeId> TopologicalOrder(const Graph& graph) {
   std::vector<uint32_t> pending(n, 0);
   std::vector<std::vector<uint32_t>> consumers(graph.values.size());
   for (uint32_t i = 0; i < n; ++i) {
-    for (const auto& in : graph.nodes[i].inputs) {
-      if (!in || in->index >= graph.values.size()) continue;
-      const NodeId producer = graph.values[in->index].producer;
+    for (ValueId in : ValuesRead(graph, graph.nodes[i])) {
+      if (in.index >= graph.values.size()) continue;
+      const NodeId producer = graph.values[in.index].producer;
       if (producer.valid() && producer.index != i) {
         ++pending[i];
-        consumers[in->index].push_back(i);
+        consumers[in.index].push_back(i);
       }
     }
   }

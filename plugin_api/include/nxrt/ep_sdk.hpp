@@ -191,6 +191,17 @@ class Node {
     }
     return values;
   }
+  // A graph attribute's formal input and output counts; throws NOT_FOUND
+  // when the node has no such graph.
+  std::pair<size_t, size_t> AttrGraph(const char* name) const {
+    if (host_.api().node_attr_graph == nullptr) {
+      throw Error(NXRT_STATUS_UNSUPPORTED, "the host cannot describe graph attributes");
+    }
+    size_t inputs = 0;
+    size_t outputs = 0;
+    host_.Check(host_.api().node_attr_graph(node_, name, &inputs, &outputs));
+    return {inputs, outputs};
+  }
 
  private:
   Host host_;
@@ -213,7 +224,28 @@ class ComputeContext {
         host_->api().allocate_output(Require(), index, dtype, dims.size(), dims.data(), &out));
     return out;
   }
+  // Makes output `index` a sequence of `length` elements, each then
+  // allocated with AllocateSequenceElement.
+  void AllocateSequenceOutput(size_t index, size_t length) {
+    host_->Check(Service(host_->api().allocate_sequence_output)(Require(), index, length));
+  }
+  nxrt_tensor AllocateSequenceElement(size_t index, size_t element, nxrt_dtype dtype,
+                                      std::span<const int64_t> dims) {
+    nxrt_tensor out{};
+    out.struct_size = sizeof(out);
+    host_->Check(Service(host_->api().allocate_sequence_element)(Require(), index, element, dtype,
+                                                                 dims.size(), dims.data(), &out));
+    return out;
+  }
   void SetOutputNone(size_t index) { host_->Check(host_->api().set_output_none(Require(), index)); }
+  // Runs the body in graph attribute `attr_name` of the computing node; the
+  // outputs are host-owned and valid until this compute call returns (a
+  // later run of the same body may reuse them).
+  void RunSubgraph(const char* attr_name, std::span<const nxrt_value> inputs,
+                   std::span<nxrt_value> outputs) {
+    host_->Check(Service(host_->api().run_subgraph)(Require(), attr_name, inputs.data(),
+                                                    inputs.size(), outputs.data(), outputs.size()));
+  }
   void SetStringElement(size_t index, size_t element, std::string_view text) {
     host_->Check(
         host_->api().set_string_element(Require(), index, element, text.data(), text.size()));
@@ -227,6 +259,12 @@ class ComputeContext {
                   "preallocated for capture");
     }
     return ctx_;
+  }
+  // A service entry the host's table may not reach.
+  template <typename Fn>
+  static Fn Service(Fn fn) {
+    if (fn == nullptr) throw Error(NXRT_STATUS_UNSUPPORTED, "the host lacks this compute service");
+    return fn;
   }
   const Host* host_;
   nxrt_compute_context* ctx_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cpu_kernel.hpp"
+#include "owned_value.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -191,6 +192,17 @@ Dims UnsqueezeDims(const RelabelAttributes& a, int64_t opset, const Dims& in,
   return out;
 }
 
+// Identity of a sequence or an empty optional: the value is copied whole
+// through the host's sequence services, which allocate.
+class PassValueKernel : public CpuKernel {
+ public:
+  PassValueKernel() : CpuKernel(false) {}
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    WriteValue(ctx, outputs, 0, inputs[0]);
+  }
+};
+
 void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64_t since = 1) {
   r.Add(name,
         {since,
@@ -205,9 +217,18 @@ void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64
                return sdk::ClaimResult::Declined("Dropout: is_test=0 (training) not implemented");
              }
            }
+           // Identity also passes a sequence (or an empty optional) through.
+           if (op == "Identity" && !inputs.empty() && inputs[0].kind == NXRT_VALUE_SEQUENCE) {
+             return sdk::ClaimResult::Claimed();
+           }
            return ClaimUnless(CheckCopyable(node, inputs));
          },
          [rule](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+           // A sequence, or an optional that is empty (no dtype).
+           if (rule == &SameDims && (inputs[0].dtype == NXRT_DTYPE_UNDEFINED ||
+                                     node.input_info(0).kind == NXRT_VALUE_SEQUENCE)) {
+             return std::unique_ptr<sdk::Kernel>(std::make_unique<PassValueKernel>());
+           }
            RelabelAttributes a;
            a.axis = node.AttrInt("axis", 1);
            a.allowzero = node.AttrInt("allowzero", 0);
@@ -217,9 +238,9 @@ void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64
                (opset >= 13 && (rule == &SqueezeDims || rule == &UnsqueezeDims));
            // Replayable unless a string goes through the host.
            const bool capture_safe = inputs[0].dtype != NXRT_DTYPE_STRING;
-           return std::make_unique<RelabelKernel>(
+           return std::unique_ptr<sdk::Kernel>(std::make_unique<RelabelKernel>(
                std::string(node.op_type()), rule, std::move(a), opset, reads_input_1, capture_safe,
-               std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
+               std::span<const int64_t>(inputs[0].dims, inputs[0].rank)));
          }});
 }
 

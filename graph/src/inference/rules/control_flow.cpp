@@ -2,6 +2,7 @@
 // live in its own table), with the shapes it receives from this node carried
 // in by symbol name; the body's output shapes come back the same way, and an
 // extent the two tables do not share becomes a fresh Minted symbol here.
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -111,9 +112,38 @@ Status If(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// Carried values may change shape from one iteration to the next (a Concat
+// appends, a sequence grows). When the body gives back another shape than
+// it took, its carried input keeps the dims the two agree on, gets a fresh
+// symbol for each other dim (or no shape when the ranks differ), and the
+// body is inferred again from its shapes as they were before. Returns
+// whether any carried input changed.
+bool GeneraliseCarried(Graph& body, size_t carried) {
+  bool changed = false;
+  for (size_t k = 0; k < carried; ++k) {
+    if (k + 2 >= body.inputs.size() || k + 1 >= body.outputs.size()) break;
+    Value& in = body.value(body.inputs[k + 2]);
+    const Value& out = body.value(body.outputs[k + 1]);
+    if (!in.shape || !out.shape || *in.shape == *out.shape) continue;
+    changed = true;
+    if (in.shape->size() != out.shape->size()) {
+      in.shape.reset();
+      continue;
+    }
+    for (size_t d = 0; d < in.shape->size(); ++d) {
+      if ((*in.shape)[d] == (*out.shape)[d]) continue;
+      const std::string name = "loop_carried_" + std::to_string(body.symbols.size());
+      (*in.shape)[d] = Dim::Symbolic(body.DeclareSymbol(name));
+    }
+  }
+  return changed;
+}
+
 Status Loop(NodeContext& ctx) {
   Graph* body = Body(ctx, "body");
   if (body == nullptr) return ctx.Unknown("body missing");
+  std::vector<std::optional<Shape>> uninferred;
+  for (const Value& v : body->values) uninferred.push_back(v.shape);
   SetInput(ctx, *body, 0, DataType::kInt64, Shape{});
   SetInput(ctx, *body, 1, DataType::kBool, Shape{});
   const size_t carried = ctx.num_inputs() >= 2 ? ctx.num_inputs() - 2 : 0;
@@ -123,6 +153,12 @@ Status Loop(NodeContext& ctx) {
     SetInput(ctx, *body, i + 2, initial->dtype, initial->shape, initial->kind);
   }
   Status status = InferBody(ctx, *body);
+  if (GeneraliseCarried(*body, carried)) {
+    for (size_t i = 0; i < uninferred.size(); ++i) {
+      if (!body->values[i].is_graph_input) body->values[i].shape = uninferred[i];
+    }
+    status = InferBody(ctx, *body);
+  }
   const Dim trips = ctx.symbols().Mint("trips");
   for (size_t i = 0; i < ctx.num_outputs(); ++i) {
     const size_t body_output = i + 1;  // the body's output 0 is the condition
