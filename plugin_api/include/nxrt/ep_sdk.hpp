@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <concepts>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -315,6 +316,17 @@ struct ClaimResult {
 // One EP instance. Derived classes are constructed as
 // `MyEp(const nxrt::sdk::Host&, const nxrt::sdk::Options&)` and should refuse
 // unknown option keys by throwing Error(NXRT_STATUS_INVALID_ARGUMENT, ...).
+//
+// An EP whose kernels compute on memory of its own (a GPU's) also declares
+//
+//   void* Alloc(size_t bytes, size_t alignment);
+//   void Free(void* ptr);
+//   void CopyToDevice(void* dst, const void* src, size_t bytes);
+//   void CopyToHost(void* dst, const void* src, size_t bytes);
+//   void Synchronize();
+//
+// and the SDK fills the ABI's memory entries from them (OwnsMemory below);
+// without them the host's memory serves the EP.
 class ExecutionProvider {
  public:
   virtual ~ExecutionProvider() = default;
@@ -596,8 +608,47 @@ inline nxrt_kernel_api MakeKernelApi() {
 
 using CreateEpFn = nxrt_status* (*)(nxrt_host_context*, const nxrt_options*, nxrt_ep**);
 
-inline nxrt_ep_api MakeEpApi(CreateEpFn create_ep, const nxrt_kernel_api* kernel_api,
-                             const char* name, const char* vendor, const char* version) {
+template <typename Ep>
+concept OwnsMemory = requires(Ep& ep, void* ptr, const void* src, size_t n) {
+  { ep.Alloc(n, n) } -> std::same_as<void*>;
+  ep.Free(ptr);
+  ep.CopyToDevice(ptr, src, n);
+  ep.CopyToHost(ptr, src, n);
+  ep.Synchronize();
+};
+
+template <typename Ep>
+Ep& EpOf(nxrt_ep* ep) {
+  return static_cast<Ep&>(*Unbox(ep)->ep);
+}
+
+// The memory entries of an EP class that OwnsMemory.
+template <typename Ep>
+void SetMemoryEntries(nxrt_ep_api& api) {
+  api.alloc = [](nxrt_ep* ep, size_t bytes, size_t alignment, void** out) noexcept {
+    return Guard(Unbox(ep)->host, [&] { *out = EpOf<Ep>(ep).Alloc(bytes, alignment); });
+  };
+  api.free = [](nxrt_ep* ep, void* ptr) noexcept {
+    try {
+      EpOf<Ep>(ep).Free(ptr);
+    } catch (...) {
+      // free cannot report failure; the EP reclaims its memory when it goes.
+    }
+  };
+  api.copy_to_device = [](nxrt_ep* ep, void* dst, const void* src, size_t bytes) noexcept {
+    return Guard(Unbox(ep)->host, [&] { EpOf<Ep>(ep).CopyToDevice(dst, src, bytes); });
+  };
+  api.copy_to_host = [](nxrt_ep* ep, void* dst, const void* src, size_t bytes) noexcept {
+    return Guard(Unbox(ep)->host, [&] { EpOf<Ep>(ep).CopyToHost(dst, src, bytes); });
+  };
+  api.synchronize = [](nxrt_ep* ep) noexcept {
+    return Guard(Unbox(ep)->host, [&] { EpOf<Ep>(ep).Synchronize(); });
+  };
+}
+
+template <typename Ep>
+nxrt_ep_api MakeEpApi(CreateEpFn create_ep, const nxrt_kernel_api* kernel_api, const char* name,
+                      const char* vendor, const char* version) {
   nxrt_ep_api api{};
   api.struct_size = sizeof(api);
   api.abi_version = NXRT_EP_ABI_VERSION;
@@ -614,6 +665,7 @@ inline nxrt_ep_api MakeEpApi(CreateEpFn create_ep, const nxrt_kernel_api* kernel
   api.replay = Replay;
   api.reset = Reset;
   api.device_graphs_supported = DeviceGraphsSupported;
+  if constexpr (OwnsMemory<Ep>) SetMemoryEntries<Ep>(api);
   return api;
 }
 
@@ -647,7 +699,7 @@ inline nxrt_status* Init(uint32_t host_abi_version, const nxrt_host_api* host,
                                                   nxrt_sdk_host_table.load());                    \
   }                                                                                               \
   static const nxrt_kernel_api nxrt_sdk_kernel_api = ::nxrt::sdk::detail::MakeKernelApi();        \
-  static const nxrt_ep_api nxrt_sdk_ep_api = ::nxrt::sdk::detail::MakeEpApi(                      \
+  static const nxrt_ep_api nxrt_sdk_ep_api = ::nxrt::sdk::detail::MakeEpApi<EpClass>(             \
       nxrt_sdk_create_ep, &nxrt_sdk_kernel_api, ep_name, ep_vendor, ep_version);                  \
   extern "C" NXRT_EP_EXPORT nxrt_status* nxrt_ep_plugin_init(                                     \
       uint32_t host_abi_version, const nxrt_host_api* host, nxrt_host_context* host_context,      \
