@@ -43,6 +43,9 @@ const OpRegistry& CpuOps() {
     RegisterOptionalOps(r);
     RegisterSignalOps(r);
     RegisterImageOps(r);
+    RegisterStringOps(r);
+    RegisterTfIdfVectorizerOps(r);
+    RegisterMlOps(r);
     return r;
   }();
   return registry;

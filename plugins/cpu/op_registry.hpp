@@ -93,5 +93,8 @@ void RegisterSequenceOps(OpRegistry& registry);
 void RegisterOptionalOps(OpRegistry& registry);
 void RegisterSignalOps(OpRegistry& registry);
 void RegisterImageOps(OpRegistry& registry);
+void RegisterStringOps(OpRegistry& registry);
+void RegisterTfIdfVectorizerOps(OpRegistry& registry);
+void RegisterMlOps(OpRegistry& registry);
 
 }  // namespace nxrt::cpu

@@ -1,0 +1,41 @@
+// Runs one node of any domain through a session on the CPU EP with
+// nxrt::Tensor inputs (string tensors included) and returns every output, or
+// the status that stopped the session being made or run, so tests can check
+// both results and error messages.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nxrt/graph/ir.hpp"
+#include "nxrt/session.hpp"
+#include "nxrt/support/status.hpp"
+#include "nxrt/tensor.hpp"
+
+namespace nxrt_test {
+
+struct TensorNode {
+  std::string op{};
+  std::string domain{};  // "" or "ai.onnx.ml"
+  int64_t opset = 0;     // of `domain`
+  std::string name = "node";
+  std::vector<nxrt::NamedTensor> inputs{};
+  std::vector<nxrt::graph::DataType> outputs{};  // declared dtype of each output
+  std::vector<nxrt::graph::Attribute> attributes{};
+  std::vector<nxrt::NamedTensor> tensor_attributes{};  // by attribute name
+};
+
+nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode node);
+
+nxrt::graph::Attribute StringsAttribute(const std::string& name, std::vector<std::string> values);
+nxrt::graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> values);
+
+// Tensor inputs that cannot fail to build.
+nxrt::Tensor Strings(std::vector<int64_t> dims, std::vector<std::string> values);
+template <typename T>
+nxrt::Tensor Values(std::vector<int64_t> dims, const std::vector<T>& values) {
+  return nxrt::Tensor::FromValues<T>(std::move(dims), values).value();
+}
+
+}  // namespace nxrt_test
