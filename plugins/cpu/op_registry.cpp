@@ -20,12 +20,15 @@ const OpRegistry& CpuOps() {
     RegisterCastOps(r);
     RegisterMatMulOps(r);
     RegisterConvOps(r);
+    RegisterCausalConvOps(r);
+    RegisterDeformConvOps(r);
     RegisterPoolOps(r);
     RegisterNormalizationOps(r);
     RegisterDecoderNormOps(r);
     RegisterSoftmaxOps(r);
     RegisterReduceOps(r);
     RegisterShapeOps(r);
+    RegisterDropoutOps(r);
     RegisterMovementOps(r);
     RegisterIndexingOps(r);
     RegisterGeneratorOps(r);

@@ -1,15 +1,22 @@
 // Shape, data movement, indexing and generator ops on the ONNX node test
-// cases.
+// cases; CumProd (exclusive, reverse), TensorScatter (circular) and Resize
+// (antialias, axes, keep_aspect_ratio_policy) against references computed
+// here.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "node_case_runner.hpp"
+#include "single_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
 
+using nxrt::graph::DataType;
+
 TEST(CpuEpDataMovement, ShapeNodeCases) {
-  ExpectFamilyPasses("shape", {"Identity", "Dropout", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
-                               "Shape", "Size"});
+  ExpectFamilyPasses("shape",
+                     {"Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Shape", "Size"});
 }
 
 TEST(CpuEpDataMovement, MovementNodeCases) {
@@ -27,8 +34,139 @@ TEST(CpuEpDataMovement, GeneratorNodeCases) {
   ExpectFamilyPasses("generators", {"Constant", "ConstantOfShape", "Range", "EyeLike"});
 }
 
+TEST(CpuEpDataMovement, CumProdMatchesARunningProduct) {
+  // [2, 3, 2] along axis 1, every combination of exclusive and reverse.
+  std::vector<int32_t> x(12);
+  for (int i = 0; i < 12; ++i) x[i] = (i % 5) - 2;
+  for (int exclusive = 0; exclusive < 2; ++exclusive) {
+    for (int reverse = 0; reverse < 2; ++reverse) {
+      auto y =
+          RunSingleNode("CumProd", 26,
+                        {Input("x", DataType::kInt32, {2, 3, 2}, x),
+                         Input("axis", DataType::kInt64, {}, std::vector<int64_t>{-2})},
+                        {IntAttribute("exclusive", exclusive), IntAttribute("reverse", reverse)},
+                        DataType::kInt32);
+      ASSERT_TRUE(y.has_value());
+      std::vector<int32_t> expected(12);
+      for (int o = 0; o < 2; ++o) {
+        for (int j = 0; j < 2; ++j) {
+          for (int k = 0; k < 3; ++k) {
+            int32_t product = 1;
+            for (int m = 0; m < 3; ++m) {
+              const bool counted =
+                  reverse ? (exclusive ? m > k : m >= k) : (exclusive ? m < k : m <= k);
+              if (counted) product *= x[(o * 3 + m) * 2 + j];
+            }
+            expected[(o * 3 + k) * 2 + j] = product;
+          }
+        }
+      }
+      const auto v = y->values<int32_t>();
+      EXPECT_EQ(std::vector<int32_t>(v.begin(), v.end()), expected)
+          << "exclusive " << exclusive << " reverse " << reverse;
+    }
+  }
+}
+
+TEST(CpuEpDataMovement, TensorScatterWritesEachSampleAtItsIndex) {
+  // Cache [2, 2, 5, 3] (batch, heads, max_seq, dim), update [2, 2, 3, 3],
+  // write indices 1 and 4: linear overflows the second sample, circular wraps.
+  const int64_t b = 2, h = 2, s = 5, u = 3, d = 3;
+  std::vector<float> past(b * h * s * d), update(b * h * u * d);
+  for (size_t i = 0; i < past.size(); ++i) past[i] = -static_cast<float>(i);
+  for (size_t i = 0; i < update.size(); ++i) update[i] = 1000.0f + static_cast<float>(i);
+  const std::vector<int64_t> write{1, 4};
+  auto y = RunSingleNode("TensorScatter", 24,
+                         {Input("past", DataType::kFloat32, {b, h, s, d}, past),
+                          Input("update", DataType::kFloat32, {b, h, u, d}, update),
+                          Input("write_indices", DataType::kInt64, {b}, write)},
+                         {StringAttribute("mode", "circular")}, DataType::kFloat32);
+  ASSERT_TRUE(y.has_value());
+  std::vector<double> expected(past.begin(), past.end());
+  for (int64_t n = 0; n < b; ++n) {
+    for (int64_t k = 0; k < h; ++k) {
+      for (int64_t t = 0; t < u; ++t) {
+        for (int64_t e = 0; e < d; ++e) {
+          const int64_t at = (write[n] + t) % s;
+          expected[((n * h + k) * s + at) * d + e] = update[((n * h + k) * u + t) * d + e];
+        }
+      }
+    }
+  }
+  EXPECT_EQ(ValuesAsDouble(*y), expected);
+}
+
 TEST(CpuEpDataMovement, ResizeNodeCases) {
   ExpectFamilyPasses("resize", {"Resize", "Upsample"});
+}
+
+TEST(CpuEpDataMovement, ResizeAntialiasAveragesOverTheWidenedTriangle) {
+  // x[i] = i^2 along the last axis of [2, 16], resized to 4 there (axes {1}):
+  // each output is the triangle-weighted mean of the samples within 1 / scale
+  // of its half_pixel source, edge samples repeated.
+  std::vector<float> x(32);
+  for (int r = 0; r < 2; ++r) {
+    for (int i = 0; i < 16; ++i) x[r * 16 + i] = static_cast<float>(i * i) + 100.0f * r;
+  }
+  auto y = RunSingleNode(
+      "Resize", 18,
+      {Input("x", DataType::kFloat32, {2, 16}, x), AbsentInput(), AbsentInput(),
+       Input("sizes", DataType::kInt64, {1}, std::vector<int64_t>{4})},
+      {StringAttribute("mode", "linear"), IntAttribute("antialias", 1), IntsAttribute("axes", {1})},
+      DataType::kFloat32);
+  ASSERT_TRUE(y.has_value());
+  EXPECT_EQ(y->shape(), (std::vector<int64_t>{2, 4}));
+  std::vector<double> expected;
+  const double scale = 0.25;
+  for (int r = 0; r < 2; ++r) {
+    for (int o = 0; o < 4; ++o) {
+      const double s = (o + 0.5) / scale - 0.5;
+      double sum = 0, total = 0;
+      for (int j = -8; j < 24; ++j) {
+        const double w = std::max(0.0, 1.0 - std::abs(j - s) * scale);
+        sum += w * x[r * 16 + std::clamp(j, 0, 15)];
+        total += w;
+      }
+      expected.push_back(sum / total);
+    }
+  }
+  const std::vector<double> v = ValuesAsDouble(*y);
+  ASSERT_EQ(v.size(), expected.size());
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_NEAR(v[i], expected[i], 1e-3) << i;
+}
+
+TEST(CpuEpDataMovement, ResizeKeepsTheAspectRatio) {
+  // [1, 1, 4, 6] asked for 3 x 3 on axes {2, 3}: not_larger takes the smaller
+  // ratio (1/2, giving 2 x 3), not_smaller the larger (3/4, giving 3 x 5
+  // after rounding 4.5 up).
+  std::vector<float> x(24);
+  for (int i = 0; i < 24; ++i) x[i] = static_cast<float>(i);
+  for (const char* policy : {"not_larger", "not_smaller"}) {
+    const bool larger = policy[4] == 's';
+    auto y = RunSingleNode(
+        "Resize", 18,
+        {Input("x", DataType::kFloat32, {1, 1, 4, 6}, x), AbsentInput(), AbsentInput(),
+         Input("sizes", DataType::kInt64, {2}, std::vector<int64_t>{3, 3})},
+        {StringAttribute("mode", "nearest"), IntsAttribute("axes", {2, 3}),
+         StringAttribute("keep_aspect_ratio_policy", policy)},
+        DataType::kFloat32);
+    ASSERT_TRUE(y.has_value());
+    const int64_t h = larger ? 3 : 2, w = larger ? 5 : 3;
+    EXPECT_EQ(y->shape(), (std::vector<int64_t>{1, 1, h, w})) << policy;
+    const double scale = larger ? 0.75 : 0.5;
+    std::vector<double> expected;
+    auto nearest = [&](int64_t o, int64_t in) {
+      // half_pixel, round_prefer_floor.
+      const double s = (o + 0.5) / scale - 0.5;
+      const double f = std::floor(s);
+      const auto i = static_cast<int64_t>(s - f == 0.5 ? f : std::round(s));
+      return std::clamp<int64_t>(i, 0, in - 1);
+    };
+    for (int64_t i = 0; i < h; ++i) {
+      for (int64_t j = 0; j < w; ++j) expected.push_back(x[nearest(i, 4) * 6 + nearest(j, 6)]);
+    }
+    EXPECT_EQ(ValuesAsDouble(*y), expected) << policy;
+  }
 }
 
 }  // namespace

@@ -1,12 +1,19 @@
 // Elementwise ops on the ONNX node test cases: unary math and activations,
 // binary arithmetic, comparisons and logic with broadcasting, the variadic
-// ops, Where and Clip.
+// ops, Where and Clip. Swish, SwiGLU, signed BitShift (arithmetic right
+// shifts, wrapping left shifts, out-of-range amounts) and the per-channel
+// slope of PRelu before opset 7 are checked against references computed here.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "node_case_runner.hpp"
+#include "single_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
+
+using nxrt::graph::DataType;
 
 TEST(CpuEpElementwise, UnaryMathNodeCases) {
   ExpectFamilyPasses(
@@ -34,6 +41,78 @@ TEST(CpuEpElementwise, ComparisonAndLogicNodeCases) {
 
 TEST(CpuEpElementwise, VariadicNodeCases) {
   ExpectFamilyPasses("variadic", {"Max", "Min", "Sum", "Mean"});
+}
+
+TEST(CpuEpElementwise, SwishAndSwiGluMatchTheirDefinitions) {
+  std::vector<float> a(12), b(12);
+  for (int i = 0; i < 12; ++i) {
+    a[i] = 0.7f * static_cast<float>(i - 6);
+    b[i] = 0.25f * static_cast<float>(i % 5) - 0.5f;
+  }
+  const float alpha = 1.702f;
+  auto swish = [&](double x) { return x / (1.0 + std::exp(-alpha * x)); };
+  auto y = RunSingleNode("Swish", 24, {Input("x", DataType::kFloat32, {3, 4}, a)},
+                         {FloatAttribute("alpha", alpha)}, DataType::kFloat32);
+  auto z = RunSingleNode(
+      "SwiGLU", 28,
+      {Input("a", DataType::kFloat32, {3, 4}, a), Input("b", DataType::kFloat32, {3, 4}, b)},
+      {FloatAttribute("alpha", alpha)}, DataType::kFloat32);
+  ASSERT_TRUE(y.has_value() && z.has_value());
+  const std::vector<double> vy = ValuesAsDouble(*y), vz = ValuesAsDouble(*z);
+  for (int i = 0; i < 12; ++i) {
+    EXPECT_NEAR(vy[i], swish(a[i]), 1e-5) << i;
+    EXPECT_NEAR(vz[i], swish(a[i]) * b[i], 1e-5) << i;
+  }
+}
+
+TEST(CpuEpElementwise, SignedBitShiftCoversEveryAmount) {
+  // Every int8 value against the amounts -1, 0, 3, 7, 8 and 9.
+  std::vector<int8_t> x, amount;
+  for (int v = -128; v < 128; ++v) {
+    for (int k : {-1, 0, 3, 7, 8, 9}) {
+      x.push_back(static_cast<int8_t>(v));
+      amount.push_back(static_cast<int8_t>(k));
+    }
+  }
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (const char* direction : {"LEFT", "RIGHT"}) {
+    auto y = RunSingleNode(
+        "BitShift", 28,
+        {Input("x", DataType::kInt8, {n}, x), Input("y", DataType::kInt8, {n}, amount)},
+        {StringAttribute("direction", direction)}, DataType::kInt8);
+    ASSERT_TRUE(y.has_value());
+    const auto v = y->values<int8_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      const int value = x[i], k = amount[i];
+      int expected;
+      if (direction[0] == 'L') {
+        expected = k < 0 || k >= 8 ? 0 : static_cast<int8_t>((value * (1 << k)) & 0xff);
+      } else if (k < 0 || k >= 8) {
+        expected = value < 0 ? -1 : 0;
+      } else {
+        // Floor division by 2^k is the arithmetic right shift.
+        expected = static_cast<int>(std::floor(value / std::pow(2.0, k)));
+      }
+      EXPECT_EQ(v[i], expected) << direction << " " << value << " by " << k;
+    }
+  }
+}
+
+TEST(CpuEpElementwise, PReluBeforeOpset7HasOneSlopePerChannel) {
+  // X [2, 3, 4] and slope [3]: from opset 7 these would not broadcast.
+  std::vector<float> x(24);
+  for (int i = 0; i < 24; ++i) x[i] = static_cast<float>(i % 7) - 3.0f;
+  const std::vector<float> slope{0.5f, -2.0f, 3.0f};
+  auto y = RunSingleNode("PRelu", 6,
+                         {Input("x", DataType::kFloat32, {2, 3, 4}, x),
+                          Input("slope", DataType::kFloat32, {3}, slope)},
+                         {}, DataType::kFloat32);
+  ASSERT_TRUE(y.has_value());
+  const std::vector<double> v = ValuesAsDouble(*y);
+  for (int i = 0; i < 24; ++i) {
+    const float s = slope[(i / 4) % 3];
+    EXPECT_EQ(v[i], x[i] < 0 ? s * x[i] : x[i]) << i;
+  }
 }
 
 }  // namespace

@@ -1,18 +1,173 @@
-// MatMul, Gemm, MatMulInteger, Einsum, Conv, ConvTranspose and ConvInteger on
-// the ONNX node test cases.
+// MatMul, Gemm, MatMulInteger, QLinearMatMul, Einsum, Conv, ConvTranspose,
+// ConvInteger and QLinearConv on the ONNX node test cases; float16 Conv,
+// QLinearMatMul (short and long K, per-column B scale) and QLinearConv
+// (per-map W scale, bias) against references computed here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
 #include "node_case_runner.hpp"
+#include "single_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
 
 TEST(CpuEpLinearAlgebra, MatMulGemmEinsumNodeCases) {
-  ExpectFamilyPasses("matmul", {"MatMul", "Gemm", "MatMulInteger", "Einsum"});
+  ExpectFamilyPasses("matmul", {"MatMul", "Gemm", "MatMulInteger", "QLinearMatMul", "Einsum"});
 }
 
 TEST(CpuEpLinearAlgebra, ConvNodeCases) {
-  ExpectFamilyPasses("conv", {"Conv", "ConvTranspose", "ConvInteger"});
+  ExpectFamilyPasses("conv", {"Conv", "ConvTranspose", "ConvInteger", "QLinearConv"});
+}
+
+using nxrt::graph::DataType;
+
+// IEEE half bits of a float that is a normal half (exponent and the top 10
+// mantissa bits kept), and back.
+uint16_t HalfBits(float v) {
+  uint32_t f;
+  std::memcpy(&f, &v, 4);
+  if ((f & 0x7fffffff) == 0) return static_cast<uint16_t>(f >> 16);
+  const int exponent = static_cast<int>((f >> 23) & 0xff) - 127 + 15;
+  return static_cast<uint16_t>(((f >> 16) & 0x8000) | (exponent << 10) | ((f >> 13) & 0x3ff));
+}
+double FromHalf(uint16_t h) {
+  const int exponent = (h >> 10) & 0x1f;
+  const double mantissa = h & 0x3ff;
+  const double magnitude = exponent == 0 ? mantissa * std::ldexp(1.0, -24)
+                                         : (1 + mantissa / 1024) * std::ldexp(1.0, exponent - 15);
+  return (h & 0x8000) ? -magnitude : magnitude;
+}
+
+TEST(CpuEpLinearAlgebra, Float16ConvMatchesADirectConvolution) {
+  // X [1, 2, 5, 5], W [3, 2, 3, 3], bias, pads 1, stride 2; every value a
+  // quarter, so exact in half.
+  const int c = 2, m = 3, size = 5, k = 3, out = 3;
+  std::vector<float> x(c * size * size), w(m * c * k * k), bias{0.5f, -1.0f, 0.25f};
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(static_cast<int>(i % 9) - 4) / 4;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(static_cast<int>(i % 7) - 3) / 4;
+  auto halves = [](const std::vector<float>& v) {
+    std::vector<uint16_t> h;
+    for (float f : v) h.push_back(HalfBits(f));
+    return h;
+  };
+  auto y = RunSingleNode("Conv", 11,
+                         {Input("x", DataType::kFloat16, {1, c, size, size}, halves(x)),
+                          Input("w", DataType::kFloat16, {m, c, k, k}, halves(w)),
+                          Input("b", DataType::kFloat16, {m}, halves(bias))},
+                         {IntsAttribute("pads", {1, 1, 1, 1}), IntsAttribute("strides", {2, 2})},
+                         DataType::kFloat16);
+  ASSERT_TRUE(y.has_value());
+  ASSERT_EQ(y->dtype(), DataType::kFloat16);
+  std::vector<uint16_t> v(y->byte_size() / 2);
+  std::memcpy(v.data(), y->data(), y->byte_size());
+  ASSERT_EQ(v.size(), static_cast<size_t>(m * out * out));
+  for (int o = 0; o < m; ++o) {
+    for (int i = 0; i < out; ++i) {
+      for (int j = 0; j < out; ++j) {
+        double sum = bias[o];
+        for (int ch = 0; ch < c; ++ch) {
+          for (int a = 0; a < k; ++a) {
+            for (int b = 0; b < k; ++b) {
+              const int r = i * 2 - 1 + a, q = j * 2 - 1 + b;
+              if (r < 0 || r >= size || q < 0 || q >= size) continue;
+              sum += x[(ch * size + r) * size + q] * w[((o * c + ch) * k + a) * k + b];
+            }
+          }
+        }
+        EXPECT_NEAR(FromHalf(v[(o * out + i) * out + j]), sum, 1e-3 * (1 + std::abs(sum)))
+            << o << "," << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST(CpuEpLinearAlgebra, QLinearMatMulRequantisesTheExactProduct) {
+  // uint8 A [2, 3, K] x B [K, 4] with B scaled per column; K = 5 runs in
+  // float, K = 300 (past the K up to which float is exact for any 8-bit
+  // operands) in double.
+  for (const int64_t k : {5, 300}) {
+    const int64_t m = 3, n = 4;
+    std::vector<uint8_t> a(2 * m * k), b(k * n);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<uint8_t>((i * 37 + 11) % 256);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>((i * 101 + 7) % 256);
+    const float a_scale = 0.02f, y_scale = 0.5f * static_cast<float>(k);
+    const std::vector<float> b_scale{0.01f, 0.03f, 0.005f, 0.02f};
+    const uint8_t a_zero = 120, b_zero = 3, y_zero = 128;
+    auto y = RunSingleNode("QLinearMatMul", 10,
+                           {Input("a", DataType::kUint8, {2, m, k}, a),
+                            Input("a_scale", DataType::kFloat32, {}, std::vector<float>{a_scale}),
+                            Input("a_zero", DataType::kUint8, {}, std::vector<uint8_t>{a_zero}),
+                            Input("b", DataType::kUint8, {k, n}, b),
+                            Input("b_scale", DataType::kFloat32, {n}, b_scale),
+                            Input("b_zero", DataType::kUint8, {}, std::vector<uint8_t>{b_zero}),
+                            Input("y_scale", DataType::kFloat32, {}, std::vector<float>{y_scale}),
+                            Input("y_zero", DataType::kUint8, {}, std::vector<uint8_t>{y_zero})},
+                           {}, DataType::kUint8);
+    ASSERT_TRUE(y.has_value());
+    const auto v = y->values<uint8_t>();
+    ASSERT_EQ(v.size(), static_cast<size_t>(2 * m * n));
+    for (int64_t i = 0; i < 2 * m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t sum = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          sum += (int64_t{a[i * k + p]} - a_zero) * (int64_t{b[p * n + j]} - b_zero);
+        }
+        const float multiplier = a_scale * b_scale[j] / y_scale;
+        const double q = std::nearbyint(static_cast<double>(sum) * multiplier) + y_zero;
+        EXPECT_EQ(v[i * n + j], static_cast<uint8_t>(std::clamp(q, 0.0, 255.0)))
+            << "K " << k << " at " << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST(CpuEpLinearAlgebra, QLinearConvRequantisesPerMap) {
+  // int8 X [1, 2, 4, 4], W [2, 2, 2, 2] (stride 1, no pads), bias, per-map
+  // W scale.
+  const int c = 2, maps = 2, size = 4, k = 2, out = 3;
+  std::vector<int8_t> x(c * size * size), w(maps * c * k * k);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<int8_t>((i * 29) % 200 - 100);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>((i * 53) % 120 - 60);
+  const std::vector<int32_t> bias{500, -1200};
+  const std::vector<float> w_scale{0.01f, 0.004f};
+  const float x_scale = 0.05f, y_scale = 0.2f;
+  const int8_t x_zero = 3, w_zero = 0, y_zero = -5;
+  auto y = RunSingleNode("QLinearConv", 10,
+                         {Input("x", DataType::kInt8, {1, c, size, size}, x),
+                          Input("x_scale", DataType::kFloat32, {}, std::vector<float>{x_scale}),
+                          Input("x_zero", DataType::kInt8, {}, std::vector<int8_t>{x_zero}),
+                          Input("w", DataType::kInt8, {maps, c, k, k}, w),
+                          Input("w_scale", DataType::kFloat32, {maps}, w_scale),
+                          Input("w_zero", DataType::kInt8, {}, std::vector<int8_t>{w_zero}),
+                          Input("y_scale", DataType::kFloat32, {}, std::vector<float>{y_scale}),
+                          Input("y_zero", DataType::kInt8, {}, std::vector<int8_t>{y_zero}),
+                          Input("bias", DataType::kInt32, {maps}, bias)},
+                         {}, DataType::kInt8);
+  ASSERT_TRUE(y.has_value());
+  const auto v = y->values<int8_t>();
+  ASSERT_EQ(v.size(), static_cast<size_t>(maps * out * out));
+  for (int o = 0; o < maps; ++o) {
+    for (int i = 0; i < out; ++i) {
+      for (int j = 0; j < out; ++j) {
+        int64_t sum = bias[o];
+        for (int ch = 0; ch < c; ++ch) {
+          for (int a = 0; a < k; ++a) {
+            for (int b = 0; b < k; ++b) {
+              sum += (x[(ch * size + i + a) * size + j + b] - x_zero) *
+                     (w[((o * c + ch) * k + a) * k + b] - w_zero);
+            }
+          }
+        }
+        const float multiplier = x_scale * w_scale[o] / y_scale;
+        const double q = std::nearbyint(static_cast<double>(sum) * multiplier) + y_zero;
+        EXPECT_EQ(v[(o * out + i) * out + j], static_cast<int8_t>(std::clamp(q, -128.0, 127.0)))
+            << o << "," << i << "," << j;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -1,10 +1,52 @@
-// Pooling, normalisation and softmax ops on the ONNX node test cases.
+// Pooling, normalisation and softmax ops on the ONNX node test cases;
+// GroupNormalization (per-group affine at opset 18, per-channel at 21),
+// LpNormalization and BatchNormalization in training mode against references
+// computed here.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "node_case_runner.hpp"
+#include "single_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
+
+using nxrt::graph::DataType;
+
+std::vector<float> Wave(size_t count, double step) {
+  std::vector<float> x(count);
+  for (size_t i = 0; i < count; ++i) x[i] = static_cast<float>(std::sin(step * i) * 3 + 0.1 * i);
+  return x;
+}
+
+// x normalised over `runs` contiguous runs, then value * scale(run, index) +
+// bias(run, index).
+template <typename Affine>
+std::vector<double> NormaliseRuns(const std::vector<float>& x, size_t runs, double epsilon,
+                                  Affine affine) {
+  const size_t size = x.size() / runs;
+  std::vector<double> y(x.size());
+  for (size_t r = 0; r < runs; ++r) {
+    double mean = 0, var = 0;
+    for (size_t i = 0; i < size; ++i) mean += x[r * size + i];
+    mean /= size;
+    for (size_t i = 0; i < size; ++i) var += (x[r * size + i] - mean) * (x[r * size + i] - mean);
+    var /= size;
+    for (size_t i = 0; i < size; ++i) {
+      y[r * size + i] = affine(r, i, (x[r * size + i] - mean) / std::sqrt(var + epsilon));
+    }
+  }
+  return y;
+}
+
+void ExpectClose(const std::vector<double>& actual, const std::vector<double>& expected,
+                 const char* what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    EXPECT_NEAR(actual[i], expected[i], 1e-4) << what << " at " << i;
+  }
+}
 
 TEST(CpuEpPoolNorm, PoolingNodeCases) {
   ExpectFamilyPasses("pooling", {"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool",
@@ -14,11 +56,98 @@ TEST(CpuEpPoolNorm, PoolingNodeCases) {
 TEST(CpuEpPoolNorm, NormalizationNodeCases) {
   ExpectFamilyPasses("normalization",
                      {"BatchNormalization", "LayerNormalization", "InstanceNormalization",
-                      "MeanVarianceNormalization", "LRN"});
+                      "GroupNormalization", "MeanVarianceNormalization", "LpNormalization", "LRN"});
 }
 
 TEST(CpuEpPoolNorm, SoftmaxNodeCases) {
   ExpectFamilyPasses("softmax", {"Softmax", "LogSoftmax", "Hardmax"});
+}
+
+TEST(CpuEpPoolNorm, GroupNormalizationAffinePerGroupThenPerChannel) {
+  // X [2, 6, 2, 2] in 3 groups of 2 channels.
+  const int64_t n = 2, c = 6, groups = 3, plane = 4;
+  const std::vector<float> x = Wave(n * c * plane, 0.7);
+  const std::vector<float> group_scale{0.5f, 2.0f, -1.0f}, group_bias{1.0f, 0.0f, -3.0f};
+  const std::vector<float> scale{0.5f, 1.5f, 2.0f, -1.0f, 3.0f, 0.25f};
+  const std::vector<float> bias{1.0f, -1.0f, 0.0f, 2.0f, -3.0f, 0.5f};
+  const double epsilon = 1e-3;
+  for (const int64_t opset : {18, 21}) {
+    const bool per_channel = opset >= 21;
+    const std::vector<float>& s = per_channel ? scale : group_scale;
+    const std::vector<float>& b = per_channel ? bias : group_bias;
+    const int64_t params = static_cast<int64_t>(s.size());
+    auto y = RunSingleNode("GroupNormalization", opset,
+                           {Input("x", DataType::kFloat32, {n, c, 2, 2}, x),
+                            Input("scale", DataType::kFloat32, {params}, s),
+                            Input("bias", DataType::kFloat32, {params}, b)},
+                           {IntAttribute("num_groups", groups), FloatAttribute("epsilon", 1e-3f)},
+                           DataType::kFloat32);
+    ASSERT_TRUE(y.has_value());
+    const auto expected =
+        NormaliseRuns(x, n * groups, epsilon, [&](size_t run, size_t i, double v) {
+          const size_t group = run % groups;
+          const size_t at = per_channel ? group * (c / groups) + i / plane : group;
+          return v * s[at] + b[at];
+        });
+    ExpectClose(ValuesAsDouble(*y), expected, per_channel ? "opset 21" : "opset 18");
+  }
+}
+
+TEST(CpuEpPoolNorm, LpNormalizationDividesByTheNorm) {
+  // [3, 4, 2] along axis 1; one vector is all zeros and must stay zeros.
+  std::vector<float> x = Wave(24, 1.3);
+  for (int k = 0; k < 4; ++k) x[(1 * 4 + k) * 2 + 1] = 0.0f;
+  for (const int64_t p : {1, 2}) {
+    auto y = RunSingleNode("LpNormalization", 22, {Input("x", DataType::kFloat32, {3, 4, 2}, x)},
+                           {IntAttribute("axis", 1), IntAttribute("p", p)}, DataType::kFloat32);
+    ASSERT_TRUE(y.has_value());
+    std::vector<double> expected(24);
+    for (int o = 0; o < 3; ++o) {
+      for (int j = 0; j < 2; ++j) {
+        double norm = 0;
+        for (int k = 0; k < 4; ++k) {
+          const double v = x[(o * 4 + k) * 2 + j];
+          norm += p == 1 ? std::abs(v) : v * v;
+        }
+        if (p == 2) norm = std::sqrt(norm);
+        for (int k = 0; k < 4; ++k) {
+          const int at = (o * 4 + k) * 2 + j;
+          expected[at] = norm == 0 ? 0.0 : x[at] / norm;
+        }
+      }
+    }
+    ExpectClose(ValuesAsDouble(*y), expected, p == 1 ? "p=1" : "p=2");
+  }
+}
+
+TEST(CpuEpPoolNorm, BatchNormalizationTrainingUsesTheBatchStatistics) {
+  // X [3, 2, 5]: each channel normalised over its 15 elements, ignoring the
+  // given mean and variance.
+  const std::vector<float> x = Wave(30, 0.9);
+  const std::vector<float> scale{1.5f, -0.5f}, bias{0.25f, 2.0f};
+  const std::vector<float> mean{100.0f, -100.0f}, var{50.0f, 0.01f};
+  auto y = RunSingleNode(
+      "BatchNormalization", 15,
+      {Input("x", DataType::kFloat32, {3, 2, 5}, x), Input("scale", DataType::kFloat32, {2}, scale),
+       Input("bias", DataType::kFloat32, {2}, bias), Input("mean", DataType::kFloat32, {2}, mean),
+       Input("var", DataType::kFloat32, {2}, var)},
+      {IntAttribute("training_mode", 1)}, DataType::kFloat32);
+  ASSERT_TRUE(y.has_value());
+  std::vector<float> by_channel;  // channel-major copy: one run per channel
+  for (int ch = 0; ch < 2; ++ch) {
+    for (int b = 0; b < 3; ++b) {
+      for (int i = 0; i < 5; ++i) by_channel.push_back(x[(b * 2 + ch) * 5 + i]);
+    }
+  }
+  const auto normalised = NormaliseRuns(
+      by_channel, 2, 1e-5, [&](size_t ch, size_t, double v) { return v * scale[ch] + bias[ch]; });
+  std::vector<double> expected(30);
+  for (int ch = 0; ch < 2; ++ch) {
+    for (int b = 0; b < 3; ++b) {
+      for (int i = 0; i < 5; ++i) expected[(b * 2 + ch) * 5 + i] = normalised[ch * 15 + b * 5 + i];
+    }
+  }
+  ExpectClose(ValuesAsDouble(*y), expected, "training");
 }
 
 }  // namespace

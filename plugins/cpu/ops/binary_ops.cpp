@@ -1,5 +1,5 @@
 // Elementwise binary ops with numpy broadcasting: arithmetic, Pow with a
-// separately typed exponent, Mod, PRelu, comparisons, logic and bit ops. The
+// separately typed exponent, Mod, PRelu, SwiGLU, comparisons, logic and bit ops. The
 // broadcast plan is made once when the kernel is made (its shapes are
 // concrete then); the inner loop is specialised for equal, scalar-left and
 // scalar-right operands so the compiler vectorises the common cases.
@@ -15,6 +15,7 @@ namespace {
 
 struct BinaryParams {
   bool flag = false;  // Mod: fmod; BitShift: shift right
+  double alpha = 1;   // SwiGLU: the gate's Swish alpha
 };
 
 // One innermost row of n outputs; sa and sb are the operands' steps.
@@ -118,23 +119,48 @@ struct Mod {
   }
 };
 
+// SwiGLU(a, b) = Swish(a) * b, Swish(a) = a * sigmoid(alpha * a).
+struct SwiGlu {
+  BinaryParams p;
+  template <typename A, typename B>
+  A operator()(A a, B b) const {
+    return a / (A(1) + std::exp(-static_cast<A>(p.alpha) * a)) * b;
+  }
+};
+
+// Right shifts of signed values are arithmetic; a shift that is negative or
+// not below the width moves every bit out (leaving the sign fill on the
+// right); left shifts wrap, so they are done unsigned.
 struct BitShift {
   BinaryParams p;  // flag: right
   template <typename A, typename B>
   A operator()(A a, B b) const {
-    if (b >= static_cast<B>(sizeof(A) * 8)) return 0;
-    return static_cast<A>(p.flag ? a >> b : a << b);
+    using U = std::make_unsigned_t<A>;
+    bool out_of_range = b >= static_cast<B>(sizeof(A) * 8);
+    if constexpr (std::is_signed_v<B>) out_of_range = out_of_range || b < 0;
+    if (out_of_range) {
+      if constexpr (std::is_signed_v<A>) return p.flag && a < 0 ? A(-1) : A(0);
+      return A(0);
+    }
+    return p.flag ? static_cast<A>(a >> b) : static_cast<A>(static_cast<U>(a) << b);
   }
 };
 
 class BinaryKernel : public CpuKernel {
  public:
+  // channel_b: b is a per-channel vector laid along a's axis 1 (the slope
+  // of PRelu before opset 7) rather than broadcast from the right.
   BinaryKernel(BinaryFn fn, BinaryParams params, nxrt_dtype out_dtype, const std::string& op,
-               std::span<const nxrt_shape> inputs)
+               std::span<const nxrt_shape> inputs, bool channel_b = false)
       : CpuKernel(true), fn_(fn), params_(params), out_dtype_(out_dtype), op_(op) {
     a_dims_.assign(inputs[0].dims, inputs[0].dims + inputs[0].rank);
     b_dims_.assign(inputs[1].dims, inputs[1].dims + inputs[1].rank);
-    plan_ = MakeBroadcastPlan<2>({a_dims_, b_dims_}, op_);
+    Dims b_plan = b_dims_;
+    if (channel_b && b_dims_.size() == 1 && a_dims_.size() >= 2 && b_dims_[0] == a_dims_[1]) {
+      b_plan.assign(a_dims_.size() - 1, 1);
+      b_plan[0] = b_dims_[0];
+    }
+    plan_ = MakeBroadcastPlan<2>({a_dims_, b_plan}, op_);
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
@@ -162,31 +188,34 @@ class BinaryKernel : public CpuKernel {
 // Both operands of one dtype in `List`; the output is that dtype, or bool
 // for a predicate.
 template <typename Op, bool kPredicate, typename List>
+// Before opset `channel_b_before`, a rank-1 second operand is per channel.
 void AddBinary(OpRegistry& registry, const char* name, List list,
-               BinaryParams (*read)(const sdk::Node&) = nullptr) {
-  registry.Add(name,
-               {1,
-                [list](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-                  if (auto reason = CheckInputDtype(node, inputs, 0, list)) {
-                    return sdk::ClaimResult::Declined(*reason);
-                  }
-                  return ClaimUnless(CheckInputDtype(node, inputs, 1, list));
-                },
-                [list, read, name](const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                                   int64_t) -> std::unique_ptr<sdk::Kernel> {
-                  if (inputs[0].dtype != inputs[1].dtype) {
-                    FailInvalid(std::string(name) + ": operands have dtypes " +
-                                DtypeName(inputs[0].dtype) + " and " + DtypeName(inputs[1].dtype));
-                  }
-                  nxrt_dtype out_dtype = kPredicate ? NXRT_DTYPE_BOOL : inputs[0].dtype;
-                  BinaryFn fn = Dispatch(list, inputs[0].dtype, name, [](auto tag) -> BinaryFn {
-                    using T = typename decltype(tag)::type;
-                    using Out = std::conditional_t<kPredicate, bool, T>;
-                    return &RunBinary<T, T, Out, Op>;
-                  });
-                  return std::make_unique<BinaryKernel>(fn, read ? read(node) : BinaryParams{},
-                                                        out_dtype, name, inputs);
-                }});
+               BinaryParams (*read)(const sdk::Node&) = nullptr, int64_t channel_b_before = 0) {
+  registry.Add(
+      name, {1,
+             [list](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+               if (auto reason = CheckInputDtype(node, inputs, 0, list)) {
+                 return sdk::ClaimResult::Declined(*reason);
+               }
+               return ClaimUnless(CheckInputDtype(node, inputs, 1, list));
+             },
+             [list, read, name, channel_b_before](const sdk::Node& node,
+                                                  std::span<const nxrt_shape> inputs,
+                                                  int64_t opset) -> std::unique_ptr<sdk::Kernel> {
+               if (inputs[0].dtype != inputs[1].dtype) {
+                 FailInvalid(std::string(name) + ": operands have dtypes " +
+                             DtypeName(inputs[0].dtype) + " and " + DtypeName(inputs[1].dtype));
+               }
+               nxrt_dtype out_dtype = kPredicate ? NXRT_DTYPE_BOOL : inputs[0].dtype;
+               BinaryFn fn = Dispatch(list, inputs[0].dtype, name, [](auto tag) -> BinaryFn {
+                 using T = typename decltype(tag)::type;
+                 using Out = std::conditional_t<kPredicate, bool, T>;
+                 return &RunBinary<T, T, Out, Op>;
+               });
+               return std::make_unique<BinaryKernel>(fn, read ? read(node) : BinaryParams{},
+                                                     out_dtype, name, inputs,
+                                                     opset < channel_b_before);
+             }});
 }
 
 using PowBaseTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
@@ -215,12 +244,17 @@ void RegisterBinaryOps(OpRegistry& r) {
   AddBinary<Sub, false>(r, "Sub", NumericTypes{});
   AddBinary<Mul, false>(r, "Mul", NumericTypes{});
   AddBinary<Div, false>(r, "Div", NumericTypes{});
-  AddBinary<PRelu, false>(r, "PRelu", NumericTypes{});
+  AddBinary<PRelu, false>(r, "PRelu", NumericTypes{}, nullptr, 7);
   AddBinary<Mod, false>(r, "Mod", NumericTypes{}, [](const sdk::Node& node) {
     return BinaryParams{node.AttrInt("fmod", 0) != 0};
   });
-  AddBinary<BitShift, false>(r, "BitShift", UnsignedIntTypes{}, [](const sdk::Node& node) {
+  AddBinary<BitShift, false>(r, "BitShift", IntTypes{}, [](const sdk::Node& node) {
     return BinaryParams{node.AttrString("direction", "") == "RIGHT"};
+  });
+  AddBinary<SwiGlu, false>(r, "SwiGLU", FloatTypes{}, [](const sdk::Node& node) {
+    BinaryParams p;
+    p.alpha = node.AttrFloat("alpha", 1.0f);
+    return p;
   });
   AddBinary<BitwiseAnd, false>(r, "BitwiseAnd", IntTypes{});
   AddBinary<BitwiseOr, false>(r, "BitwiseOr", IntTypes{});

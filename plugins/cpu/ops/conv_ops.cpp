@@ -1,15 +1,17 @@
-// Conv and ConvTranspose for float and double, any number of spatial axes,
-// with groups, pads, strides, dilations and auto_pad; ConvInteger runs the
-// double Conv on zero-point-shifted 8-bit data (exact: every partial sum is
-// an integer far below 2^53). Conv lowers each image
-// and group to im2col (a row-wise path for 2-D) + one GEMM; ConvTranspose to one GEMM + col2im. The
-// column buffer is sized when the kernel is made, so compute allocates
-// nothing.
+// Conv for float, double and (through float) the 16-bit floats, and
+// ConvTranspose for float and double, any number of spatial axes, with groups,
+// pads, strides, dilations and auto_pad; ConvInteger and QLinearConv run the
+// double Conv on zero-point-shifted 8-bit data (exact: every partial sum is an
+// integer far below 2^53), QLinearConv then requantising. Conv lowers each
+// image and group to im2col (a row-wise path for 2-D) + one GEMM;
+// ConvTranspose to one GEMM + col2im. The column buffer is sized when the
+// kernel is made, so compute allocates nothing.
 #include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "cpu_kernel.hpp"
 #include "window_geometry.hpp"
@@ -134,16 +136,39 @@ class ConvKernel : public CpuKernel {
     out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
     const int64_t rows = (channels_ / group_) * ElementCount(kernel);
     columns_.resize(rows * ElementCount(geometry_.out) * (dtype_ == NXRT_DTYPE_FLOAT64 ? 2 : 1));
+    if (dtype_ == NXRT_DTYPE_FLOAT16 || dtype_ == NXRT_DTYPE_BFLOAT16) {
+      wide_x_.resize(ElementCount(x));
+      wide_w_.resize(ElementCount(w));
+      wide_bias_.resize(maps_);
+      wide_y_.resize(ElementCount(out_dims_));
+    }
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
     if (ElementCount(out_dims_) == 0) return;
+    const bool has_bias = IsPresent(inputs, 2);
     if (dtype_ == NXRT_DTYPE_FLOAT64) {
-      Run<double>(inputs, out);
+      Run(DataAs<double>(inputs[0].tensor), DataAs<double>(inputs[1].tensor),
+          has_bias ? DataAs<double>(inputs[2].tensor) : nullptr, MutableDataAs<double>(out));
+    } else if (dtype_ == NXRT_DTYPE_FLOAT32) {
+      Run(DataAs<float>(inputs[0].tensor), DataAs<float>(inputs[1].tensor),
+          has_bias ? DataAs<float>(inputs[2].tensor) : nullptr, MutableDataAs<float>(out));
     } else {
-      Run<float>(inputs, out);
+      // The 16-bit floats run the float GEMM on widened copies.
+      Dispatch(TypeList<Float16, BFloat16>{}, dtype_, "Conv", [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        auto widen = [](const nxrt_tensor& t, std::vector<float>& to) {
+          std::copy_n(DataAs<T>(t), to.size(), to.begin());
+        };
+        widen(inputs[0].tensor, wide_x_);
+        widen(inputs[1].tensor, wide_w_);
+        if (has_bias) widen(inputs[2].tensor, wide_bias_);
+        Run(wide_x_.data(), wide_w_.data(), has_bias ? wide_bias_.data() : nullptr, wide_y_.data());
+        std::transform(wide_y_.begin(), wide_y_.end(), MutableDataAs<T>(out),
+                       [](float v) { return static_cast<T>(v); });
+      });
     }
   }
 
@@ -151,11 +176,7 @@ class ConvKernel : public CpuKernel {
 
  private:
   template <typename T>
-  void Run(std::span<const nxrt_value> inputs, nxrt_tensor& out) {
-    const T* x = DataAs<T>(inputs[0].tensor);
-    const T* w = DataAs<T>(inputs[1].tensor);
-    const T* bias = IsPresent(inputs, 2) ? DataAs<T>(inputs[2].tensor) : nullptr;
-    T* y = MutableDataAs<T>(out);
+  void Run(const T* x, const T* w, const T* bias, T* y) {
     T* columns = reinterpret_cast<T*>(columns_.data());
     const int64_t group_channels = channels_ / group_;
     const int64_t group_maps = maps_ / group_;
@@ -193,6 +214,8 @@ class ConvKernel : public CpuKernel {
   int64_t maps_ = 0;
   Dims out_dims_;
   std::vector<float> columns_;  // doubles take two floats each
+  // Float copies of 16-bit float operands and result.
+  std::vector<float> wide_x_, wide_w_, wide_bias_, wide_y_;
 };
 
 class ConvTransposeKernel : public CpuKernel {
@@ -310,12 +333,17 @@ class ConvTransposeKernel : public CpuKernel {
   std::vector<float> columns_;
 };
 
+// ConvInteger (int32 out), or QLinearConv when `qlinear`: the int32 bias
+// added, then rescaled per output map by x_scale * w_scale / y_scale, rounded
+// half to even, shifted by y_zero and saturated.
 class ConvIntegerKernel : public CpuKernel {
  public:
-  ConvIntegerKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
+  ConvIntegerKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs, bool qlinear)
       : CpuKernel(false),
+        qlinear_(qlinear),
+        w_input_(qlinear ? 3 : 1),
         x_dims_(inputs[0].dims, inputs[0].dims + inputs[0].rank),
-        w_dims_(inputs[1].dims, inputs[1].dims + inputs[1].rank) {
+        w_dims_(inputs[w_input_].dims, inputs[w_input_].dims + inputs[w_input_].rank) {
     const std::vector<nxrt_shape> as_double{
         {sizeof(nxrt_shape), NXRT_DTYPE_FLOAT64, x_dims_.size(), x_dims_.data()},
         {sizeof(nxrt_shape), NXRT_DTYPE_FLOAT64, w_dims_.size(), w_dims_.data()}};
@@ -326,7 +354,7 @@ class ConvIntegerKernel : public CpuKernel {
                std::span<nxrt_value> outputs) override {
     const std::vector<double> x = Shifted(inputs, 0, 2, 1);
     const int64_t maps = w_dims_[0];
-    const std::vector<double> w = Shifted(inputs, 1, 3, maps);
+    const std::vector<double> w = Shifted(inputs, w_input_, qlinear_ ? 5 : 3, maps);
     std::vector<nxrt_value> shifted(2);
     const Dims* dims[2] = {&x_dims_, &w_dims_};
     const std::vector<double>* data[2] = {&x, &w};
@@ -354,6 +382,10 @@ class ConvIntegerKernel : public CpuKernel {
                   result.data(),
                   result.size() * sizeof(double)};
     conv_->Compute(ctx, shifted, std::span<nxrt_value>(&out, 1));
+    if (qlinear_) {
+      Requantize(ctx, inputs, outputs, result, maps);
+      return;
+    }
     int32_t* y = MutableDataAs<int32_t>(PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT32, out_dims));
     for (size_t i = 0; i < result.size(); ++i) y[i] = static_cast<int32_t>(std::llround(result[i]));
   }
@@ -383,6 +415,36 @@ class ConvIntegerKernel : public CpuKernel {
     return v;
   }
 
+  void Requantize(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+                  std::span<nxrt_value> outputs, const std::vector<double>& result, int64_t maps) {
+    const nxrt_tensor& w_scale = inputs[4].tensor;
+    const int64_t w_scales = ElementCount(w_scale);
+    if (w_scales != 1 && w_scales != maps) FailInvalid("QLinearConv: w_scale per tensor or map");
+    const float x_scale = *DataAs<float>(inputs[1].tensor);
+    const float y_scale = *DataAs<float>(inputs[6].tensor);
+    const nxrt_tensor& y_zero = inputs[7].tensor;
+    const int32_t* bias = IsPresent(inputs, 8) ? DataAs<int32_t>(inputs[8].tensor) : nullptr;
+    const Dims& out_dims = conv_->out_dims();
+    const int64_t plane = ElementCount(out_dims) / std::max<int64_t>(out_dims[0] * maps, 1);
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, y_zero.dtype, out_dims);
+    Dispatch(TypeList<int8_t, uint8_t>{}, y_zero.dtype, "QLinearConv", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const double offset = *DataAs<T>(y_zero);
+      T* y = MutableDataAs<T>(out);
+      for (size_t i = 0; i < result.size(); ++i) {
+        const int64_t map = static_cast<int64_t>(i) / plane % maps;
+        const float multiplier =
+            x_scale * DataAs<float>(w_scale)[w_scales == 1 ? 0 : map] / y_scale;
+        const double acc = result[i] + (bias ? bias[map] : 0);
+        const double v = std::nearbyint(acc * multiplier) + offset;
+        y[i] = static_cast<T>(
+            std::clamp<double>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+      }
+    });
+  }
+
+  bool qlinear_;
+  size_t w_input_;
   Dims x_dims_;
   Dims w_dims_;
   std::unique_ptr<ConvKernel> conv_;
@@ -414,14 +476,27 @@ ClaimFn ClaimConv(List list) {
 }  // namespace
 
 void RegisterConvOps(OpRegistry& r) {
-  r.Add("Conv", {1, ClaimConv(ConvTypes{}),
+  r.Add("Conv", {1, ClaimConv(FloatTypes{}),
                  [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
                    return std::make_unique<ConvKernel>(node, inputs);
                  }});
   r.Add("ConvInteger", {10, ClaimConv(TypeList<int8_t, uint8_t>{}),
                         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-                          return std::make_unique<ConvIntegerKernel>(node, inputs);
+                          return std::make_unique<ConvIntegerKernel>(node, inputs, false);
                         }});
+  r.Add("QLinearConv",
+        {10,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           using Int8Types = TypeList<int8_t, uint8_t>;
+           std::optional<std::string> reason = CheckAutoPad(node);
+           if (!reason) reason = CheckInputDtype(node, inputs, 0, Int8Types{});
+           if (!reason) reason = CheckInputDtype(node, inputs, 3, Int8Types{});
+           if (!reason) reason = CheckInputDtype(node, inputs, 1, TypeList<float>{});
+           return ClaimUnless(reason);
+         },
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<ConvIntegerKernel>(node, inputs, true);
+         }});
   r.Add("ConvTranspose", {1, ClaimConv(ConvTypes{}),
                           [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
                             return std::make_unique<ConvTransposeKernel>(node, inputs);

@@ -1,8 +1,8 @@
 // Ops that address elements by index: Gather, GatherElements, GatherND,
 // ScatterElements (and the older Scatter), ScatterND, Compress, NonZero,
-// OneHot, TopK, CumSum, Trilu and Unique. Index inputs may be int32 or int64 and
-// negative (counted from the end); an index out of range is an error, never
-// a read outside the tensor.
+// OneHot, TopK, CumSum, CumProd, Trilu, Unique and TensorScatter. Index inputs may be int32 or
+// int64 and negative (counted from the end); an index out of range is an error, never a read
+// outside the tensor.
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -418,37 +418,91 @@ void TopK(int64_t axis_attr, bool largest, bool sorted, int64_t k_attr, int64_t 
   });
 }
 
-void CumSum(bool exclusive, bool reverse, sdk::ComputeContext& ctx, std::span<const nxrt_value> in,
-            std::span<nxrt_value> out) {
+// CumSum and CumProd: one scan along an axis; exclusive starts from the
+// operation's identity.
+void Cumulative(bool product, bool exclusive, bool reverse, sdk::ComputeContext& ctx,
+                std::span<const nxrt_value> in, std::span<nxrt_value> out) {
+  const char* op = product ? "CumProd" : "CumSum";
   const nxrt_tensor& data = in[0].tensor;
   const std::span<const int64_t> dims = DimsSpan(data);
-  const int64_t axis = NormalizeAxis(FirstInt64(in[1].tensor, "CumSum"),
-                                     static_cast<int64_t>(dims.size()), "CumSum");
+  const int64_t axis =
+      NormalizeAxis(FirstInt64(in[1].tensor, op), static_cast<int64_t>(dims.size()), op);
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, dims);
   int64_t outer = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
   int64_t inner = 1;
   for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
   const int64_t n = dims[axis];
-  Dispatch(NumericTypes{}, data.dtype, "CumSum", [&](auto tag) {
+  Dispatch(NumericTypes{}, data.dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = ComputeType<T>;
     const T* x = DataAs<T>(data);
     T* p = MutableDataAs<T>(y);
+    auto step = [product](C acc, C v) { return static_cast<C>(product ? acc * v : acc + v); };
     for (int64_t o = 0; o < outer; ++o) {
       for (int64_t j = 0; j < inner; ++j) {
-        C acc = 0;
+        C acc = product ? 1 : 0;
         for (int64_t s = 0; s < n; ++s) {
           const int64_t i = reverse ? n - 1 - s : s;
           const int64_t at = (o * n + i) * inner + j;
           const C v = static_cast<C>(x[at]);
-          if (!exclusive) acc = static_cast<C>(acc + v);
+          if (!exclusive) acc = step(acc, v);
           p[at] = static_cast<T>(acc);
-          if (exclusive) acc = static_cast<C>(acc + v);
+          if (exclusive) acc = step(acc, v);
         }
       }
     }
   });
+}
+
+// TensorScatter: the past cache with each sample's update rows written from
+// that sample's write index along `axis` (wrapping when circular).
+void TensorScatter(int64_t axis_attr, bool circular, sdk::ComputeContext& ctx,
+                   std::span<const nxrt_value> in, std::span<nxrt_value> out) {
+  const nxrt_tensor& past = in[0].tensor;
+  const nxrt_tensor& update = in[1].tensor;
+  const std::span<const int64_t> dims = DimsSpan(past);
+  const std::span<const int64_t> update_dims = DimsSpan(update);
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  const int64_t axis = NormalizeAxis(axis_attr, rank, "TensorScatter");
+  if (axis == 0 || update.dtype != past.dtype || update_dims.size() != dims.size()) {
+    FailInvalid("TensorScatter: update " + DimsText(update_dims) + " does not fit cache " +
+                DimsText(dims) + " along axis " + std::to_string(axis));
+  }
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i != axis && update_dims[i] != dims[i]) {
+      FailInvalid("TensorScatter: update " + DimsText(update_dims) + " does not fit cache " +
+                  DimsText(dims));
+    }
+  }
+  const int64_t max_seq = dims[axis];
+  const int64_t seq = update_dims[axis];
+  int64_t per_batch = 1;  // prefixes per sample
+  for (int64_t i = 1; i < axis; ++i) per_batch *= dims[i];
+  int64_t inner = 1;
+  for (int64_t i = axis + 1; i < rank; ++i) inner *= dims[i];
+  const size_t row = static_cast<size_t>(inner) * DtypeSize(past.dtype);
+  nxrt_tensor& y = PrepareOutput(ctx, out, 0, past.dtype, dims);
+  std::memcpy(MutableBytes(y), Bytes(past), row * static_cast<size_t>(ElementCount(dims) / inner));
+  const bool has_indices = IsPresent(in, 2);
+  for (int64_t b = 0; b < dims[0]; ++b) {
+    int64_t start = 0;
+    if (has_indices) {
+      const nxrt_tensor& w = in[2].tensor;
+      start = w.dtype == NXRT_DTYPE_INT32 ? DataAs<int32_t>(w)[b] : DataAs<int64_t>(w)[b];
+    }
+    if (start < 0 || (!circular && start + seq > max_seq)) {
+      FailInvalid("TensorScatter: write index " + std::to_string(start) + " with " +
+                  std::to_string(seq) + " rows does not fit " + std::to_string(max_seq));
+    }
+    for (int64_t p = b * per_batch; p < (b + 1) * per_batch; ++p) {
+      for (int64_t s = 0; s < seq; ++s) {
+        const int64_t at = circular ? (start + s) % max_seq : start + s;
+        std::memcpy(MutableBytes(y) + static_cast<size_t>(p * max_seq + at) * row,
+                    Bytes(update) + static_cast<size_t>(p * seq + s) * row, row);
+      }
+    }
+  }
 }
 
 void Trilu(bool upper, sdk::ComputeContext& ctx, std::span<const nxrt_value> in,
@@ -627,18 +681,34 @@ void RegisterIndexingOps(OpRegistry& r) {
         std::bind(TopK, node.AttrInt("axis", -1), node.AttrInt("largest", 1) != 0,
                   node.AttrInt("sorted", 1) != 0, node.AttrInt("k", 0), opset, _1, _2, _3));
   });
-  AddIndex(
-      r, "CumSum", 11, ClaimData(NumericTypes{}),
-      [](const sdk::Node& node, int64_t) {
-        return IndexKernel::Body(std::bind(CumSum, node.AttrInt("exclusive", 0) != 0,
-                                           node.AttrInt("reverse", 0) != 0, _1, _2, _3));
-      },
-      true);
+  for (const bool product : {false, true}) {
+    AddIndex(
+        r, product ? "CumProd" : "CumSum", product ? 26 : 11, ClaimData(NumericTypes{}),
+        [product](const sdk::Node& node, int64_t) {
+          return IndexKernel::Body(std::bind(Cumulative, product, node.AttrInt("exclusive", 0) != 0,
+                                             node.AttrInt("reverse", 0) != 0, _1, _2, _3));
+        },
+        true);
+  }
   AddIndex(r, "Unique", 11, ClaimData(NumericTypes{}), [](const sdk::Node& node, int64_t) {
     std::optional<int64_t> axis;
     if (node.attr_type("axis") != NXRT_ATTR_UNDEFINED) axis = node.AttrInt("axis", 0);
     return IndexKernel::Body(std::bind(Unique, axis, node.AttrInt("sorted", 1) != 0, _1, _2, _3));
   });
+  AddIndex(
+      r, "TensorScatter", 24,
+      ClaimData(AllTypes{},
+                [](const sdk::Node& node) -> std::optional<std::string> {
+                  const std::string mode = node.AttrString("mode", "linear");
+                  if (mode == "linear" || mode == "circular") return std::nullopt;
+                  return "TensorScatter: mode '" + mode + "' not implemented";
+                }),
+      [](const sdk::Node& node, int64_t) {
+        return IndexKernel::Body(std::bind(TensorScatter, node.AttrInt("axis", -2),
+                                           node.AttrString("mode", "linear") == "circular", _1, _2,
+                                           _3));
+      },
+      true);
   AddIndex(
       r, "Trilu", 14, ClaimData(AllTypes{}),
       [](const sdk::Node& node, int64_t) {

@@ -1,12 +1,15 @@
-// MatMul (numpy batched broadcasting, 1-D promotion), Gemm and MatMulInteger.
-// float and double go through OpenBLAS; float16 and bfloat16 are widened to
-// float around sgemm; integer types use plain loops. A constant B is packed
+// MatMul (numpy batched broadcasting, 1-D promotion), Gemm, MatMulInteger and
+// QLinearMatMul. float and double go through OpenBLAS; float16 and bfloat16
+// are widened to float around sgemm; integer MatMul and MatMulInteger use
+// plain loops, QLinearMatMul exact float or double GEMM. A constant B is packed
 // once in prepare_constant_inputs (widened to the compute type, with Gemm's
 // transB applied) and shared, so a later shape variant of the node adopts it.
 #include <cblas.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
@@ -410,6 +413,118 @@ class MatMulIntegerKernel : public CpuKernel {
   }
 };
 
+// QLinearMatMul: (A - a_zero) x (B - b_zero), rescaled by a_scale * b_scale /
+// y_scale (worked out in the scales' dtype), rounded half to even, shifted by
+// y_zero and saturated. The shifted 8-bit operands go through sgemm, exact
+// while K * 255^2 stays below 2^24, else through dgemm (exact to 2^53).
+// Scales and zero points per tensor, b's also per column; B is 2-D or has A's
+// leading dims.
+class QLinearMatMulKernel : public CpuKernel {
+ public:
+  QLinearMatMulKernel() : CpuKernel(false) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& a = inputs[0].tensor;
+    const nxrt_tensor& b = inputs[3].tensor;
+    if (a.rank < 2 || b.rank < 2) FailUnsupported("QLinearMatMul: A and B must be 2-D or more");
+    const int64_t m = a.dims[a.rank - 2], k = a.dims[a.rank - 1], n = b.dims[b.rank - 1];
+    if (b.dims[b.rank - 2] != k) FailInvalid("QLinearMatMul: inner dimensions differ");
+    const int64_t batch = ElementCount(a) / std::max<int64_t>(m * k, 1);
+    const bool shared_b = b.rank == 2;
+    if (!shared_b && (b.rank != a.rank || !std::equal(a.dims, a.dims + a.rank - 2, b.dims))) {
+      FailUnsupported("QLinearMatMul: B must be 2-D or have A's leading dims");
+    }
+    Dims out_dims = DimsOf(a);
+    out_dims.back() = n;
+    const nxrt_tensor& y_zero = inputs[7].tensor;
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, y_zero.dtype, out_dims);
+    const std::vector<double> multiplier = Multipliers(inputs, n);
+    const std::vector<double> a_zero = Values(inputs[2].tensor);
+    const std::vector<double> b_zero = Values(inputs[5].tensor);
+    if (a_zero.size() != 1 || (b_zero.size() != 1 && static_cast<int64_t>(b_zero.size()) != n)) {
+      FailUnsupported("QLinearMatMul: zero points per tensor (or per column of B) only");
+    }
+    const double y_offset = Values(y_zero)[0];
+    const std::vector<double> av = Values(a), bv = Values(b);
+    std::vector<double> acc(static_cast<size_t>(batch * m * n));
+    auto run = [&](auto zero) {
+      using C = decltype(zero);
+      std::vector<C> as(av.size()), bs(bv.size());
+      for (size_t i = 0; i < av.size(); ++i) as[i] = static_cast<C>(av[i] - a_zero[0]);
+      for (size_t i = 0; i < bv.size(); ++i) {
+        bs[i] = static_cast<C>(bv[i] - b_zero[b_zero.size() == 1 ? 0 : i % n]);
+      }
+      std::vector<C> c(static_cast<size_t>(m * n));
+      for (int64_t i = 0; i < batch; ++i) {
+        const C* pa = as.data() + i * m * k;
+        const C* pb = bs.data() + (shared_b ? 0 : i * k * n);
+        if constexpr (std::is_same_v<C, float>) {
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
+                      static_cast<int>(n), static_cast<int>(k), 1.0f, pa, static_cast<int>(k), pb,
+                      static_cast<int>(n), 0.0f, c.data(), static_cast<int>(n));
+        } else {
+          cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
+                      static_cast<int>(n), static_cast<int>(k), 1.0, pa, static_cast<int>(k), pb,
+                      static_cast<int>(n), 0.0, c.data(), static_cast<int>(n));
+        }
+        std::copy(c.begin(), c.end(), acc.begin() + i * m * n);
+      }
+    };
+    if (static_cast<double>(k) * 255.0 * 255.0 < 0x1p24) {
+      run(0.0f);
+    } else {
+      run(0.0);
+    }
+    Dispatch(TypeList<int8_t, uint8_t>{}, y_zero.dtype, "QLinearMatMul", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* y = MutableDataAs<T>(out);
+      for (size_t i = 0; i < acc.size(); ++i) {
+        const double v = std::nearbyint(acc[i] * multiplier[i % n]) + y_offset;
+        y[i] = static_cast<T>(
+            std::clamp<double>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+      }
+    });
+  }
+
+ private:
+  // The values of an 8-bit integer or float tensor, as double.
+  static std::vector<double> Values(const nxrt_tensor& t) {
+    std::vector<double> v(ElementCount(t));
+    Dispatch(TypeList<int8_t, uint8_t, float, Float16, BFloat16>{}, t.dtype, "QLinearMatMul",
+             [&](auto tag) {
+               using T = typename decltype(tag)::type;
+               for (size_t i = 0; i < v.size(); ++i) {
+                 v[i] = static_cast<double>(static_cast<ComputeType<T>>(DataAs<T>(t)[i]));
+               }
+             });
+    return v;
+  }
+
+  // a_scale * b_scale / y_scale per output column, each step rounded to the
+  // scales' dtype.
+  static std::vector<double> Multipliers(std::span<const nxrt_value> inputs, int64_t n) {
+    const nxrt_tensor& b_scale = inputs[4].tensor;
+    if (ElementCount(inputs[1].tensor) != 1 || ElementCount(inputs[6].tensor) != 1 ||
+        (ElementCount(b_scale) != 1 && ElementCount(b_scale) != n)) {
+      FailUnsupported("QLinearMatMul: scales per tensor (or per column of B) only");
+    }
+    std::vector<double> out(n);
+    Dispatch(TypeList<float, Float16, BFloat16>{}, b_scale.dtype, "QLinearMatMul", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      using C = ComputeType<T>;
+      const C a = static_cast<C>(*DataAs<T>(inputs[1].tensor));
+      const C y = static_cast<C>(*DataAs<T>(inputs[6].tensor));
+      for (int64_t j = 0; j < n; ++j) {
+        const C b = static_cast<C>(DataAs<T>(b_scale)[ElementCount(b_scale) == 1 ? 0 : j]);
+        const T product = static_cast<T>(a * b);
+        out[j] = static_cast<double>(static_cast<C>(static_cast<T>(static_cast<C>(product) / y)));
+      }
+    });
+    return out;
+  }
+};
+
 }  // namespace
 
 void RegisterMatMulOps(OpRegistry& r) {
@@ -453,6 +568,20 @@ void RegisterMatMulOps(OpRegistry& r) {
          },
          [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
            return std::make_unique<MatMulIntegerKernel>();
+         }});
+  r.Add("QLinearMatMul",
+        {10,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           if (auto reason = CheckInputDtype(node, inputs, 0, Int8Types{})) {
+             return sdk::ClaimResult::Declined(*reason);
+           }
+           if (auto reason = CheckInputDtype(node, inputs, 3, Int8Types{})) {
+             return sdk::ClaimResult::Declined(*reason);
+           }
+           return ClaimUnless(CheckInputDtype(node, inputs, 7, Int8Types{}));
+         },
+         [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
+           return std::make_unique<QLinearMatMulKernel>();
          }});
 }
 

@@ -1,7 +1,9 @@
-// Normalisation ops: BatchNormalization (inference), LayerNormalization
-// (with its optional Mean and InvStdDev outputs), InstanceNormalization,
-// MeanVarianceNormalization and LRN. Statistics are taken in double and the
-// result is written back in the input's dtype.
+// Normalisation ops: BatchNormalization (inference and training),
+// LayerNormalization (with its optional Mean and InvStdDev outputs),
+// InstanceNormalization, GroupNormalization, MeanVarianceNormalization,
+// LpNormalization and LRN. Statistics are taken in double and the result is
+// written back in the input's dtype.
+#include <array>
 #include <cmath>
 
 #include "cpu_kernel.hpp"
@@ -18,10 +20,20 @@ T From(double v) {
   return static_cast<T>(static_cast<ComputeType<T>>(v));
 }
 
+// BatchNormalization. At inference it uses the given mean and variance; in
+// training it uses the batch's own (over N and the spatial axes) and writes
+// the running statistics momentum * given + (1 - momentum) * batch. Before
+// opset 9, spatial=0 gives every element of a sample its own parameters.
 class BatchNormKernel : public CpuKernel {
  public:
-  BatchNormKernel(nxrt_dtype dtype, float epsilon)
-      : CpuKernel(true), dtype_(dtype), epsilon_(epsilon) {}
+  // Capture-safe only at inference: training builds the statistics' dims.
+  BatchNormKernel(nxrt_dtype dtype, float epsilon, float momentum, bool training, bool spatial)
+      : CpuKernel(!training),
+        dtype_(dtype),
+        epsilon_(epsilon),
+        momentum_(momentum),
+        training_(training),
+        spatial_(spatial) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
@@ -31,50 +43,112 @@ class BatchNormKernel : public CpuKernel {
     const int64_t n = dims.empty() ? 1 : dims[0];
     const int64_t c = dims.size() > 1 ? dims[1] : 1;
     const int64_t plane = n * c > 0 ? ElementCount(dims) / (n * c) : 0;
+    // Parameters per channel, or per element of a sample when not spatial.
+    const int64_t per = spatial_ ? 1 : plane;
+    // The running mean and variance outputs, when training asks for them.
+    std::array<nxrt_tensor*, 2> running{};
+    for (size_t k = 0; training_ && k < 2; ++k) {
+      if (outputs.size() <= k + 1 || outputs[k + 1].kind != NXRT_VALUE_TENSOR) continue;
+      running[k] = &PrepareOutput(ctx, outputs, k + 1, inputs[k + 3].tensor.dtype, Dims{c});
+    }
+    auto param = [&](size_t input, int64_t i) {
+      const nxrt_tensor& t = inputs[input].tensor;
+      return Dispatch(FloatTypes{}, t.dtype, "BatchNormalization",
+                      [&](auto ptag) { return At(DataAs<typename decltype(ptag)::type>(t), i); });
+    };
     Dispatch(FloatTypes{}, dtype_, "BatchNormalization", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* xp = DataAs<T>(x);
       T* y = MutableDataAs<T>(out);
-      auto param = [&](size_t input, int64_t i) {
-        const nxrt_tensor& t = inputs[input].tensor;
-        return Dispatch(FloatTypes{}, t.dtype, "BatchNormalization",
-                        [&](auto ptag) { return At(DataAs<typename decltype(ptag)::type>(t), i); });
-      };
       for (int64_t ch = 0; ch < c; ++ch) {
-        const double scale = param(1, ch) / std::sqrt(param(4, ch) + epsilon_);
-        const double shift = param(2, ch) - param(3, ch) * scale;
-        for (int64_t b = 0; b < n; ++b) {
-          const int64_t base = (b * c + ch) * plane;
-          for (int64_t i = 0; i < plane; ++i)
-            y[base + i] = From<T>(At(xp, base + i) * scale + shift);
+        double batch_mean = 0;
+        double batch_var = 0;
+        if (training_) {
+          for (int64_t b = 0; b < n; ++b) {
+            for (int64_t i = 0; i < plane; ++i) batch_mean += At(xp, (b * c + ch) * plane + i);
+          }
+          batch_mean /= static_cast<double>(n * plane);
+          for (int64_t b = 0; b < n; ++b) {
+            for (int64_t i = 0; i < plane; ++i) {
+              const double d = At(xp, (b * c + ch) * plane + i) - batch_mean;
+              batch_var += d * d;
+            }
+          }
+          batch_var /= static_cast<double>(n * plane);
+          if (running[0]) WriteRunning(*running[0], inputs[3].tensor, ch, batch_mean);
+          if (running[1]) WriteRunning(*running[1], inputs[4].tensor, ch, batch_var);
+        }
+        for (int64_t i = 0; i < plane; ++i) {
+          const int64_t at = ch * per + (spatial_ ? 0 : i);
+          const double mean = training_ ? batch_mean : param(3, at);
+          const double var = training_ ? batch_var : param(4, at);
+          const double scale = param(1, at) / std::sqrt(var + epsilon_);
+          const double shift = param(2, at) - mean * scale;
+          for (int64_t b = 0; b < n; ++b) {
+            const int64_t e = (b * c + ch) * plane + i;
+            y[e] = From<T>(At(xp, e) * scale + shift);
+          }
         }
       }
     });
   }
 
  private:
+  // Channel `ch` of a running statistic from the given one and the batch's.
+  void WriteRunning(nxrt_tensor& t, const nxrt_tensor& g, int64_t ch, double batch) {
+    Dispatch(FloatTypes{}, g.dtype, "BatchNormalization", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      MutableDataAs<T>(t)[ch] =
+          From<T>(At(DataAs<T>(g), ch) * momentum_ + batch * (1.0 - momentum_));
+    });
+  }
+
   nxrt_dtype dtype_;
   float epsilon_;
+  float momentum_;
+  bool training_;
+  bool spatial_;
 };
 
 // Normalises each of `groups` runs of `size` contiguous elements, then
 // applies a per-element (LayerNorm) or per-channel (InstanceNorm) affine.
+// GroupNormalization runs num_groups runs per sample, with an affine per
+// group (opset 18) or per channel (opset 21).
 class LayerNormKernel : public CpuKernel {
  public:
-  enum class Affine { kPerElement, kPerChannel, kNone };
+  enum class Affine { kPerElement, kPerChannel, kPerGroup, kGroupChannels, kNone };
   // Capture-safe only without the statistics outputs, whose dims it builds.
-  LayerNormKernel(nxrt_dtype dtype, int64_t axis, float epsilon, Affine affine, bool statistics)
-      : CpuKernel(!statistics), dtype_(dtype), axis_(axis), epsilon_(epsilon), affine_(affine) {}
+  LayerNormKernel(nxrt_dtype dtype, int64_t axis, float epsilon, Affine affine, bool statistics,
+                  int64_t num_groups = 1)
+      : CpuKernel(!statistics),
+        dtype_(dtype),
+        axis_(axis),
+        epsilon_(epsilon),
+        affine_(affine),
+        num_groups_(num_groups) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& x = inputs[0].tensor;
     const std::span<const int64_t> dims = DimsSpan(x);
     const int64_t rank = static_cast<int64_t>(dims.size());
-    int64_t axis = affine_ == Affine::kPerChannel ? 2 : NormalizeAxis(axis_, rank, "LayerNorm");
+    const bool grouped = affine_ == Affine::kPerGroup || affine_ == Affine::kGroupChannels;
+    int64_t axis = affine_ == Affine::kPerChannel ? 2
+                   : grouped                      ? 1
+                                                  : NormalizeAxis(axis_, rank, "LayerNorm");
     int64_t groups = 1;
     for (int64_t i = 0; i < axis; ++i) groups *= dims[i];
+    const int64_t channels = dims.size() > 1 ? dims[1] : 1;
+    if (grouped) {
+      if (num_groups_ <= 0 || channels % num_groups_ != 0) {
+        FailInvalid("GroupNormalization: " + std::to_string(channels) +
+                    " channels do not split into " + std::to_string(num_groups_) + " groups");
+      }
+      groups *= num_groups_;
+    }
     const int64_t size = groups ? ElementCount(dims) / groups : 0;
+    // Elements of one channel inside a group's run.
+    const int64_t plane = grouped && channels ? size * num_groups_ / channels : 1;
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
     float* mean_out = nullptr;
     float* inv_std_out = nullptr;
@@ -88,7 +162,6 @@ class LayerNormKernel : public CpuKernel {
         (k == 1 ? mean_out : inv_std_out) = p;
       }
     }
-    const int64_t channels = dims.size() > 1 ? dims[1] : 1;
     Dispatch(FloatTypes{}, dtype_, "LayerNormalization", [&](auto tag) {
       using T = typename decltype(tag)::type;
       const T* xp = DataAs<T>(x);
@@ -117,6 +190,11 @@ class LayerNormKernel : public CpuKernel {
             if (bias) v += At(bias, i);
           } else if (affine_ == Affine::kPerChannel) {
             v = v * At(scale, channel) + At(bias, channel);
+          } else if (affine_ == Affine::kPerGroup) {
+            v = v * At(scale, g % num_groups_) + At(bias, g % num_groups_);
+          } else if (affine_ == Affine::kGroupChannels) {
+            const int64_t c = (g % num_groups_) * (size / plane) + i / plane;
+            v = v * At(scale, c) + At(bias, c);
           }
           y[base + i] = From<T>(v);
         }
@@ -129,6 +207,52 @@ class LayerNormKernel : public CpuKernel {
   int64_t axis_;
   float epsilon_;
   Affine affine_;
+  int64_t num_groups_;
+};
+
+// LpNormalization: x divided by its L1 or L2 norm along one axis; a zero
+// vector stays zero.
+class LpNormKernel : public CpuKernel {
+ public:
+  LpNormKernel(nxrt_dtype dtype, int64_t axis, int64_t p)
+      : CpuKernel(true), dtype_(dtype), axis_(axis), p_(p) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& x = inputs[0].tensor;
+    const std::span<const int64_t> dims = DimsSpan(x);
+    const int64_t axis = NormalizeAxis(axis_, static_cast<int64_t>(dims.size()), "LpNormalization");
+    int64_t outer = 1;
+    for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
+    int64_t inner = 1;
+    for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
+    const int64_t n = dims[axis];
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
+    Dispatch(FloatTypes{}, dtype_, "LpNormalization", [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* xp = DataAs<T>(x);
+      T* y = MutableDataAs<T>(out);
+      for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t j = 0; j < inner; ++j) {
+          const int64_t base = o * n * inner + j;
+          double norm = 0;
+          for (int64_t k = 0; k < n; ++k) {
+            const double v = At(xp, base + k * inner);
+            norm += p_ == 1 ? std::abs(v) : v * v;
+          }
+          if (p_ == 2) norm = std::sqrt(norm);
+          for (int64_t k = 0; k < n; ++k) {
+            y[base + k * inner] = From<T>(norm == 0 ? 0.0 : At(xp, base + k * inner) / norm);
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  nxrt_dtype dtype_;
+  int64_t axis_;
+  int64_t p_;
 };
 
 // MeanVarianceNormalization over arbitrary axes (default N, H, W).
@@ -236,19 +360,32 @@ class LrnKernel : public CpuKernel {
 }  // namespace
 
 void RegisterNormalizationOps(OpRegistry& r) {
+  // Training: the training_mode attribute from opset 14, the statistics
+  // outputs before it, is_test=0 before opset 7.
+  auto bn_training = [](const sdk::Node& node, int64_t opset) {
+    if (opset >= 14) return node.AttrInt("training_mode", 0) != 0;
+    if (opset < 7) return node.AttrInt("is_test", 0) == 0;
+    return node.output_count() > 1;
+  };
   r.Add("BatchNormalization",
-        {7,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           if (node.AttrInt("training_mode", 0) != 0 || node.output_count() > 1) {
+        {1,
+         [bn_training](const sdk::Node& node, int64_t opset,
+                       std::span<const nxrt_value_info> inputs) {
+           const bool training = bn_training(node, opset);
+           if (training && node.output_count() > 3) {
              return sdk::ClaimResult::Declined(
-                 "BatchNormalization: training mode (running statistics outputs) not "
-                 "implemented");
+                 "BatchNormalization: saved mean and variance outputs not implemented");
+           }
+           if (opset < 9 && node.AttrInt("spatial", 1) == 0 && training) {
+             return sdk::ClaimResult::Declined(
+                 "BatchNormalization: training with spatial=0 not implemented");
            }
            return ClaimUnless(CheckInputDtype(node, inputs, 0, FloatTypes{}));
          },
-         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-           return std::make_unique<BatchNormKernel>(inputs[0].dtype,
-                                                    node.AttrFloat("epsilon", 1e-5f));
+         [bn_training](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+           return std::make_unique<BatchNormKernel>(
+               inputs[0].dtype, node.AttrFloat("epsilon", 1e-5f), node.AttrFloat("momentum", 0.9f),
+               bn_training(node, opset), opset >= 9 || node.AttrInt("spatial", 1) != 0);
          }});
   r.Add("LayerNormalization",
         {17, ClaimInputDtype(FloatTypes{}),
@@ -263,6 +400,29 @@ void RegisterNormalizationOps(OpRegistry& r) {
            return std::make_unique<LayerNormKernel>(inputs[0].dtype, 2,
                                                     node.AttrFloat("epsilon", 1e-5f),
                                                     LayerNormKernel::Affine::kPerChannel, false);
+         }});
+  r.Add("GroupNormalization",
+        {18, ClaimInputDtype(FloatTypes{}),
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+           return std::make_unique<LayerNormKernel>(
+               inputs[0].dtype, 1, node.AttrFloat("epsilon", 1e-5f),
+               opset >= 21 ? LayerNormKernel::Affine::kGroupChannels
+                           : LayerNormKernel::Affine::kPerGroup,
+               false, node.AttrInt("num_groups", 0));
+         }});
+  r.Add("LpNormalization",
+        {1,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           const int64_t p = node.AttrInt("p", 2);
+           if (p != 1 && p != 2) {
+             return sdk::ClaimResult::Declined("LpNormalization: p=" + std::to_string(p) +
+                                               " not implemented (1 or 2)");
+           }
+           return ClaimUnless(CheckInputDtype(node, inputs, 0, FloatTypes{}));
+         },
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<LpNormKernel>(inputs[0].dtype, node.AttrInt("axis", -1),
+                                                 node.AttrInt("p", 2));
          }});
   r.Add("MeanVarianceNormalization",
         {9, ClaimInputDtype(FloatTypes{}),

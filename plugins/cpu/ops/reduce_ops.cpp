@@ -1,7 +1,8 @@
 // Reductions (ReduceSum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp,
 // SumSquare) with axes from the attribute or, from ReduceSum-13 and the
 // others' opset 18, from the optional second input; keepdims and
-// noop_with_empty_axes. Also ArgMax and ArgMin. The reduction walks the input
+// noop_with_empty_axes. ReduceMax and ReduceMin also take bool (any and
+// all). Also ArgMax and ArgMin. The reduction walks the input
 // once in order, each element landing on its output slot through strides
 // that are zero along reduced axes. Floats accumulate in double.
 #include <algorithm>
@@ -69,7 +70,7 @@ class ReduceKernel : public CpuKernel {
       }
     }
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
-    Dispatch(NumericTypes{}, dtype_, op_, [&](auto tag) {
+    Dispatch(AllTypes{}, dtype_, op_, [&](auto tag) {
       Reduce<typename decltype(tag)::type>(in, MutableDataAs<typename decltype(tag)::type>(out));
     });
   }
@@ -94,7 +95,7 @@ class ReduceKernel : public CpuKernel {
     const int64_t in_count = ElementCount(dims_);
     group_ = out_count_ ? in_count / out_count_ : 0;
     plan_ = MakeBroadcastPlan<2>({dims_, kept_dims}, op_);
-    Dispatch(NumericTypes{}, dtype_, op_, [&](auto tag) {
+    Dispatch(AllTypes{}, dtype_, op_, [&](auto tag) {
       using Acc = AccOf<typename decltype(tag)::type>;
       std::get<std::vector<Acc>>(acc_).resize(out_count_);
       std::get<std::vector<Acc>>(max_).resize(reduction_ == Reduction::kLogSumExp ? out_count_ : 0);
@@ -208,8 +209,11 @@ class ReduceKernel : public CpuKernel {
   std::tuple<std::vector<double>, std::vector<int64_t>, std::vector<uint64_t>> max_;
 };
 
-void AddReduce(OpRegistry& r, const char* name, Reduction reduction, int64_t axes_input_opset) {
-  r.Add(name, {1, ClaimInputDtype(NumericTypes{}),
+// The claim says which dtypes a reduction takes; compute covers them all.
+template <typename List>
+void AddReduce(OpRegistry& r, const char* name, Reduction reduction, int64_t axes_input_opset,
+               List list) {
+  r.Add(name, {1, ClaimInputDtype(list),
                [=](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
                  return std::make_unique<ReduceKernel>(
                      reduction, inputs[0].dtype, name, opset >= axes_input_opset,
@@ -301,16 +305,16 @@ void AddArg(OpRegistry& r, const char* name, bool is_max) {
 }  // namespace
 
 void RegisterReduceOps(OpRegistry& r) {
-  AddReduce(r, "ReduceSum", Reduction::kSum, 13);
-  AddReduce(r, "ReduceMean", Reduction::kMean, 18);
-  AddReduce(r, "ReduceMax", Reduction::kMax, 18);
-  AddReduce(r, "ReduceMin", Reduction::kMin, 18);
-  AddReduce(r, "ReduceProd", Reduction::kProd, 18);
-  AddReduce(r, "ReduceL1", Reduction::kL1, 18);
-  AddReduce(r, "ReduceL2", Reduction::kL2, 18);
-  AddReduce(r, "ReduceLogSum", Reduction::kLogSum, 18);
-  AddReduce(r, "ReduceLogSumExp", Reduction::kLogSumExp, 18);
-  AddReduce(r, "ReduceSumSquare", Reduction::kSumSquare, 18);
+  AddReduce(r, "ReduceSum", Reduction::kSum, 13, NumericTypes{});
+  AddReduce(r, "ReduceMean", Reduction::kMean, 18, NumericTypes{});
+  AddReduce(r, "ReduceMax", Reduction::kMax, 18, AllTypes{});
+  AddReduce(r, "ReduceMin", Reduction::kMin, 18, AllTypes{});
+  AddReduce(r, "ReduceProd", Reduction::kProd, 18, NumericTypes{});
+  AddReduce(r, "ReduceL1", Reduction::kL1, 18, NumericTypes{});
+  AddReduce(r, "ReduceL2", Reduction::kL2, 18, NumericTypes{});
+  AddReduce(r, "ReduceLogSum", Reduction::kLogSum, 18, NumericTypes{});
+  AddReduce(r, "ReduceLogSumExp", Reduction::kLogSumExp, 18, NumericTypes{});
+  AddReduce(r, "ReduceSumSquare", Reduction::kSumSquare, 18, NumericTypes{});
   AddArg(r, "ArgMax", true);
   AddArg(r, "ArgMin", false);
 }

@@ -1,7 +1,12 @@
 // Resize (nearest, linear and cubic, with the coordinate transformation and
-// nearest rounding modes of opset 11+) and the older Upsample. Interpolation
-// is separable, so the tensor is resampled one axis at a time in double.
+// nearest rounding modes of opset 11+ and half_pixel_symmetric of 19,
+// tf_crop_and_resize with its roi and extrapolation value, and from opset 18
+// antialias, axes and keep_aspect_ratio_policy) and the older Upsample.
+// Interpolation is separable, so the tensor is resampled one axis at a time
+// in double; an antialiased downscale widens the linear or cubic filter by
+// 1 / scale.
 #include <cmath>
+#include <limits>
 
 #include "cpu_kernel.hpp"
 
@@ -16,11 +21,26 @@ struct ResizeAttributes {
   std::string nearest = "round_prefer_floor";
   double cubic_a = -0.75;
   bool exclude_outside = false;
+  bool antialias = false;
+  double extrapolation = 0;
+  std::string keep_aspect = "stretch";
+  std::vector<int64_t> axes;  // empty: every axis
 };
 
-double SourceCoordinate(const ResizeAttributes& a, double x, double scale, int64_t in,
-                        int64_t out) {
+// The part of an axis tf_crop_and_resize samples, as fractions of it.
+struct Crop {
+  double start = 0;
+  double end = 1;
+};
+
+double SourceCoordinate(const ResizeAttributes& a, double x, double scale, int64_t in, int64_t out,
+                        Crop crop) {
   const std::string& t = a.transform;
+  if (t == "tf_crop_and_resize") {
+    const double last = static_cast<double>(in - 1);
+    if (out == 1) return 0.5 * (crop.start + crop.end) * last;
+    return crop.start * last + x * (crop.end - crop.start) * last / static_cast<double>(out - 1);
+  }
   if (t == "asymmetric") return x / scale;
   if (t == "align_corners") {
     // ONNX measures the resized length as in * scale, before flooring.
@@ -29,6 +49,12 @@ double SourceCoordinate(const ResizeAttributes& a, double x, double scale, int64
   }
   if (t == "pytorch_half_pixel") return out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
   if (t == "tf_half_pixel_for_nn") return (x + 0.5) / scale;
+  if (t == "half_pixel_symmetric") {
+    // half_pixel about the centre of the input, for the floored output length.
+    const double adjustment = static_cast<double>(out) / (scale * static_cast<double>(in));
+    const double offset = static_cast<double>(in) / 2 * (1 - adjustment);
+    return offset + (x + 0.5) / scale - 0.5;
+  }
   return (x + 0.5) / scale - 0.5;  // half_pixel
 }
 
@@ -40,21 +66,49 @@ int64_t NearestIndex(const std::string& rounding, double x) {
   return static_cast<int64_t>(std::round(x));
 }
 
+double CubicWeight(double a, double d) {
+  d = std::abs(d);
+  if (d <= 1) return ((a + 2) * d - (a + 3)) * d * d + 1;
+  if (d < 2) return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+  return 0.0;
+}
+
 // Resamples axis `axis` of `src` (dims) to `out_extent`, into `dst`.
 void ResampleAxis(const ResizeAttributes& a, const std::vector<double>& src, const Dims& dims,
-                  size_t axis, int64_t out_extent, double scale, std::vector<double>& dst) {
+                  size_t axis, int64_t out_extent, double scale, Crop crop,
+                  std::vector<double>& dst) {
   const int64_t in = dims[axis];
   int64_t outer = 1;
   for (size_t i = 0; i < axis; ++i) outer *= dims[i];
   int64_t inner = 1;
   for (size_t i = axis + 1; i < dims.size(); ++i) inner *= dims[i];
   dst.assign(outer * out_extent * inner, 0.0);
-  // Per output position: source taps and weights.
+  // Per output position: source taps and weights, or none where
+  // tf_crop_and_resize samples outside the input (the extrapolation value).
   std::vector<std::vector<std::pair<int64_t, double>>> taps(out_extent);
+  std::vector<bool> outside(out_extent, false);
   for (int64_t x = 0; x < out_extent; ++x) {
-    const double s = SourceCoordinate(a, static_cast<double>(x), scale, in, out_extent);
+    const double s = SourceCoordinate(a, static_cast<double>(x), scale, in, out_extent, crop);
     auto& t = taps[x];
-    if (a.mode == Mode::kNearest) {
+    if (a.transform == "tf_crop_and_resize" && (s < 0 || s > static_cast<double>(in - 1))) {
+      outside[x] = true;
+    } else if (a.antialias && a.mode != Mode::kNearest && scale < 1) {
+      // The filter stretched to 1 / scale input samples, edge samples
+      // repeated, weights normalised.
+      const double reach = (a.mode == Mode::kLinear ? 1.0 : 2.0) / scale;
+      double total = 0;
+      for (auto j = static_cast<int64_t>(std::floor(s - reach));
+           j <= static_cast<int64_t>(std::ceil(s + reach)); ++j) {
+        const double d = (static_cast<double>(j) - s) * scale;
+        double w =
+            a.mode == Mode::kLinear ? std::max(0.0, 1.0 - std::abs(d)) : CubicWeight(a.cubic_a, d);
+        if (a.exclude_outside && (j < 0 || j >= in)) w = 0;
+        if (w == 0) continue;
+        t.push_back({std::clamp<int64_t>(j, 0, in - 1), w});
+        total += w;
+      }
+      for (auto& [index, w] : t) w /= total;
+    } else if (a.mode == Mode::kNearest) {
       t.push_back({std::clamp<int64_t>(NearestIndex(a.nearest, s), 0, in - 1), 1.0});
     } else if (a.mode == Mode::kLinear) {
       const double c = std::clamp(s, 0.0, static_cast<double>(in - 1));
@@ -66,17 +120,10 @@ void ResampleAxis(const ResizeAttributes& a, const std::vector<double>& src, con
     } else {
       const double f = std::floor(s);
       const double r = s - f;
-      const double A = a.cubic_a;
-      auto weight = [A](double d) {
-        d = std::abs(d);
-        if (d <= 1) return ((A + 2) * d - (A + 3)) * d * d + 1;
-        if (d < 2) return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A;
-        return 0.0;
-      };
       double total = 0;
       for (int k = -1; k <= 2; ++k) {
         const int64_t index = static_cast<int64_t>(f) + k;
-        double w = weight(static_cast<double>(k) - r);
+        double w = CubicWeight(a.cubic_a, static_cast<double>(k) - r);
         if (a.exclude_outside && (index < 0 || index >= in)) w = 0;
         t.push_back({std::clamp<int64_t>(index, 0, in - 1), w});
         total += w;
@@ -89,6 +136,7 @@ void ResampleAxis(const ResizeAttributes& a, const std::vector<double>& src, con
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t x = 0; x < out_extent; ++x) {
       double* out_row = dst.data() + (o * out_extent + x) * inner;
+      if (outside[x]) std::fill(out_row, out_row + inner, a.extrapolation);
       for (const auto& [index, w] : taps[x]) {
         const double* in_row = src.data() + (o * in + index) * inner;
         for (int64_t i = 0; i < inner; ++i) out_row[i] += w * in_row[i];
@@ -99,10 +147,11 @@ void ResampleAxis(const ResizeAttributes& a, const std::vector<double>& src, con
 
 class ResizeKernel : public CpuKernel {
  public:
-  ResizeKernel(ResizeAttributes attributes, int64_t scales_input, int64_t sizes_input,
-               std::vector<float> scales_attr)
+  ResizeKernel(ResizeAttributes attributes, int64_t roi_input, int64_t scales_input,
+               int64_t sizes_input, std::vector<float> scales_attr)
       : CpuKernel(false),
         attributes_(std::move(attributes)),
+        roi_input_(roi_input),
         scales_input_(scales_input),
         sizes_input_(sizes_input),
         scales_attr_(std::move(scales_attr)) {}
@@ -112,6 +161,15 @@ class ResizeKernel : public CpuKernel {
     const nxrt_tensor& x = inputs[0].tensor;
     Dims dims = DimsOf(x);
     const size_t rank = dims.size();
+    // The axes scales, sizes and roi speak of.
+    std::vector<size_t> axes;
+    for (int64_t axis : attributes_.axes) {
+      axes.push_back(
+          static_cast<size_t>(NormalizeAxis(axis, static_cast<int64_t>(rank), "Resize")));
+    }
+    if (attributes_.axes.empty()) {
+      for (size_t i = 0; i < rank; ++i) axes.push_back(i);
+    }
     std::vector<double> scales(rank, 1.0);
     Dims out_dims = dims;
     std::vector<double> given_scales(scales_attr_.begin(), scales_attr_.end());
@@ -122,17 +180,49 @@ class ResizeKernel : public CpuKernel {
     }
     if (sizes_input_ >= 0 && IsPresent(inputs, sizes_input_) &&
         ElementCount(inputs[sizes_input_].tensor) > 0) {
-      out_dims = ReadInt64s(inputs[sizes_input_].tensor);
-      if (out_dims.size() != rank) FailInvalid("Resize: sizes do not match the rank");
-      for (size_t i = 0; i < rank; ++i) {
-        scales[i] = static_cast<double>(out_dims[i]) / static_cast<double>(dims[i]);
+      const Dims sizes = ReadInt64s(inputs[sizes_input_].tensor);
+      if (sizes.size() != axes.size()) FailInvalid("Resize: sizes do not match the axes");
+      const std::string& keep = attributes_.keep_aspect;
+      // not_larger and not_smaller keep the aspect ratio with one scale.
+      double common = keep == "not_larger" ? std::numeric_limits<double>::infinity() : 0.0;
+      for (size_t k = 0; k < axes.size(); ++k) {
+        const double ratio = static_cast<double>(sizes[k]) / static_cast<double>(dims[axes[k]]);
+        common = keep == "not_larger" ? std::min(common, ratio) : std::max(common, ratio);
+      }
+      for (size_t k = 0; k < axes.size(); ++k) {
+        const size_t axis = axes[k];
+        if (keep == "stretch") {
+          out_dims[axis] = sizes[k];
+          scales[axis] = static_cast<double>(sizes[k]) / static_cast<double>(dims[axis]);
+        } else {
+          scales[axis] = common;
+          out_dims[axis] =
+              static_cast<int64_t>(std::floor(common * static_cast<double>(dims[axis]) + 0.5));
+        }
       }
     } else {
-      if (given_scales.size() != rank) FailInvalid("Resize: scales do not match the rank");
-      for (size_t i = 0; i < rank; ++i) {
-        scales[i] = given_scales[i];
-        out_dims[i] = static_cast<int64_t>(std::floor(static_cast<double>(dims[i]) * scales[i]));
+      if (given_scales.size() != axes.size()) FailInvalid("Resize: scales do not match the axes");
+      for (size_t k = 0; k < axes.size(); ++k) {
+        const size_t axis = axes[k];
+        scales[axis] = given_scales[k];
+        out_dims[axis] =
+            static_cast<int64_t>(std::floor(static_cast<double>(dims[axis]) * scales[axis]));
       }
+    }
+    std::vector<Crop> crops(rank);
+    if (attributes_.transform == "tf_crop_and_resize") {
+      if (roi_input_ < 0 || !IsPresent(inputs, roi_input_)) {
+        FailInvalid("Resize: tf_crop_and_resize needs the roi input");
+      }
+      const nxrt_tensor& roi = inputs[roi_input_].tensor;
+      if (ElementCount(roi) != static_cast<int64_t>(2 * axes.size())) {
+        FailInvalid("Resize: roi needs a start and an end per axis");
+      }
+      auto at = [&](size_t i) {
+        return roi.dtype == NXRT_DTYPE_FLOAT64 ? DataAs<double>(roi)[i]
+                                               : static_cast<double>(DataAs<float>(roi)[i]);
+      };
+      for (size_t k = 0; k < axes.size(); ++k) crops[axes[k]] = {at(k), at(k + axes.size())};
     }
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, x.dtype, out_dims);
     Dispatch(NumericTypes{}, x.dtype, "Resize", [&](auto tag) {
@@ -143,8 +233,12 @@ class ResizeKernel : public CpuKernel {
       for (int64_t i = 0; i < n; ++i)
         current[i] = static_cast<double>(static_cast<C>(DataAs<T>(x)[i]));
       for (size_t axis = 0; axis < rank; ++axis) {
-        if (out_dims[axis] == dims[axis] && scales[axis] == 1.0) continue;
-        ResampleAxis(attributes_, current, dims, axis, out_dims[axis], scales[axis], next);
+        if (out_dims[axis] == dims[axis] && scales[axis] == 1.0 &&
+            attributes_.transform != "tf_crop_and_resize") {
+          continue;
+        }
+        ResampleAxis(attributes_, current, dims, axis, out_dims[axis], scales[axis], crops[axis],
+                     next);
         current.swap(next);
         dims[axis] = out_dims[axis];
       }
@@ -161,6 +255,7 @@ class ResizeKernel : public CpuKernel {
 
  private:
   ResizeAttributes attributes_;
+  int64_t roi_input_;
   int64_t scales_input_;
   int64_t sizes_input_;
   std::vector<float> scales_attr_;
@@ -179,19 +274,13 @@ void RegisterResizeOps(OpRegistry& r) {
         {10,
          [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
            const std::string mode = node.AttrString("mode", "nearest");
-           const std::string transform =
-               node.AttrString("coordinate_transformation_mode", "half_pixel");
            if (mode != "nearest" && mode != "linear" && mode != "cubic") {
              return sdk::ClaimResult::Declined("Resize: mode=" + mode + " not implemented");
            }
-           if (transform == "tf_crop_and_resize") {
-             return sdk::ClaimResult::Declined(
-                 "Resize: coordinate_transformation_mode=tf_crop_and_resize not implemented");
-           }
-           if (node.AttrInt("antialias", 0) != 0 || node.attr_type("axes") != NXRT_ATTR_UNDEFINED ||
-               node.AttrString("keep_aspect_ratio_policy", "stretch") != "stretch") {
-             return sdk::ClaimResult::Declined(
-                 "Resize: antialias, axes and keep_aspect_ratio_policy not implemented");
+           const std::string keep = node.AttrString("keep_aspect_ratio_policy", "stretch");
+           if (keep != "stretch" && keep != "not_larger" && keep != "not_smaller") {
+             return sdk::ClaimResult::Declined("Resize: keep_aspect_ratio_policy=" + keep +
+                                               " not implemented");
            }
            return ClaimUnless(CheckInputDtype(node, inputs, 0, NumericTypes{}));
          },
@@ -204,8 +293,12 @@ void RegisterResizeOps(OpRegistry& r) {
            a.nearest = opset < 11 ? "floor" : node.AttrString("nearest_mode", "round_prefer_floor");
            a.cubic_a = node.AttrFloat("cubic_coeff_a", -0.75f);
            a.exclude_outside = node.AttrInt("exclude_outside", 0) != 0;
-           return std::make_unique<ResizeKernel>(a, opset < 11 ? 1 : 2, opset < 11 ? -1 : 3,
-                                                 std::vector<float>{});
+           a.antialias = node.AttrInt("antialias", 0) != 0;
+           a.extrapolation = node.AttrFloat("extrapolation_value", 0.0f);
+           a.keep_aspect = node.AttrString("keep_aspect_ratio_policy", "stretch");
+           a.axes = node.AttrInts("axes");
+           return std::make_unique<ResizeKernel>(a, opset < 11 ? -1 : 1, opset < 11 ? 1 : 2,
+                                                 opset < 11 ? -1 : 3, std::vector<float>{});
          }});
   r.Add("Upsample",
         {7,
@@ -221,7 +314,7 @@ void RegisterResizeOps(OpRegistry& r) {
            a.mode = ParseMode(node.AttrString("mode", "nearest"));
            a.transform = "asymmetric";
            a.nearest = "floor";
-           return std::make_unique<ResizeKernel>(a, opset >= 9 ? 1 : -1, -1,
+           return std::make_unique<ResizeKernel>(a, -1, opset >= 9 ? 1 : -1, -1,
                                                  node.AttrFloats("scales"));
          }});
 }

@@ -1,6 +1,5 @@
-// Ops that only relabel or report a shape: Identity, Dropout (inference),
-// Reshape, Flatten, Squeeze, Unsqueeze, Shape and Size. The data ops copy the
-// input bytes unchanged under the new dims.
+// Ops that only relabel or report a shape: Identity, Reshape, Flatten, Squeeze, Unsqueeze, Shape
+// and Size. The data ops copy the input bytes unchanged under the new dims.
 #include <algorithm>
 
 #include "cpu_kernel.hpp"
@@ -84,11 +83,6 @@ class RelabelKernel : public CpuKernel {
       }
     }
     WriteCopy(ctx, outputs, 0, in, out_dims_);
-    if (outputs.size() > 1 && outputs[1].kind == NXRT_VALUE_TENSOR) {
-      // Dropout's mask: every element kept at inference.
-      nxrt_tensor& mask = PrepareOutput(ctx, outputs, 1, NXRT_DTYPE_BOOL, out_dims_);
-      std::fill_n(MutableDataAs<bool>(mask), ElementCount(out_dims_), true);
-    }
   }
 
  private:
@@ -204,44 +198,34 @@ class PassValueKernel : public CpuKernel {
 };
 
 void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64_t since = 1) {
-  r.Add(name,
-        {since,
-         [](const sdk::Node& node, int64_t opset, std::span<const nxrt_value_info> inputs) {
-           const std::string op(node.op_type());
-           if (op == "Dropout") {
-             if (inputs.size() > 2 && inputs[2].kind != NXRT_VALUE_NONE) {
-               return sdk::ClaimResult::Declined(
-                   "Dropout: training_mode input not implemented (inference only)");
-             }
-             if (opset < 7 && node.AttrInt("is_test", 0) == 0) {
-               return sdk::ClaimResult::Declined("Dropout: is_test=0 (training) not implemented");
-             }
-           }
-           // Identity also passes a sequence (or an empty optional) through.
-           if (op == "Identity" && !inputs.empty() && inputs[0].kind == NXRT_VALUE_SEQUENCE) {
-             return sdk::ClaimResult::Claimed();
-           }
-           return ClaimUnless(CheckCopyable(node, inputs));
-         },
-         [rule](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
-           // A sequence, or an optional that is empty (no dtype).
-           if (rule == &SameDims && (inputs[0].dtype == NXRT_DTYPE_UNDEFINED ||
-                                     node.input_info(0).kind == NXRT_VALUE_SEQUENCE)) {
-             return std::unique_ptr<sdk::Kernel>(std::make_unique<PassValueKernel>());
-           }
-           RelabelAttributes a;
-           a.axis = node.AttrInt("axis", 1);
-           a.allowzero = node.AttrInt("allowzero", 0);
-           a.axes = node.AttrInts("axes");
-           const bool reads_input_1 =
-               rule == &ReshapeDims ||
-               (opset >= 13 && (rule == &SqueezeDims || rule == &UnsqueezeDims));
-           // Replayable unless a string goes through the host.
-           const bool capture_safe = inputs[0].dtype != NXRT_DTYPE_STRING;
-           return std::unique_ptr<sdk::Kernel>(std::make_unique<RelabelKernel>(
-               std::string(node.op_type()), rule, std::move(a), opset, reads_input_1, capture_safe,
-               std::span<const int64_t>(inputs[0].dims, inputs[0].rank)));
-         }});
+  r.Add(name, {since,
+               [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                 const std::string op(node.op_type());
+                 // Identity also passes a sequence (or an empty optional) through.
+                 if (op == "Identity" && !inputs.empty() && inputs[0].kind == NXRT_VALUE_SEQUENCE) {
+                   return sdk::ClaimResult::Claimed();
+                 }
+                 return ClaimUnless(CheckCopyable(node, inputs));
+               },
+               [rule](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+                 // A sequence, or an optional that is empty (no dtype).
+                 if (rule == &SameDims && (inputs[0].dtype == NXRT_DTYPE_UNDEFINED ||
+                                           node.input_info(0).kind == NXRT_VALUE_SEQUENCE)) {
+                   return std::unique_ptr<sdk::Kernel>(std::make_unique<PassValueKernel>());
+                 }
+                 RelabelAttributes a;
+                 a.axis = node.AttrInt("axis", 1);
+                 a.allowzero = node.AttrInt("allowzero", 0);
+                 a.axes = node.AttrInts("axes");
+                 const bool reads_input_1 =
+                     rule == &ReshapeDims ||
+                     (opset >= 13 && (rule == &SqueezeDims || rule == &UnsqueezeDims));
+                 // Replayable unless a string goes through the host.
+                 const bool capture_safe = inputs[0].dtype != NXRT_DTYPE_STRING;
+                 return std::unique_ptr<sdk::Kernel>(std::make_unique<RelabelKernel>(
+                     std::string(node.op_type()), rule, std::move(a), opset, reads_input_1,
+                     capture_safe, std::span<const int64_t>(inputs[0].dims, inputs[0].rank)));
+               }});
 }
 
 // The dims of the input are known when the kernel is made, so its output is
@@ -283,7 +267,6 @@ class ShapeKernel : public CpuKernel {
 
 void RegisterShapeOps(OpRegistry& r) {
   AddRelabel(r, "Identity", SameDims);
-  AddRelabel(r, "Dropout", SameDims);
   AddRelabel(r, "Reshape", ReshapeDims, 5);
   AddRelabel(r, "Flatten", FlattenDims);
   AddRelabel(r, "Squeeze", SqueezeDims);

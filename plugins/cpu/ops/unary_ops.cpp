@@ -79,6 +79,7 @@ NXRT_FLOAT_OP(Celu,
               std::max(C(0), x) + std::min(C(0), C(p.alpha) * (std::exp(x / C(p.alpha)) - C(1))))
 NXRT_FLOAT_OP(Softplus, x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
 NXRT_FLOAT_OP(Softsign, x / (C(1) + std::abs(x)))
+NXRT_FLOAT_OP(Swish, x / (C(1) + std::exp(-C(p.alpha) * x)))
 NXRT_FLOAT_OP(HardSwish, x* std::max(C(0), std::min(C(1), x / C(6) + C(0.5))))
 NXRT_FLOAT_OP(Mish, x* std::tanh(x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))))
 NXRT_FLOAT_OP(ThresholdedRelu, x > C(p.alpha) ? x : C(0))
@@ -316,6 +317,8 @@ void RegisterUnaryOps(OpRegistry& r) {
   });
   AddUnary<LeakyRelu>(r, "LeakyRelu", FloatTypes{},
                       [](const sdk::Node& node) { return Alpha(node, 0.01f); });
+  AddUnary<Swish>(r, "Swish", FloatTypes{},
+                  [](const sdk::Node& node) { return Alpha(node, 1.0f); });
   AddUnary<Elu>(r, "Elu", FloatTypes{}, [](const sdk::Node& node) { return Alpha(node, 1.0f); });
   AddUnary<Celu>(r, "Celu", FloatTypes{}, [](const sdk::Node& node) { return Alpha(node, 1.0f); });
   AddUnary<ThresholdedRelu>(r, "ThresholdedRelu", FloatTypes{},
