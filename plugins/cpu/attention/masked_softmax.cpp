@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "vector_math.hpp"
+
 namespace nxrt::cpu {
 
 void SoftcapInPlace(float* row, int64_t count, float softcap) {
@@ -17,9 +19,9 @@ void SoftmaxInPlace(float* row, int64_t count, const float* sink) {
     std::fill(row, row + count, 0.0f);
     return;
   }
-  float sum = sink ? std::exp(*sink - max) : 0.0f;
+  float sum = sink ? ExpFloat(*sink - max) : 0.0f;
   for (int64_t i = 0; i < count; ++i) {
-    row[i] = std::exp(row[i] - max);
+    row[i] = ExpFloat(row[i] - max);
     sum += row[i];
   }
   const float inverse = 1.0f / sum;

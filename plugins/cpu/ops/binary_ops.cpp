@@ -9,6 +9,7 @@
 
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
+#include "vector_math.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -124,7 +125,7 @@ struct SwiGlu {
   BinaryParams p;
   template <typename A, typename B>
   A operator()(A a, B b) const {
-    return a / (A(1) + std::exp(-static_cast<A>(p.alpha) * a)) * b;
+    return a * math::Sigmoid(static_cast<A>(p.alpha) * a) * b;
   }
 };
 

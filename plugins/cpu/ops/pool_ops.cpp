@@ -57,7 +57,11 @@ class PoolKernel : public CpuKernel {
           if (global_ && kind_ != PoolKind::kLp && indices == nullptr) {
             RunGlobal<T>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
           } else if (geometry_.in.size() == 2 && kind_ != PoolKind::kLp && indices == nullptr) {
-            Run2d<T>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
+            if (kind_ == PoolKind::kMax) {
+              Run2d<T, true>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
+            } else {
+              Run2d<T, false>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
+            }
           } else {
             Run<T>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out), indices);
           }
@@ -86,19 +90,18 @@ class PoolKernel : public CpuKernel {
   // kernel offset at a time. A window is a rectangle, so its count of
   // positions inside the image (or the pads) is the product of its row and
   // column counts.
-  template <typename T>
+  template <typename T, bool kMax>
   void Run2d(const T* x, T* y) {
     const WindowGeometry& g = geometry_;
     const int64_t in_h = g.in[0], in_w = g.in[1];
     const int64_t out_h = g.out[0], out_w = g.out[1];
     const int64_t stride_w = g.strides[1];
-    const bool max = kind_ == PoolKind::kMax;
     double* acc = row_scratch_.data();
     for (int64_t plane = 0; plane < planes_; ++plane) {
       const T* image = x + plane * in_h * in_w;
       T* out = y + plane * out_h * out_w;
       for (int64_t oh = 0; oh < out_h; ++oh, out += out_w) {
-        std::fill(acc, acc + out_w, max ? -std::numeric_limits<double>::infinity() : 0.0);
+        std::fill(acc, acc + out_w, kMax ? -std::numeric_limits<double>::infinity() : 0.0);
         int64_t rows_inside = 0, rows_in_pads = 0;
         for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
           const int64_t h = oh * g.strides[0] - g.pad_begin[0] + kh * g.dilations[0];
@@ -108,16 +111,18 @@ class PoolKernel : public CpuKernel {
           const T* row = image + h * in_w;
           for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
             const int64_t shift = kw * g.dilations[1] - g.pad_begin[1];
+            // The kind is a template argument so this loop has no branch
+            // left to keep it from vectorising.
             for (int64_t ow = column_first_[kw]; ow < column_last_[kw]; ++ow) {
               const double v =
                   static_cast<double>(static_cast<ComputeType<T>>(row[ow * stride_w + shift]));
-              acc[ow] = max ? (v > acc[ow] ? v : acc[ow]) : acc[ow] + v;
+              acc[ow] = kMax ? (v > acc[ow] ? v : acc[ow]) : acc[ow] + v;
             }
           }
         }
         for (int64_t ow = 0; ow < out_w; ++ow) {
           double value = acc[ow];
-          if (!max) {
+          if (!kMax) {
             const int64_t divisor = count_include_pad_ ? rows_in_pads * columns_in_pads_[ow]
                                                        : rows_inside * columns_inside_[ow];
             value = divisor ? value / static_cast<double>(divisor) : 0.0;

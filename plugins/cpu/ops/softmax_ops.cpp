@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "cpu_kernel.hpp"
+#include "vector_math.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -58,8 +59,21 @@ class SoftmaxKernel : public CpuKernel {
             for (int64_t i = 0; i < n; ++i) dst[i * inner] = static_cast<T>(C(i == arg ? 1 : 0));
             continue;
           }
+          if (kind_ == SoftmaxKind::kSoftmax && inner == 1 && std::is_same_v<T, C>) {
+            // A contiguous row in the compute type: one exp per element,
+            // kept in the output and scaled once the sum is known.
+            C sum = 0;
+            for (int64_t i = 0; i < n; ++i) {
+              const C e = math::Exp(static_cast<C>(row[i]) - max);
+              dst[i] = static_cast<T>(e);
+              sum += e;
+            }
+            const C scale = C(1) / sum;
+            for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(static_cast<C>(dst[i]) * scale);
+            continue;
+          }
           C sum = 0;
-          for (int64_t i = 0; i < n; ++i) sum += std::exp(static_cast<C>(row[i * inner]) - max);
+          for (int64_t i = 0; i < n; ++i) sum += math::Exp(static_cast<C>(row[i * inner]) - max);
           if (kind_ == SoftmaxKind::kLogSoftmax) {
             const C log_sum = std::log(sum);
             for (int64_t i = 0; i < n; ++i) {
@@ -67,7 +81,8 @@ class SoftmaxKernel : public CpuKernel {
             }
           } else {
             for (int64_t i = 0; i < n; ++i) {
-              dst[i * inner] = static_cast<T>(std::exp(static_cast<C>(row[i * inner]) - max) / sum);
+              dst[i * inner] =
+                  static_cast<T>(math::Exp(static_cast<C>(row[i * inner]) - max) / sum);
             }
           }
         }

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "cpu_kernel.hpp"
+#include "vector_math.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -50,7 +51,7 @@ void RunUnary(const nxrt_tensor& in, nxrt_tensor& out, const UnaryParams& params
     }                              \
   };
 
-NXRT_FLOAT_OP(Exp, std::exp(x))
+NXRT_FLOAT_OP(Exp, math::Exp(x))
 NXRT_FLOAT_OP(Log, std::log(x))
 NXRT_FLOAT_OP(Sqrt, std::sqrt(x))
 NXRT_FLOAT_OP(Reciprocal, C(1) / x)
@@ -69,8 +70,8 @@ NXRT_FLOAT_OP(Tanh, std::tanh(x))
 NXRT_FLOAT_OP(Asinh, std::asinh(x))
 NXRT_FLOAT_OP(Acosh, std::acosh(x))
 NXRT_FLOAT_OP(Atanh, std::atanh(x))
-NXRT_FLOAT_OP(Erf, std::erf(x))
-NXRT_FLOAT_OP(Sigmoid, x >= 0 ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x)))
+NXRT_FLOAT_OP(Erf, math::Erf(x))
+NXRT_FLOAT_OP(Sigmoid, math::Sigmoid(x))
 NXRT_FLOAT_OP(HardSigmoid, std::max(C(0), std::min(C(1), C(p.alpha) * x + C(p.beta))))
 NXRT_FLOAT_OP(LeakyRelu, x < 0 ? C(p.alpha) * x : x)
 NXRT_FLOAT_OP(Elu, x < 0 ? C(p.alpha) * (std::exp(x) - C(1)) : x)
@@ -79,11 +80,11 @@ NXRT_FLOAT_OP(Celu,
               std::max(C(0), x) + std::min(C(0), C(p.alpha) * (std::exp(x / C(p.alpha)) - C(1))))
 NXRT_FLOAT_OP(Softplus, x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)))
 NXRT_FLOAT_OP(Softsign, x / (C(1) + std::abs(x)))
-NXRT_FLOAT_OP(Swish, x / (C(1) + std::exp(-C(p.alpha) * x)))
+NXRT_FLOAT_OP(Swish, x* math::Sigmoid(C(p.alpha) * x))
 NXRT_FLOAT_OP(HardSwish, x* std::max(C(0), std::min(C(1), x / C(6) + C(0.5))))
 NXRT_FLOAT_OP(Mish, x* std::tanh(x > 0 ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x))))
 NXRT_FLOAT_OP(ThresholdedRelu, x > C(p.alpha) ? x : C(0))
-NXRT_FLOAT_OP(GeluErf, C(0.5) * x * (C(1) + std::erf(x / std::sqrt(C(2)))))
+NXRT_FLOAT_OP(GeluErf, C(0.5) * x * (C(1) + math::Erf(x * C(M_SQRT1_2))))
 NXRT_FLOAT_OP(GeluTanh,
               C(0.5) * x *
                   (C(1) + std::tanh(std::sqrt(C(2) / C(M_PI)) * (x + C(0.044715) * x * x * x))))
