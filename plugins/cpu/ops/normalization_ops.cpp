@@ -5,6 +5,7 @@
 // written back in the input's dtype.
 #include <array>
 #include <cmath>
+#include <utility>
 
 #include "cpu_kernel.hpp"
 
@@ -78,12 +79,26 @@ class BatchNormKernel : public CpuKernel {
           if (running[0]) WriteRunning(*running[0], inputs[3].tensor, ch, batch_mean);
           if (running[1]) WriteRunning(*running[1], inputs[4].tensor, ch, batch_var);
         }
-        for (int64_t i = 0; i < plane; ++i) {
-          const int64_t at = ch * per + (spatial_ ? 0 : i);
+        // y = x * scale + shift with the parameters at `at`, read once per
+        // channel (spatial) or per position of a sample.
+        auto affine = [&](int64_t at) {
           const double mean = training_ ? batch_mean : param(3, at);
           const double var = training_ ? batch_var : param(4, at);
           const double scale = param(1, at) / std::sqrt(var + epsilon_);
-          const double shift = param(2, at) - mean * scale;
+          return std::pair{scale, param(2, at) - mean * scale};
+        };
+        if (spatial_) {
+          const auto [scale, shift] = affine(ch);
+          for (int64_t b = 0; b < n; ++b) {
+            const int64_t base = (b * c + ch) * plane;
+            for (int64_t i = 0; i < plane; ++i) {
+              y[base + i] = From<T>(At(xp, base + i) * scale + shift);
+            }
+          }
+          continue;
+        }
+        for (int64_t i = 0; i < plane; ++i) {
+          const auto [scale, shift] = affine(ch * per + i);
           for (int64_t b = 0; b < n; ++b) {
             const int64_t e = (b * c + ch) * plane + i;
             y[e] = From<T>(At(xp, e) * scale + shift);
