@@ -1,7 +1,8 @@
 // Runs one node of the default domain through a session on the CPU EP, its
 // inputs graph inputs bound at run time, so a test can check a kernel on
 // inputs of its choosing against a reference it computes itself (the node
-// case runner covers the fixed corpus cases).
+// case runner covers the fixed corpus cases). A shorthand over
+// tensor_node_session.hpp for one output and inputs given as bytes.
 #pragma once
 
 #include <cstddef>
@@ -13,6 +14,7 @@
 
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/tensor.hpp"
+#include "tensor_node_session.hpp"
 
 namespace nxrt_test {
 
@@ -34,11 +36,6 @@ NodeInput Input(const std::string& name, nxrt::graph::DataType dtype, std::vecto
 inline NodeInput AbsentInput() {
   return {};
 }
-
-nxrt::graph::Attribute IntAttribute(const std::string& name, int64_t value);
-nxrt::graph::Attribute FloatAttribute(const std::string& name, float value);
-nxrt::graph::Attribute StringAttribute(const std::string& name, const std::string& value);
-nxrt::graph::Attribute IntsAttribute(const std::string& name, std::vector<int64_t> values);
 
 // The node's one output (declared `output_dtype`), or nullopt with a test
 // failure saying why the session could not be made or run.

@@ -36,7 +36,13 @@ nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode spec) {
     }
     node.attributes.push_back(std::move(a));
   }
+  std::vector<nxrt::NamedTensor> bound;
   for (const nxrt::NamedTensor& input : spec.inputs) {
+    if (input.name.empty()) {
+      node.inputs.push_back(std::nullopt);
+      continue;
+    }
+    bound.push_back(input);
     nxrt::graph::Value v;
     v.name = input.name;
     v.dtype = input.tensor.dtype();
@@ -64,7 +70,39 @@ nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode spec) {
   options.providers = {{"cpu", {}}};
   NXRT_ASSIGN_OR_RETURN(auto session,
                         nxrt::Session::Create(environment, std::move(graph), options));
-  return session->Run(spec.inputs);
+  return session->Run(bound);
+}
+
+nxrt::graph::Attribute IntAttribute(const std::string& name, int64_t value) {
+  nxrt::graph::Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInt;
+  a.i = value;
+  return a;
+}
+
+nxrt::graph::Attribute FloatAttribute(const std::string& name, float value) {
+  nxrt::graph::Attribute a;
+  a.name = name;
+  a.type = AttributeType::kFloat;
+  a.f = value;
+  return a;
+}
+
+nxrt::graph::Attribute StringAttribute(const std::string& name, const std::string& value) {
+  nxrt::graph::Attribute a;
+  a.name = name;
+  a.type = AttributeType::kString;
+  a.s = value;
+  return a;
+}
+
+nxrt::graph::Attribute IntsAttribute(const std::string& name, std::vector<int64_t> values) {
+  nxrt::graph::Attribute a;
+  a.name = name;
+  a.type = AttributeType::kInts;
+  a.ints = std::move(values);
+  return a;
 }
 
 nxrt::graph::Attribute StringsAttribute(const std::string& name, std::vector<std::string> values) {

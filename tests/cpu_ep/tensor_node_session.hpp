@@ -1,7 +1,8 @@
 // Runs one node of any domain through a session on the CPU EP with
 // nxrt::Tensor inputs (string tensors included) and returns every output, or
 // the status that stopped the session being made or run, so tests can check
-// both results and error messages.
+// both results and error messages. single_node_session.hpp is the shorthand
+// for one output from raw bytes.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +21,7 @@ struct TensorNode {
   std::string domain{};  // "" or "ai.onnx.ml"
   int64_t opset = 0;     // of `domain`
   std::string name = "node";
-  std::vector<nxrt::NamedTensor> inputs{};
+  std::vector<nxrt::NamedTensor> inputs{};       // an empty name: an absent optional input
   std::vector<nxrt::graph::DataType> outputs{};  // declared dtype of each output
   std::vector<nxrt::graph::Attribute> attributes{};
   std::vector<nxrt::NamedTensor> tensor_attributes{};  // by attribute name
@@ -28,6 +29,10 @@ struct TensorNode {
 
 nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode node);
 
+nxrt::graph::Attribute IntAttribute(const std::string& name, int64_t value);
+nxrt::graph::Attribute FloatAttribute(const std::string& name, float value);
+nxrt::graph::Attribute StringAttribute(const std::string& name, const std::string& value);
+nxrt::graph::Attribute IntsAttribute(const std::string& name, std::vector<int64_t> values);
 nxrt::graph::Attribute StringsAttribute(const std::string& name, std::vector<std::string> values);
 nxrt::graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> values);
 
