@@ -40,6 +40,7 @@ const OpRegistry& CpuOps() {
     RegisterNonMaxSuppressionOps(r);
     RegisterAttentionOps(r);
     RegisterRotaryOps(r);
+    RegisterLinearAttentionOps(r);
     RegisterRecurrentOps(r);
     RegisterControlFlowOps(r);
     RegisterSequenceOps(r);

@@ -90,6 +90,7 @@ void RegisterLossOps(OpRegistry& registry);
 void RegisterNonMaxSuppressionOps(OpRegistry& registry);
 void RegisterAttentionOps(OpRegistry& registry);
 void RegisterRotaryOps(OpRegistry& registry);
+void RegisterLinearAttentionOps(OpRegistry& registry);
 void RegisterRecurrentOps(OpRegistry& registry);
 void RegisterControlFlowOps(OpRegistry& registry);
 void RegisterSequenceOps(OpRegistry& registry);
