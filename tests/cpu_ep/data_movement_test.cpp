@@ -1,10 +1,11 @@
 // Shape, data movement, indexing and generator ops on the ONNX node test
-// cases; CumProd (exclusive, reverse), TensorScatter (circular) and Resize
-// (antialias, axes, keep_aspect_ratio_policy) against references computed
-// here.
+// cases; CumProd (exclusive, reverse), TensorScatter (circular), Resize
+// (antialias, axes, keep_aspect_ratio_policy), SpaceToDepth's two modes and
+// 16-bit float Range against references computed here.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 
 #include "node_case_runner.hpp"
 #include "single_node_session.hpp"
@@ -32,6 +33,54 @@ TEST(CpuEpDataMovement, IndexingNodeCases) {
 
 TEST(CpuEpDataMovement, GeneratorNodeCases) {
   ExpectFamilyPasses("generators", {"Constant", "ConstantOfShape", "Range", "EyeLike"});
+}
+
+TEST(CpuEpDataMovement, SpaceToDepthOrdersChannelsByMode) {
+  // x [1, 2, 4, 4], blocksize 2: output channel (row, column, channel) in
+  // DCR, (channel, row, column) in CRD.
+  const int64_t c = 2, h = 4, w = 4, b = 2;
+  std::vector<float> x(c * h * w);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  for (const std::string mode : {"DCR", "CRD"}) {
+    auto y = RunSingleNode("SpaceToDepth", 13, {Input("x", DataType::kFloat32, {1, c, h, w}, x)},
+                           {IntAttribute("blocksize", b), StringAttribute("mode", mode)},
+                           DataType::kFloat32);
+    ASSERT_TRUE(y.has_value());
+    const std::vector<double> v = ValuesAsDouble(*y);
+    ASSERT_EQ(v.size(), x.size());
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t bh = 0; bh < b; ++bh) {
+        for (int64_t bw = 0; bw < b; ++bw) {
+          const int64_t out_c = mode == "CRD" ? (ch * b + bh) * b + bw : (bh * b + bw) * c + ch;
+          for (int64_t i = 0; i < h / b; ++i) {
+            for (int64_t j = 0; j < w / b; ++j) {
+              EXPECT_EQ(v[(out_c * (h / b) + i) * (w / b) + j],
+                        x[(ch * h + i * b + bh) * w + j * b + bw])
+                  << mode << " channel " << out_c;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuEpDataMovement, RangeOfSixteenBitFloats) {
+  // 1, 2.5, 4: start 1, limit 5, delta 1.5, all exact in both formats.
+  const std::vector<std::pair<DataType, std::vector<uint16_t>>> cases{
+      {DataType::kFloat16, {0x3C00, 0x4500, 0x3E00, 0x3C00, 0x4100, 0x4400}},
+      {DataType::kBfloat16, {0x3F80, 0x40A0, 0x3FC0, 0x3F80, 0x4020, 0x4080}}};
+  for (const auto& [dtype, bits] : cases) {
+    auto y = RunSingleNode("Range", 11,
+                           {Input("start", dtype, {}, std::vector<uint16_t>{bits[0]}),
+                            Input("limit", dtype, {}, std::vector<uint16_t>{bits[1]}),
+                            Input("delta", dtype, {}, std::vector<uint16_t>{bits[2]})},
+                           {}, dtype);
+    ASSERT_TRUE(y.has_value());
+    std::vector<uint16_t> v(y->byte_size() / sizeof(uint16_t));
+    std::memcpy(v.data(), y->data(), y->byte_size());
+    EXPECT_EQ(v, std::vector<uint16_t>(bits.begin() + 3, bits.end()));
+  }
 }
 
 TEST(CpuEpDataMovement, CumProdMatchesARunningProduct) {

@@ -2,7 +2,8 @@
 // binary arithmetic, comparisons and logic with broadcasting, the variadic
 // ops, Where and Clip. Swish, SwiGLU, signed BitShift (arithmetic right
 // shifts, wrapping left shifts, out-of-range amounts) and the per-channel
-// slope of PRelu before opset 7 are checked against references computed here.
+// slope of PRelu before opset 7 and Clip with min above max are checked
+// against references computed here.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -96,6 +97,21 @@ TEST(CpuEpElementwise, SignedBitShiftCoversEveryAmount) {
       EXPECT_EQ(v[i], expected) << direction << " " << value << " by " << k;
     }
   }
+}
+
+TEST(CpuEpElementwise, ClipIsMinOfMaxSoMinAboveMaxGivesMax) {
+  const std::vector<float> x{-3.0f, 0.0f, 1.5f, 5.0f};
+  const auto clip = [&](float lo, float hi) {
+    auto y = RunSingleNode("Clip", 13,
+                           {Input("x", DataType::kFloat32, {4}, x),
+                            Input("min", DataType::kFloat32, {}, std::vector<float>{lo}),
+                            Input("max", DataType::kFloat32, {}, std::vector<float>{hi})},
+                           {}, DataType::kFloat32);
+    return y ? ValuesAsDouble(*y) : std::vector<double>{};
+  };
+  EXPECT_EQ(clip(0.0f, 2.0f), (std::vector<double>{0.0, 0.0, 1.5, 2.0}));
+  // min(max(x, 4), 1) is 1 for every x.
+  EXPECT_EQ(clip(4.0f, 1.0f), (std::vector<double>{1.0, 1.0, 1.0, 1.0}));
 }
 
 TEST(CpuEpElementwise, PReluBeforeOpset7HasOneSlopePerChannel) {

@@ -1,12 +1,13 @@
 // Cast, QuantizeLinear and DequantizeLinear to and from the 8- and 4-bit
-// floats and the packed sub-byte integers, and BitCast. The expected codes
-// are worked out by hand from each format's layout (sign, exponent bias,
-// mantissa width): largest finite values, smallest subnormals, ties that
-// must round to even, NaN and infinity with and without `saturate`, and the
-// fnuz formats' single zero; packed results are checked byte by byte with
-// odd element counts. Also runs the onnx package's node cases of these ops
-// when they have been exported (Debian's cases of Cast, CastLike and the
-// quantisation ops run in cast_test.cpp and corpus_test.cpp).
+// floats and the packed sub-byte integers, QuantizeLinear's float32
+// division, and BitCast. The expected codes are worked out by hand from
+// each format's layout (sign, exponent bias, mantissa width): largest
+// finite values, smallest subnormals, ties that must round to even, NaN
+// and infinity with and without `saturate`, and the fnuz formats' single
+// zero; packed results are checked byte by byte with odd element counts.
+// Also runs the onnx package's node cases of these ops when they have been
+// exported (Debian's cases of Cast, CastLike and the quantisation ops run in
+// cast_test.cpp and corpus_test.cpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -250,6 +251,20 @@ TEST(CpuEpLowPrecision, BlockedQuantizeToInt4Saturates) {
   for (size_t i = 0; i < q.size(); ++i) {
     EXPECT_EQ(v[i], static_cast<float>(q[i] - zeros[i]) * scales[i]) << "element " << i;
   }
+}
+
+TEST(CpuEpLowPrecision, QuantizeLinearDividesInTheInputsFloatType) {
+  // With scale 0.1f, 0.35f / 0.1f is 3.4999998882 exactly but rounds to 3.5
+  // in float32, a tie that goes to 4; likewise 0.75f / 0.1f -> 7.5 -> 8 and
+  // 0.85f / 0.1f -> 8.5 -> 8, where rounding the exact quotient gives 3, 7, 9.
+  auto y = RunSingleNode(
+      "QuantizeLinear", 21,
+      {Input("x", DataType::kFloat32, {4}, std::vector<float>{0.35f, 0.75f, 0.85f, 0.15f}),
+       Input("scale", DataType::kFloat32, {}, std::vector<float>{0.1f}),
+       Input("zero", DataType::kUint8, {}, std::vector<uint8_t>{0})},
+      {}, DataType::kUint8);
+  ASSERT_TRUE(y.has_value());
+  EXPECT_EQ(BytesOf(*y), (std::vector<uint8_t>{4, 8, 8, 2}));
 }
 
 TEST(CpuEpLowPrecision, BitCastKeepsTheBytes) {

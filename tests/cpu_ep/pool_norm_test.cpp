@@ -1,10 +1,13 @@
 // Pooling, normalisation and softmax ops on the ONNX node test cases;
 // GroupNormalization (per-group affine at opset 18, per-channel at 21),
-// LpNormalization and BatchNormalization in training mode against references
-// computed here.
+// LpNormalization, BatchNormalization in training mode and float16 Softmax's
+// intermediate rounding against references computed here.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <string>
+#include <utility>
 
 #include "node_case_runner.hpp"
 #include "single_node_session.hpp"
@@ -61,6 +64,25 @@ TEST(CpuEpPoolNorm, NormalizationNodeCases) {
 
 TEST(CpuEpPoolNorm, SoftmaxNodeCases) {
   ExpectFamilyPasses("softmax", {"Softmax", "LogSoftmax", "Hardmax"});
+}
+
+TEST(CpuEpPoolNorm, Float16SoftmaxRoundsEachStepOfItsDefinition) {
+  // x = [0, 1] in float16. exp(-1) rounds to 1507 * 2^-12 = 0.367919921875,
+  // the sum to 1401 * 2^-10 = 1.3681640625, their quotient to 1101 * 2^-12
+  // (0x344D) and 1 / sum to 1497 * 2^-11 (0x39D9); rounding only the final
+  // result would give 0x344E. log(sum) rounds to 1284 * 2^-12, so
+  // LogSoftmax is -1.3134765625 (0xBD41) and -0.3134765625 (0xB504).
+  const std::vector<std::pair<std::string, std::vector<uint16_t>>> cases{
+      {"Softmax", {0x344D, 0x39D9}}, {"LogSoftmax", {0xBD41, 0xB504}}};
+  for (const auto& [op, expected] : cases) {
+    auto y = RunSingleNode(op, 13,
+                           {Input("x", DataType::kFloat16, {2}, std::vector<uint16_t>{0, 0x3C00})},
+                           {}, DataType::kFloat16);
+    ASSERT_TRUE(y.has_value());
+    std::vector<uint16_t> v(y->byte_size() / sizeof(uint16_t));
+    std::memcpy(v.data(), y->data(), y->byte_size());
+    EXPECT_EQ(v, expected) << op;
+  }
 }
 
 TEST(CpuEpPoolNorm, GroupNormalizationAffinePerGroupThenPerChannel) {

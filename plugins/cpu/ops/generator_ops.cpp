@@ -90,7 +90,7 @@ class ConstantOfShapeKernel : public CpuKernel {
   Dims dims_;
 };
 
-using RangeTypes = TypeList<float, double, int16_t, int32_t, int64_t>;
+using RangeTypes = TypeList<float, double, Float16, BFloat16, int16_t, int32_t, int64_t>;
 
 // The length follows from the input values into a one-entry member, so
 // compute allocates nothing; a preallocated output of another length is
@@ -103,17 +103,19 @@ class RangeKernel : public CpuKernel {
                std::span<nxrt_value> outputs) override {
     Dispatch(RangeTypes{}, dtype_, "Range", [&](auto tag) {
       using T = typename decltype(tag)::type;
-      const T start = *DataAs<T>(inputs[0].tensor);
-      const T limit = *DataAs<T>(inputs[1].tensor);
-      const T delta = *DataAs<T>(inputs[2].tensor);
-      if (delta == T(0)) FailInvalid("Range: delta is zero");
+      // 16-bit floats step in float and round each element once.
+      using C = ComputeType<T>;
+      const C start = static_cast<C>(*DataAs<T>(inputs[0].tensor));
+      const C limit = static_cast<C>(*DataAs<T>(inputs[1].tensor));
+      const C delta = static_cast<C>(*DataAs<T>(inputs[2].tensor));
+      if (delta == C(0)) FailInvalid("Range: delta is zero");
       const double steps = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
                                      static_cast<double>(delta));
       const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(steps));
       dims_[0] = n;
       nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims_);
       T* y = MutableDataAs<T>(out);
-      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(start + static_cast<T>(i) * delta);
+      for (int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(start + static_cast<C>(i) * delta);
     });
   }
 

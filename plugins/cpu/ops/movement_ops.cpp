@@ -473,9 +473,16 @@ void RegisterMovementOps(OpRegistry& r) {
               d = {n, c2, h, b, w, b};
               s = {c * hw, sc2, w, sb1, 1, sb2};
             } else {
+              // Output channels are (row, column, channel) in DCR and
+              // (channel, row, column) in CRD.
               const int64_t h2 = h / b, w2 = w / b;
-              d = {n, b, b, c, h2, w2};
-              s = {c * h * w, w, 1, h * w, b * w, b};
+              if (crd) {
+                d = {n, c, b, b, h2, w2};
+                s = {c * h * w, h * w, w, 1, b * w, b};
+              } else {
+                d = {n, b, b, c, h2, w2};
+                s = {c * h * w, w, 1, h * w, b * w, b};
+              }
             }
           },
           inputs);

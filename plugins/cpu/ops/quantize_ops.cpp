@@ -43,6 +43,27 @@ double ValueAt(const nxrt_tensor& t, int64_t i) {
   });
 }
 
+// x / scale rounded to the dtype the division runs in: the common dtype of x
+// and the scale, float32 when they differ (double when either is double or x
+// is int32), so a quotient near .5 rounds as in that dtype.
+double QuotientIn(nxrt_dtype x, nxrt_dtype scale, double q) {
+  if (x != scale) {
+    const bool wide =
+        x == NXRT_DTYPE_FLOAT64 || scale == NXRT_DTYPE_FLOAT64 || x == NXRT_DTYPE_INT32;
+    return wide ? q : static_cast<float>(q);
+  }
+  switch (x) {
+    case NXRT_DTYPE_FLOAT32:
+      return static_cast<float>(q);
+    case NXRT_DTYPE_FLOAT16:
+      return Float16(static_cast<float>(q));
+    case NXRT_DTYPE_BFLOAT16:
+      return BFloat16(static_cast<float>(q));
+    default:
+      return q;
+  }
+}
+
 // Which scale/zero-point entry applies to each element: with the data viewed
 // as [outer, channels, inner] around the axis, element (o, c, i) uses entry
 // o * outer_stride + (c / block) * channel_stride + i * inner_stride.
@@ -168,7 +189,7 @@ class QuantizeKernel : public CpuKernel {
             values[at] = (ValueAt(x, at) - zero) * s;
           } else {
             // ONNX rounds x / scale to an integer, then adds the zero point.
-            const double q = ValueAt(x, at) / s;
+            const double q = QuotientIn(x.dtype, scale.dtype, ValueAt(x, at) / s);
             values[at] = (integer_out ? std::nearbyint(q) : q) + zero;
           }
         }

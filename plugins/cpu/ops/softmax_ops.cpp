@@ -13,6 +13,12 @@ namespace {
 
 enum class SoftmaxKind { kSoftmax, kLogSoftmax, kHardmax };
 
+// v rounded to T's precision, in T's compute type (v itself when T is C).
+template <typename T>
+ComputeType<T> RoundedTo(ComputeType<T> v) {
+  return static_cast<ComputeType<T>>(static_cast<T>(v));
+}
+
 class SoftmaxKernel : public CpuKernel {
  public:
   SoftmaxKernel(SoftmaxKind kind, nxrt_dtype dtype, int64_t axis, bool coerce_2d)
@@ -72,17 +78,21 @@ class SoftmaxKernel : public CpuKernel {
             for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<T>(static_cast<C>(dst[i]) * scale);
             continue;
           }
+          // The spec defines both as Sub, Exp, ReduceSum then Div (Softmax)
+          // or Log and Sub (LogSoftmax), each producing T: 16-bit floats
+          // round every one of those intermediates to T.
+          const auto shifted = [&](int64_t i) {
+            return RoundedTo<T>(static_cast<C>(row[i * inner]) - max);
+          };
           C sum = 0;
-          for (int64_t i = 0; i < n; ++i) sum += math::Exp(static_cast<C>(row[i * inner]) - max);
+          for (int64_t i = 0; i < n; ++i) sum += RoundedTo<T>(math::Exp(shifted(i)));
+          sum = RoundedTo<T>(sum);
           if (kind_ == SoftmaxKind::kLogSoftmax) {
-            const C log_sum = std::log(sum);
-            for (int64_t i = 0; i < n; ++i) {
-              dst[i * inner] = static_cast<T>(static_cast<C>(row[i * inner]) - max - log_sum);
-            }
+            const C log_sum = RoundedTo<T>(std::log(sum));
+            for (int64_t i = 0; i < n; ++i) dst[i * inner] = static_cast<T>(shifted(i) - log_sum);
           } else {
             for (int64_t i = 0; i < n; ++i) {
-              dst[i * inner] =
-                  static_cast<T>(math::Exp(static_cast<C>(row[i * inner]) - max) / sum);
+              dst[i * inner] = static_cast<T>(RoundedTo<T>(math::Exp(shifted(i))) / sum);
             }
           }
         }

@@ -257,8 +257,10 @@ class ClipKernel : public CpuKernel {
       T* y = MutableDataAs<T>(out);
       const int64_t n = ElementCount(in);
       for (int64_t i = 0; i < n; ++i) {
+        // min(max(x, lo), hi): when lo > hi every element becomes hi.
         const C v = static_cast<C>(x[i]);
-        y[i] = static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
+        const C raised = v < lo ? lo : v;
+        y[i] = static_cast<T>(raised > hi ? hi : raised);
       }
     });
   }
