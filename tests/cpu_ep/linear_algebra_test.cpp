@@ -1,7 +1,7 @@
 // MatMul, Gemm, MatMulInteger, QLinearMatMul, Einsum, Conv, ConvTranspose,
 // ConvInteger and QLinearConv on the ONNX node test cases; float16 Conv,
-// QLinearMatMul (short and long K, per-column B scale) and QLinearConv
-// (per-map W scale, bias) against references computed here.
+// MatMulInteger and QLinearMatMul (short and long K, per-column B scale) and
+// QLinearConv (per-map W scale, bias) against references computed here.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -79,6 +79,39 @@ TEST(CpuEpLinearAlgebra, Float16ConvMatchesADirectConvolution) {
         }
         EXPECT_NEAR(FromHalf(v[(o * out + i) * out + j]), sum, 1e-3 * (1 + std::abs(sum)))
             << o << "," << i << "," << j;
+      }
+    }
+  }
+}
+
+TEST(CpuEpLinearAlgebra, MatMulIntegerIsExactForShortAndLongK) {
+  // int8 A [3, K] x uint8 B [K, 2] with a per-column B zero point, at the
+  // extremes of the 8-bit ranges; K = 7 takes the float product, K = 300
+  // the double one.
+  for (const int64_t k : {7, 300}) {
+    const int64_t m = 3, n = 2;
+    std::vector<int8_t> a(m * k);
+    std::vector<uint8_t> b(k * n);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<int8_t>(i % 7 ? -128 : 127);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(i % 5 ? 255 : 0);
+    const int8_t a_zero = 127;
+    const std::vector<uint8_t> b_zero{0, 1};
+    auto y = RunSingleNode(
+        "MatMulInteger", 10,
+        {Input("a", DataType::kInt8, {m, k}, a), Input("b", DataType::kUint8, {k, n}, b),
+         Input("a_zero", DataType::kInt8, {}, std::vector<int8_t>{a_zero}),
+         Input("b_zero", DataType::kUint8, {n}, b_zero)},
+        {}, DataType::kInt32);
+    ASSERT_TRUE(y.has_value());
+    const auto v = y->values<int32_t>();
+    ASSERT_EQ(v.size(), static_cast<size_t>(m * n));
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t sum = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          sum += (int64_t{a[i * k + p]} - a_zero) * (int64_t{b[p * n + j]} - b_zero[j]);
+        }
+        EXPECT_EQ(v[i * n + j], sum) << "K " << k << " at " << i << "," << j;
       }
     }
   }

@@ -48,7 +48,24 @@ void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, doubl
               static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
 }
 
-// Integer C[M,N] = op(A) * op(B) (+ C when accumulate), in loops.
+// Out[M,N] = A[M,K] x B[K,N] for 8-bit values minus their zero points
+// (|v| <= 255), exactly: every partial sum is an integer of magnitude below
+// K * 255^2, which sgemm holds exactly under 2^24 and dgemm under 2^53.
+void ShiftedByteGemm(int64_t m, int64_t n, int64_t k, const double* a, const double* b,
+                     double* out) {
+  if (static_cast<double>(k) * 255.0 * 255.0 < 0x1p24) {
+    const std::vector<float> af(a, a + m * k), bf(b, b + k * n);
+    std::vector<float> cf(static_cast<size_t>(m * n));
+    BlasGemm(false, false, m, n, k, 1.0f, af.data(), bf.data(), 0.0f, cf.data());
+    std::copy(cf.begin(), cf.end(), out);
+    return;
+  }
+  BlasGemm(false, false, m, n, k, 1.0, a, b, 0.0, out);
+}
+
+// Integer C[M,N] = op(A) * op(B) (+ C when accumulate), in loops: the
+// integer MatMul wraps on overflow like the integer type, which no BLAS
+// routine offers (8-bit operands take ShiftedByteGemm instead).
 template <typename T>
 void LoopGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, const T* b,
               bool accumulate, T* c) {
@@ -389,16 +406,18 @@ class MatMulIntegerKernel : public CpuKernel {
     std::vector<int32_t> b_zero =
         IsPresent(inputs, 3) ? Widened(inputs[3].tensor) : std::vector<int32_t>{0};
     if (a_zero.size() != 1) FailUnsupported("MatMulInteger: per-row a_zero_point not implemented");
-    std::vector<int32_t> a_shifted(av.size());
+    std::vector<double> a_shifted(av.size());
     for (size_t i = 0; i < av.size(); ++i) a_shifted[i] = av[i] - a_zero[0];
-    std::vector<int32_t> b_shifted(bv.size());
+    std::vector<double> b_shifted(bv.size());
     for (int64_t p = 0; p < k; ++p) {
       for (int64_t j = 0; j < n; ++j) {
         b_shifted[p * n + j] = bv[p * n + j] - b_zero[b_zero.size() == 1 ? 0 : j];
       }
     }
-    LoopGemm<int32_t>(false, false, rows, n, k, a_shifted.data(), b_shifted.data(), false,
-                      MutableDataAs<int32_t>(out));
+    std::vector<double> product(static_cast<size_t>(rows * n));
+    ShiftedByteGemm(rows, n, k, a_shifted.data(), b_shifted.data(), product.data());
+    int32_t* y = MutableDataAs<int32_t>(out);
+    for (size_t i = 0; i < product.size(); ++i) y[i] = static_cast<int32_t>(product[i]);
   }
 
  private:
@@ -446,35 +465,13 @@ class QLinearMatMulKernel : public CpuKernel {
       FailUnsupported("QLinearMatMul: zero points per tensor (or per column of B) only");
     }
     const double y_offset = Values(y_zero)[0];
-    const std::vector<double> av = Values(a), bv = Values(b);
+    std::vector<double> as = Values(a), bs = Values(b);
+    for (double& v : as) v -= a_zero[0];
+    for (size_t i = 0; i < bs.size(); ++i) bs[i] -= b_zero[b_zero.size() == 1 ? 0 : i % n];
     std::vector<double> acc(static_cast<size_t>(batch * m * n));
-    auto run = [&](auto zero) {
-      using C = decltype(zero);
-      std::vector<C> as(av.size()), bs(bv.size());
-      for (size_t i = 0; i < av.size(); ++i) as[i] = static_cast<C>(av[i] - a_zero[0]);
-      for (size_t i = 0; i < bv.size(); ++i) {
-        bs[i] = static_cast<C>(bv[i] - b_zero[b_zero.size() == 1 ? 0 : i % n]);
-      }
-      std::vector<C> c(static_cast<size_t>(m * n));
-      for (int64_t i = 0; i < batch; ++i) {
-        const C* pa = as.data() + i * m * k;
-        const C* pb = bs.data() + (shared_b ? 0 : i * k * n);
-        if constexpr (std::is_same_v<C, float>) {
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
-                      static_cast<int>(n), static_cast<int>(k), 1.0f, pa, static_cast<int>(k), pb,
-                      static_cast<int>(n), 0.0f, c.data(), static_cast<int>(n));
-        } else {
-          cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(m),
-                      static_cast<int>(n), static_cast<int>(k), 1.0, pa, static_cast<int>(k), pb,
-                      static_cast<int>(n), 0.0, c.data(), static_cast<int>(n));
-        }
-        std::copy(c.begin(), c.end(), acc.begin() + i * m * n);
-      }
-    };
-    if (static_cast<double>(k) * 255.0 * 255.0 < 0x1p24) {
-      run(0.0f);
-    } else {
-      run(0.0);
+    for (int64_t i = 0; i < batch; ++i) {
+      ShiftedByteGemm(m, n, k, as.data() + i * m * k, bs.data() + (shared_b ? 0 : i * k * n),
+                      acc.data() + i * m * n);
     }
     Dispatch(TypeList<int8_t, uint8_t>{}, y_zero.dtype, "QLinearMatMul", [&](auto tag) {
       using T = typename decltype(tag)::type;
