@@ -28,12 +28,23 @@ struct Transfer {
 };
 
 struct PlannedNode {
+  // What a settled dispatch reads, together (Executor::RunSettled): the
+  // shape generation at which the last dispatch left the values below as a
+  // dispatch at the same shapes would make them again (0 when not so), and
+  // the inputs whose bytes may have moved since.
+  uint64_t settled_generation = 0;
+  kernel_cache::PreBinding binding;
+  std::vector<uint32_t> moving_inputs;
+  kernel_cache::KernelRef kernel;
+  std::vector<nxrt_value> inputs;
+  std::vector<nxrt_value> outputs;
+  std::vector<size_t> input_slots;  // kNoSlot for an absent input
+
   graph::NodeId id;
   size_t provider = 0;
   std::shared_ptr<const plugin_host::NodeView> view;
   int64_t opset = 0;
   bool capture_eligible = false;
-  std::vector<size_t> input_slots;   // kNoSlot for an absent input
   std::vector<size_t> output_slots;  // kNoSlot for an absent output
   // Per output: the input whose buffer it is written into, in place, when the
   // run binds that input at the output's planned dims and dtype (a fixed-
@@ -43,11 +54,7 @@ struct PlannedNode {
 
   // Reused by every dispatch of the node.
   std::vector<kernel_cache::InputShape> input_shapes;
-  std::vector<nxrt_value> inputs;
-  std::vector<nxrt_value> outputs;
   std::vector<bool> preallocated;  // per output, this dispatch
-  kernel_cache::PreBinding binding;
-  kernel_cache::KernelRef kernel;
 };
 
 }  // namespace nxrt::executor

@@ -35,6 +35,14 @@ struct ValueSlot {
   size_t memory = kHostMemory;  // provider index whose memory holds the bytes
   bool constant = false;        // an initializer: bound once at build
   graph::DataType declared_dtype = graph::DataType::kUndefined;
+  // A graph input or outer-scope value, whose dims and dtype key the shape
+  // resolution, or a copy of an initializer: either way fixed while the
+  // run's input shapes repeat.
+  bool shape_keyed = false;
+  // Its bytes may move from run to run at the same shapes: a graph input or
+  // outer-scope value (the caller's tensor) or a present output written into
+  // its past input.
+  bool moves = false;
 
   // The current run.
   nxrt_value_kind kind = NXRT_VALUE_NONE;

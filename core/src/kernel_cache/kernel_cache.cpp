@@ -18,11 +18,15 @@ using plugin_host::SharedConstantState;
 
 // Hit counts are statistics only, so at the maximum they stay there rather
 // than fail a dispatch or wrap to a misleading small number.
-void SaturatingIncrement(std::atomic<uint64_t>& counter) {
+void SaturatingAdd(std::atomic<uint64_t>& counter, uint64_t amount) {
   uint64_t current = counter.load(std::memory_order_relaxed);
-  while (current != std::numeric_limits<uint64_t>::max() &&
-         !counter.compare_exchange_weak(current, current + 1, std::memory_order_relaxed)) {
-  }
+  uint64_t next = 0;
+  do {
+    next = current > std::numeric_limits<uint64_t>::max() - amount
+               ? std::numeric_limits<uint64_t>::max()
+               : current + amount;
+  } while (next != current &&
+           !counter.compare_exchange_weak(current, next, std::memory_order_relaxed));
 }
 
 // The node's inferred infos with the concrete dims put in: what a claim at
@@ -97,17 +101,23 @@ KernelRef KernelCache::GetPrebound(const PreBinding& binding, std::span<const In
   Entry* entry = PreboundEntry(binding, shapes);
   if (entry == nullptr) return nullptr;
   entry->last_used.store(Tick(), std::memory_order_relaxed);
-  SaturatingIncrement(prebind_hits_);
+  SaturatingAdd(prebind_hits_, 1);
   return entry->kernel;
 }
 
 KernelCache::Entry* KernelCache::PreboundEntry(const PreBinding& binding,
                                                std::span<const InputShape> shapes) const {
   // Entries are owned through unique_ptr, so one not erased has not moved.
-  if (binding.cache_ == this && binding.entry_ != nullptr && binding.erasures_ == erasures_) {
-    return binding.entry_;
-  }
-  return Find(binding.key().node, shapes);
+  return StillBound(binding) ? binding.entry_ : Find(binding.key().node, shapes);
+}
+
+bool KernelCache::StillBound(const PreBinding& binding) const {
+  return binding.cache_ == this && binding.entry_ != nullptr &&
+         binding.erasures_ == erasures_.load(std::memory_order_relaxed);
+}
+
+void KernelCache::AddPreboundHits(uint64_t hits) {
+  SaturatingAdd(prebind_hits_, hits);
 }
 
 bool KernelCache::HasPrebound(const PreBinding& binding, std::span<const InputShape> shapes) const {
@@ -122,8 +132,8 @@ KernelRef KernelCache::LookUpHit(const NodeRef& node, std::span<const InputShape
   Entry* entry = Find(node, shapes);
   if (entry == nullptr) return nullptr;
   entry->last_used.store(Tick(), std::memory_order_relaxed);
-  SaturatingIncrement(hits_);
-  binding.Bind(node, shapes, this, entry, erasures_);
+  SaturatingAdd(hits_, 1);
+  binding.Bind(node, shapes, this, entry, erasures_.load(std::memory_order_relaxed));
   return entry->kernel;
 }
 
@@ -255,9 +265,10 @@ std::vector<KernelRef> KernelCache::Publish(const NodeRef& node, std::span<const
                                    });
     evicted.push_back(std::move((*victim)->kernel));
     variants.variants.erase(victim);
-    ++erasures_;
+    erasures_.fetch_add(1, std::memory_order_relaxed);
   }
-  binding.Bind(node, shapes, this, variants.variants.back().get(), erasures_);
+  binding.Bind(node, shapes, this, variants.variants.back().get(),
+               erasures_.load(std::memory_order_relaxed));
   entries_.fetch_add(1, std::memory_order_relaxed);
   entries_.fetch_sub(surplus, std::memory_order_relaxed);
   evictions_.fetch_add(surplus, std::memory_order_relaxed);

@@ -112,6 +112,16 @@ class KernelCache {
   // As GetPrebound, without counting or marking.
   bool HasPrebound(const PreBinding& binding, std::span<const InputShape> shapes) const;
 
+  // For a caller whose shapes have not changed since the lookup that bound
+  // `binding`: whether its kernel is still cached, without comparing shapes,
+  // locking or marking it used. While the caller dispatches no other variant
+  // of the node, the kernel stays its node's most recently used, so the
+  // mark would not change the eviction order. The caller counts these hits
+  // itself and adds them with AddPreboundHits, once for many nodes. Call only
+  // while no other thread can publish (inside a session's serialised run).
+  bool StillBound(const PreBinding& binding) const;
+  void AddPreboundHits(uint64_t hits);
+
   // The kernel of `request`'s node at its input shapes, made and published on
   // a miss. On success `binding` names it, for the next GetPrebound.
   Result<KernelRef> GetOrCreate(const KernelRequest& request, PreBinding& binding);
@@ -167,7 +177,9 @@ class KernelCache {
   std::mutex miss_mutex_;                    // serialises misses and telemetry
   mutable std::shared_mutex entries_mutex_;  // readers: lookups; writer: Publish
   NodeMap nodes_;
-  uint64_t erasures_ = 0;                      // entries erased so far; guarded by entries_mutex_
+  // Entries erased so far; written under entries_mutex_, read without it by
+  // RefreshPrebound.
+  std::atomic<uint64_t> erasures_{0};
   std::optional<uint32_t> telemetry_request_;  // guarded by miss_mutex_
 
   std::atomic<uint64_t> clock_{1};

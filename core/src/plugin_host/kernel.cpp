@@ -25,10 +25,10 @@ std::string Kernel::Describe() const {
 Status Kernel::Compute(ComputeServices& services, std::span<const nxrt_value> inputs,
                        std::span<nxrt_value> outputs) {
   nxrt_compute_context ctx{&services};
-  Status status = TakeStatus(
-      api_->compute(handle_, &ctx, inputs.data(), inputs.size(), outputs.data(), outputs.size()));
-  if (status.ok()) return status;
-  return status.WithContext(Describe() + ": compute failed");
+  nxrt_status* failed =
+      api_->compute(handle_, &ctx, inputs.data(), inputs.size(), outputs.data(), outputs.size());
+  if (failed == nullptr) return Status::Ok();
+  return TakeStatus(failed).WithContext(Describe() + ": compute failed");
 }
 
 void Kernel::SetConstantInputs(std::span<const bool> flags) {

@@ -104,6 +104,16 @@ TEST_F(FaultInjection, Compute) {
   ExpectUsable(std::nullopt);
 }
 
+TEST_F(FaultInjection, ComputeOfASettledNode) {
+  // Runs 1 and 2 compute three nodes each; run 2 dispatches them settled,
+  // and run 3 fails in its second node, settled too.
+  Create({{"fail_compute", "8"}});
+  ASSERT_TRUE(Run(std::nullopt, x_).ok());
+  ASSERT_TRUE(Run(std::nullopt, x_).ok());
+  ExpectFailure(Run(std::nullopt, x_), "compute");
+  ExpectUsable(std::nullopt);
+}
+
 TEST_F(FaultInjection, ComputeWhileRecordingACapture) {
   // Runs 1 computes three nodes; run 2 records, and its second record fails.
   Create({{"fail_compute", "5"}});
