@@ -63,6 +63,8 @@ BroadcastPlan<N> MakeBroadcastPlan(const std::array<Dims, N>& shapes, const std:
     plan.loop_dims.push_back(1);
     for (size_t k = 0; k < N; ++k) plan.strides[k].push_back(0);
   }
+  for (size_t k = 0; k < N; ++k) plan.inner_strides[k] = plan.strides[k].back();
+  plan.single_row = plan.loop_dims.size() == 1;
   return plan;
 }
 

@@ -21,10 +21,15 @@ Dims BroadcastDims(std::span<const Dims> shapes, const std::string& what);
 
 template <size_t N>
 struct BroadcastPlan {
+  int64_t count = 0;  // output elements
+  // Each input's innermost stride and whether loop_dims has one axis, kept
+  // first and inline: a kernel over a few elements then reads one line of
+  // the plan and no vector's storage.
+  std::array<int64_t, N> inner_strides{};
+  bool single_row = false;
   Dims out_dims;                // the broadcast shape (not merged)
   Dims loop_dims;               // merged axes; the last is the inner loop
   std::array<Dims, N> strides;  // per input, per merged axis
-  int64_t count = 0;            // output elements
 };
 
 template <size_t N>

@@ -79,8 +79,8 @@ int64_t NormalizeAxis(int64_t axis, int64_t rank, const std::string& what) {
   return axis < 0 ? axis + rank : axis;
 }
 
-nxrt_tensor& PrepareOutput(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs, size_t index,
-                           nxrt_dtype dtype, std::span<const int64_t> dims) {
+nxrt_tensor& AllocateOrCheckOutput(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs,
+                                   size_t index, nxrt_dtype dtype, std::span<const int64_t> dims) {
   if (index >= outputs.size()) FailInvalid("output " + std::to_string(index) + " is missing");
   nxrt_value& value = outputs[index];
   if (value.kind == NXRT_VALUE_TENSOR && value.tensor.data != nullptr) {

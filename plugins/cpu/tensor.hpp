@@ -71,9 +71,21 @@ int64_t NormalizeAxis(int64_t axis, int64_t rank, const std::string& what);
 
 // Output `index` with `dims` and `dtype`, ready to write: the host's
 // preallocated buffer (whose dims must match) or one allocated through the
-// host now. Also records it in outputs[index].
-nxrt_tensor& PrepareOutput(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs, size_t index,
-                           nxrt_dtype dtype, std::span<const int64_t> dims);
+// host now. Also records it in outputs[index]. The preallocated case, every
+// dispatch of a steady run, is inline.
+nxrt_tensor& AllocateOrCheckOutput(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs,
+                                   size_t index, nxrt_dtype dtype, std::span<const int64_t> dims);
+inline nxrt_tensor& PrepareOutput(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs,
+                                  size_t index, nxrt_dtype dtype, std::span<const int64_t> dims) {
+  if (index < outputs.size()) {
+    nxrt_tensor& given = outputs[index].tensor;
+    if (outputs[index].kind == NXRT_VALUE_TENSOR && given.data != nullptr &&
+        DimsEqual(DimsSpan(given), dims)) {
+      return given;
+    }
+  }
+  return AllocateOrCheckOutput(ctx, outputs, index, dtype, dims);
+}
 
 // Row-major strides of `dims` in elements.
 Dims StridesOf(std::span<const int64_t> dims);

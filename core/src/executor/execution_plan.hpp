@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "executor/value_buffer.hpp"
@@ -30,16 +31,20 @@ struct Transfer {
 struct PlannedNode {
   // What a settled dispatch reads, together (Executor::RunSettled): the
   // shape generation at which the last dispatch left the values below as a
-  // dispatch at the same shapes would make them again (0 when not so), and
-  // the inputs whose bytes may have moved since.
+  // dispatch at the same shapes would make them again (0 when not so), the
+  // kernel cache's erasure count then, and the inputs whose bytes may have
+  // moved since.
   uint64_t settled_generation = 0;
-  kernel_cache::PreBinding binding;
-  std::vector<uint32_t> moving_inputs;
+  uint64_t settled_erasures = 0;
   kernel_cache::KernelRef kernel;
-  std::vector<nxrt_value> inputs;
-  std::vector<nxrt_value> outputs;
+  // The ABI values of the node's inputs then outputs, back to back in one
+  // array of the executor (neighbouring nodes' values are neighbours too).
+  std::span<nxrt_value> inputs;
+  std::span<nxrt_value> outputs;
+  std::vector<uint32_t> moving_inputs;
   std::vector<size_t> input_slots;  // kNoSlot for an absent input
 
+  kernel_cache::PreBinding binding;
   graph::NodeId id;
   size_t provider = 0;
   std::shared_ptr<const plugin_host::NodeView> view;

@@ -209,6 +209,7 @@ Status Executor::BuildPlan(const partitioner::Partition& partition,
 
   std::map<std::pair<size_t, size_t>, size_t> mirrors;  // (slot, memory) -> mirror slot
   nodes_.resize(graph_.nodes.size());
+  size_t value_count_total = 0;
   for (uint32_t index = 0; index < graph_.nodes.size(); ++index) {
     const graph::Node& node = graph_.nodes[index];
     PlannedNode& planned = nodes_[index];
@@ -245,10 +246,17 @@ Status Executor::BuildPlan(const partitioner::Partition& partition,
       planned.output_slots.push_back(output ? slot_of_value_[output->index] : kNoSlot);
     }
     planned.input_shapes.resize(node.inputs.size());
-    planned.inputs.resize(node.inputs.size(), NoneValue());
-    planned.outputs.resize(node.outputs.size(), NoneValue());
     planned.preallocated.resize(node.outputs.size(), false);
     planned.in_place_input.resize(node.outputs.size(), kNoSlot);
+    value_count_total += node.inputs.size() + node.outputs.size();
+  }
+  node_values_.assign(value_count_total, NoneValue());
+  nxrt_value* next = node_values_.data();
+  for (PlannedNode& planned : nodes_) {
+    planned.inputs = {next, planned.input_slots.size()};
+    next += planned.input_slots.size();
+    planned.outputs = {next, planned.output_slots.size()};
+    next += planned.output_slots.size();
   }
   return Status::Ok();
 }
@@ -686,6 +694,7 @@ Status Executor::RunNode(PlannedNode& node) {
 // by the shape generation, every output has a planned buffer of its own, and
 // any copy it needs was of a constant, already made.
 void Executor::Settle(PlannedNode& node) {
+  if (!shared_.cache->StillBound(node.binding)) return;
   for (const Transfer& transfer : node.transfers) {
     if (!transfer.once || !transfer.done) return;
   }
@@ -710,6 +719,7 @@ void Executor::Settle(PlannedNode& node) {
     }
   }
   node.settled_generation = shape_generation_;
+  node.settled_erasures = shared_.cache->erasures();
 }
 
 // Computes a settled node: no values rebuilt, no shapes compared. Its
@@ -719,7 +729,8 @@ void Executor::Settle(PlannedNode& node) {
 // caller's new tensor); its dims and dtype are fixed by the generation, so
 // only its address is updated.
 bool Executor::RunSettled(PlannedNode& node, Status& status) {
-  if (node.settled_generation != shape_generation_ || !shared_.cache->StillBound(node.binding)) {
+  if (node.settled_generation != shape_generation_ ||
+      node.settled_erasures != shared_.cache->erasures()) {
     return false;
   }
   for (uint32_t i : node.moving_inputs) {

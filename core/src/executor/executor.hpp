@@ -6,13 +6,12 @@
 // pre-bound kernel when the shapes match, else the kernel cache's
 // get-or-create. While the input shapes repeat, a node whose last dispatch
 // left nothing to redo (its values, kernel and buffers) is settled and goes
-// straight to its kernel, so steady-state dispatch costs a call per node. Outputs of known shape are allocated by the executor from
-// buffers reused across runs; the others are allocated by the kernel through
-// the compute services. With a fixed-capacity KV cache, a present output
-// bound at its past input's dims and dtype is that input's buffer instead,
-// so the kernel appends in place and the caller's cache never moves. On a
-// device-graph slot, segments of capture-eligible nodes are captured once
-// warm and replayed while their bindings hold.
+// straight to its kernel, so steady-state dispatch costs a call per node. Outputs of known shape
+// are allocated by the executor from buffers reused across runs; the others are allocated by the
+// kernel through the compute services. With a fixed-capacity KV cache, a present output bound at
+// its past input's dims and dtype is that input's buffer instead, so the kernel appends in place
+// and the caller's cache never moves. On a device-graph slot, segments of capture-eligible nodes
+// are captured once warm and replayed while their bindings hold.
 //
 // If/Loop/Scan bodies get executors of their own, built with the graph and
 // run through RunSubgraph with outer-scope values bound from the enclosing
@@ -154,8 +153,9 @@ class Executor : private plugin_host::ComputeServices {
   std::vector<ValueSlot> slots_;
   std::vector<size_t> slot_of_value_;  // by value id
   std::vector<PlannedNode> nodes_;
-  std::vector<size_t> input_slots_;                               // graph inputs, in order
-  std::vector<size_t> output_slots_;                              // graph outputs, in order
+  std::vector<nxrt_value> node_values_;  // the nodes' ABI values; never resized after the plan
+  std::vector<size_t> input_slots_;      // graph inputs, in order
+  std::vector<size_t> output_slots_;     // graph outputs, in order
   std::vector<std::pair<size_t, const ValueSlot*>> outer_scope_;  // slot, enclosing slot
   std::map<std::pair<uint32_t, std::string>, std::unique_ptr<Executor>, std::less<>> bodies_;
   // Fixed-capacity KV read by an EP through a copy in its own memory:

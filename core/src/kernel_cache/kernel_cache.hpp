@@ -112,14 +112,18 @@ class KernelCache {
   // As GetPrebound, without counting or marking.
   bool HasPrebound(const PreBinding& binding, std::span<const InputShape> shapes) const;
 
-  // For a caller whose shapes have not changed since the lookup that bound
-  // `binding`: whether its kernel is still cached, without comparing shapes,
-  // locking or marking it used. While the caller dispatches no other variant
-  // of the node, the kernel stays its node's most recently used, so the
-  // mark would not change the eviction order. The caller counts these hits
-  // itself and adds them with AddPreboundHits, once for many nodes. Call only
-  // while no other thread can publish (inside a session's serialised run).
+  // Whether the kernel `binding` names is still cached, without comparing
+  // shapes or locking: true while the cache has erased nothing since the
+  // lookup that bound it. Call only while no other thread can publish
+  // (inside a session's serialised run).
   bool StillBound(const PreBinding& binding) const;
+  // How many entries the cache has erased so far. A caller that found its
+  // kernel StillBound may skip lookups while this count stays put: while it
+  // dispatches no other variant of the node, its kernel stays the node's
+  // most recently used, so marking it would not change the eviction order.
+  // Such a caller counts its hits itself and adds them with
+  // AddPreboundHits, once for many nodes.
+  uint64_t erasures() const { return erasures_.load(std::memory_order_relaxed); }
   void AddPreboundHits(uint64_t hits);
 
   // The kernel of `request`'s node at its input shapes, made and published on

@@ -47,11 +47,11 @@ void RunBinary(const BroadcastPlan<2>& plan, const nxrt_tensor& a_tensor,
   const TB* b = DataAs<TB>(b_tensor);
   Out* y = MutableDataAs<Out>(out_tensor);
   const Op op{params};
-  const int64_t sa = plan.strides[0].back();
-  const int64_t sb = plan.strides[1].back();
+  const int64_t sa = plan.inner_strides[0];
+  const int64_t sb = plan.inner_strides[1];
   // One flat row (equal shapes, a scalar operand) skips the row walk, which
   // dominates small tensors.
-  if (plan.loop_dims.size() == 1) {
+  if (plan.single_row) {
     BinaryRow(op, a, sa, b, sb, y, plan.count);
     return;
   }
@@ -153,37 +153,54 @@ class BinaryKernel : public CpuKernel {
   // of PRelu before opset 7) rather than broadcast from the right.
   BinaryKernel(BinaryFn fn, BinaryParams params, nxrt_dtype out_dtype, const std::string& op,
                std::span<const nxrt_shape> inputs, bool channel_b = false)
-      : CpuKernel(true), fn_(fn), params_(params), out_dtype_(out_dtype), op_(op) {
-    a_dims_.assign(inputs[0].dims, inputs[0].dims + inputs[0].rank);
-    b_dims_.assign(inputs[1].dims, inputs[1].dims + inputs[1].rank);
-    Dims b_plan = b_dims_;
-    if (channel_b && b_dims_.size() == 1 && a_dims_.size() >= 2 && b_dims_[0] == a_dims_[1]) {
-      b_plan.assign(a_dims_.size() - 1, 1);
-      b_plan[0] = b_dims_[0];
+      : CpuKernel(true),
+        fn_(fn),
+        params_(params),
+        out_dtype_(out_dtype),
+        a_rank_(inputs[0].rank),
+        b_rank_(inputs[1].rank),
+        op_(op) {
+    const Dims a_dims(inputs[0].dims, inputs[0].dims + inputs[0].rank);
+    const Dims b_dims(inputs[1].dims, inputs[1].dims + inputs[1].rank);
+    Dims b_plan = b_dims;
+    if (channel_b && b_dims.size() == 1 && a_dims.size() >= 2 && b_dims[0] == a_dims[1]) {
+      b_plan.assign(a_dims.size() - 1, 1);
+      b_plan[0] = b_dims[0];
     }
-    plan_ = MakeBroadcastPlan<2>({a_dims_, b_plan}, op_);
+    plan_ = MakeBroadcastPlan<2>({a_dims, b_plan}, op_);
+    dims_ = a_dims;
+    dims_.insert(dims_.end(), b_dims.begin(), b_dims.end());
+    dims_.insert(dims_.end(), plan_.out_dims.begin(), plan_.out_dims.end());
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& a = inputs[0].tensor;
     const nxrt_tensor& b = inputs[1].tensor;
-    if (!DimsEqual(DimsSpan(a), a_dims_) || !DimsEqual(DimsSpan(b), b_dims_)) {
-      FailInvalid(op_ + ": kernel made for " + DimsText(a_dims_) + " and " + DimsText(b_dims_) +
+    const std::span<const int64_t> a_dims(dims_.data(), a_rank_);
+    const std::span<const int64_t> b_dims(dims_.data() + a_rank_, b_rank_);
+    if (!DimsEqual(DimsSpan(a), a_dims) || !DimsEqual(DimsSpan(b), b_dims)) {
+      FailInvalid(op_ + ": kernel made for " + DimsText(a_dims) + " and " + DimsText(b_dims) +
                   " got " + DimsText(DimsSpan(a)) + " and " + DimsText(DimsSpan(b)));
     }
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, out_dtype_, plan_.out_dims);
+    const std::span<const int64_t> out_dims(dims_.data() + a_rank_ + b_rank_,
+                                            dims_.size() - a_rank_ - b_rank_);
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, out_dtype_, out_dims);
     fn_(plan_, a, b, out, params_);
   }
 
  private:
+  // What every dispatch reads comes first, so a dispatch over a few
+  // elements touches few lines of the kernel. The dims of a, b and the
+  // output lie back to back in one allocation.
   BinaryFn fn_;
   BinaryParams params_;
   nxrt_dtype out_dtype_;
-  std::string op_;
-  Dims a_dims_;
-  Dims b_dims_;
+  size_t a_rank_;
+  size_t b_rank_;
+  Dims dims_;
   BroadcastPlan<2> plan_;
+  std::string op_;
 };
 
 // Both operands of one dtype in `List`; the output is that dtype, or bool
