@@ -1,5 +1,6 @@
 #include "claim_rules.hpp"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -7,6 +8,7 @@
 
 #include "dtype.hpp"
 #include "kernels/attention_limits.hpp"
+#include "window_geometry.hpp"
 
 namespace nxrt::cuda {
 namespace {
@@ -262,10 +264,11 @@ ClaimResult ClaimGroupQueryAttention(const sdk::Node& node, int64_t, Inputs inpu
        {kGqaQuery, kGqaKey, kGqaValue, kGqaPastKey, kGqaPastValue, kGqaCosCache, kGqaSinCache}) {
     if (i != kGqaQuery && !Present(inputs, i)) continue;
     NXRT_CLAIM_CHECK(RequireTensors(inputs, {i}, true));
-    if (inputs[i].dtype != NXRT_DTYPE_FLOAT32) {
+    if (inputs[i].dtype != inputs[kGqaQuery].dtype) {
       return ClaimResult::Declined(op + ": input " + std::to_string(i) + " is " +
-                                   DtypeName(inputs[i].dtype) +
-                                   "; CUDA GroupQueryAttention computes float32 only");
+                                   DtypeName(inputs[i].dtype) + " but query is " +
+                                   DtypeName(inputs[kGqaQuery].dtype) +
+                                   "; CUDA GroupQueryAttention needs one float type throughout");
     }
   }
   if (Present(inputs, kGqaPastKey) != Present(inputs, kGqaPastValue)) {
@@ -286,13 +289,13 @@ ClaimResult ClaimGroupQueryAttention(const sdk::Node& node, int64_t, Inputs inpu
   }
   const nxrt_value_info& query = inputs[kGqaQuery];
   if (query.rank != 3) return ClaimResult::Declined(op + ": query must be rank 3");
-  if (query.dims[2].value > 0 && query.dims[2].value / heads > kGqaMaxDepth) {
-    return ClaimResult::Declined(op + ": head size above " + std::to_string(kGqaMaxDepth) +
+  if (query.dims[2].value > 0 && query.dims[2].value / heads > kAttentionMaxDepth) {
+    return ClaimResult::Declined(op + ": head size above " + std::to_string(kAttentionMaxDepth) +
                                  " is not implemented on CUDA");
   }
   if (Present(inputs, kGqaPastKey) && inputs[kGqaPastKey].rank == 4 &&
-      inputs[kGqaPastKey].dims[2].value > kGqaMaxCapacity) {
-    return ClaimResult::Declined(op + ": a KV cache above " + std::to_string(kGqaMaxCapacity) +
+      inputs[kGqaPastKey].dims[2].value > kAttentionMaxKeys) {
+    return ClaimResult::Declined(op + ": a KV cache above " + std::to_string(kAttentionMaxKeys) +
                                  " rows is not implemented on CUDA");
   }
   if (node.AttrInt("do_rotary", 0) == 1 &&
@@ -327,6 +330,283 @@ ClaimResult ClaimGroupQueryAttention(const sdk::Node& node, int64_t, Inputs inpu
       return ClaimResult::Declined(op + ": attribute " + attr +
                                    " (quantized KV cache) is not implemented on CUDA");
     }
+  }
+  return ClaimResult::Claimed();
+}
+
+// RotaryEmbedding: the default domain's (opset 23: X, cos_cache, sin_cache,
+// position_ids) or com.microsoft's (input, position_ids, cos_cache,
+// sin_cache).
+ClaimResult ClaimRotaryEmbedding(const sdk::Node& node, int64_t opset, Inputs inputs) {
+  const bool contrib = node.domain() == "com.microsoft";
+  const std::string op = "RotaryEmbedding '" + std::string(node.name()) + "'";
+  if (!contrib && opset < 23) {
+    return ClaimResult::Declined(op + ": the default domain has RotaryEmbedding from opset 23");
+  }
+  const size_t cos = contrib ? 2 : 1;
+  const size_t positions = contrib ? 1 : 3;
+  for (size_t i : {size_t{0}, cos, cos + 1}) {
+    NXRT_CLAIM_CHECK(RequireTensors(inputs, {i}, true));
+    NXRT_CLAIM_CHECK(RequireSameDtype(inputs, 0, i));
+  }
+  const int64_t rank = inputs[0].rank;
+  if (rank != 3 && rank != 4) {
+    return ClaimResult::Declined(op + ": input must have rank 3 or 4");
+  }
+  if (Present(inputs, positions)) {
+    NXRT_CLAIM_CHECK(RequireTensors(inputs, {positions}, false));
+    if (inputs[positions].dtype != NXRT_DTYPE_INT64) {
+      return ClaimResult::Declined(op + ": position_ids must be int64");
+    }
+  } else if (contrib) {
+    return ClaimResult::Declined(op + ": com.microsoft RotaryEmbedding needs position_ids");
+  }
+  if (!contrib && rank == 3 && node.AttrInt("num_heads", 0) <= 0) {
+    return ClaimResult::Declined(op + ": a rank-3 input needs the num_heads attribute");
+  }
+  if (contrib && node.AttrInt("is_packed_batching", 0) != 0) {
+    return ClaimResult::Declined(op + ": is_packed_batching=1 is not implemented on CUDA");
+  }
+  if (contrib && node.AttrFloat("scale", 1.0f) != 1.0f) {
+    return ClaimResult::Declined(op + ": scale other than 1 is not implemented on CUDA");
+  }
+  return ClaimResult::Claimed();
+}
+
+// Default-domain Attention inputs (opset 23; nonpad_kv_seqlen from 24).
+enum AttentionInput : size_t {
+  kAttnQ = 0,
+  kAttnK = 1,
+  kAttnV = 2,
+  kAttnMask = 3,
+  kAttnPastKey = 4,
+  kAttnPastValue = 5,
+  kAttnNonpadKvSeqlen = 6,
+};
+
+// Whether static extents exceed `limit`; symbolic ones are checked when the
+// kernel is made.
+bool StaticAbove(const nxrt_value_info& info, int64_t axis, int64_t limit) {
+  return info.rank > axis && info.dims[axis].value > limit;
+}
+
+ClaimResult ClaimAttention(const sdk::Node& node, int64_t opset, Inputs inputs) {
+  const std::string op = "Attention '" + std::string(node.name()) + "'";
+  if (opset < 23 || opset > 24) {
+    return ClaimResult::Declined(op + ": Attention-" + std::to_string(opset) +
+                                 " is not implemented on CUDA (opsets 23 and 24 are)");
+  }
+  for (size_t i : {kAttnQ, kAttnK, kAttnV, kAttnPastKey, kAttnPastValue}) {
+    if (i > kAttnV && !Present(inputs, i)) continue;
+    NXRT_CLAIM_CHECK(RequireTensors(inputs, {i}, true));
+    NXRT_CLAIM_CHECK(RequireSameDtype(inputs, kAttnQ, i));
+  }
+  if (Present(inputs, kAttnPastKey) != Present(inputs, kAttnPastValue)) {
+    return ClaimResult::Declined(op + ": past_key and past_value must be given together");
+  }
+  const int64_t rank = inputs[kAttnQ].rank;
+  if ((rank != 3 && rank != 4) || inputs[kAttnK].rank != rank || inputs[kAttnV].rank != rank) {
+    return ClaimResult::Declined(op + ": Q, K and V must all be rank 3 or all rank 4");
+  }
+  if (Present(inputs, kAttnMask)) {
+    NXRT_CLAIM_CHECK(RequireTensors(inputs, {kAttnMask}, false));
+    const nxrt_dtype mask = inputs[kAttnMask].dtype;
+    if (mask != NXRT_DTYPE_BOOL && !IsComputeFloat(mask)) {
+      return ClaimResult::Declined(op + ": attn_mask is " + DtypeName(mask) +
+                                   "; CUDA takes bool, float32, float16 or bfloat16 masks");
+    }
+    if (inputs[kAttnMask].rank > 4) {
+      return ClaimResult::Declined(op + ": attn_mask has more than 4 dimensions");
+    }
+  }
+  if (Present(inputs, kAttnNonpadKvSeqlen)) {
+    return ClaimResult::Declined(op + ": nonpad_kv_seqlen is not implemented on CUDA");
+  }
+  for (const char* attr : {"left_window_size", "right_window_size"}) {
+    if (node.AttrInt(attr, -1) != -1) {
+      return ClaimResult::Declined(op + ": attribute " + attr + " is not implemented on CUDA");
+    }
+  }
+  const int64_t mode = node.AttrInt("qk_matmul_output_mode", 0);
+  if (mode < 0 || mode > 3) {
+    return ClaimResult::Declined(op + ": qk_matmul_output_mode " + std::to_string(mode) +
+                                 " is not defined (0 to 3)");
+  }
+  if (node.output_count() > 3 && !node.output_name(3).value_or("").empty()) {
+    return ClaimResult::Declined(op + ": output 3 (qk_matmul_output) is not produced on CUDA");
+  }
+  if (rank == 3) {
+    const int64_t heads = node.AttrInt("q_num_heads", 0);
+    const int64_t kv_heads = node.AttrInt("kv_num_heads", 0);
+    if (heads <= 0 || kv_heads <= 0 || heads % kv_heads != 0) {
+      return ClaimResult::Declined(op +
+                                   ": rank-3 inputs need q_num_heads a positive multiple of "
+                                   "kv_num_heads");
+    }
+    if (inputs[kAttnQ].dims[2].value / heads > kAttentionMaxDepth ||
+        inputs[kAttnV].dims[2].value / kv_heads > kAttentionMaxDepth) {
+      return ClaimResult::Declined(op + ": head size above " + std::to_string(kAttentionMaxDepth) +
+                                   " is not implemented on CUDA");
+    }
+  } else {
+    const int64_t heads = inputs[kAttnQ].dims[1].value;
+    const int64_t kv_heads = inputs[kAttnK].dims[1].value;
+    if (heads > 0 && kv_heads > 0 && heads % kv_heads != 0) {
+      return ClaimResult::Declined(op + ": the query head count is not a multiple of K's");
+    }
+    if (StaticAbove(inputs[kAttnQ], 3, kAttentionMaxDepth) ||
+        StaticAbove(inputs[kAttnV], 3, kAttentionMaxDepth)) {
+      return ClaimResult::Declined(op + ": head size above " + std::to_string(kAttentionMaxDepth) +
+                                   " is not implemented on CUDA");
+    }
+  }
+  if (StaticAbove(inputs[kAttnK], rank - 2, kAttentionMaxKeys) ||
+      (Present(inputs, kAttnPastKey) && StaticAbove(inputs[kAttnPastKey], 2, kAttentionMaxKeys))) {
+    return ClaimResult::Declined(op + ": more than " + std::to_string(kAttentionMaxKeys) +
+                                 " keys is not implemented on CUDA");
+  }
+  return ClaimResult::Claimed();
+}
+
+// Conv and the pools run through cuDNN in float32 and float16 over NCHW with
+// one or two spatial axes (global pools: any number).
+ClaimResult RequireCudnnInput(const sdk::Node& node, Inputs inputs, bool any_spatial_rank) {
+  const std::string op(node.op_type());
+  NXRT_CLAIM_CHECK(RequireTensors(inputs, {0}, true));
+  if (inputs[0].dtype == NXRT_DTYPE_BFLOAT16) {
+    return ClaimResult::Declined(op +
+                                 " in bfloat16 is not implemented on CUDA; cuDNN computes "
+                                 "float32 and float16 here");
+  }
+  const int64_t rank = inputs[0].rank;
+  if (rank < 0) return ClaimResult::Declined(op + " needs an input of known rank");
+  if (rank < 3) return ClaimResult::Declined(op + " needs N, C and spatial axes");
+  if (!any_spatial_rank && rank > 4) {
+    return ClaimResult::Declined(op + " over " + std::to_string(rank - 2) +
+                                 " spatial axes; CUDA handles 1 and 2");
+  }
+  return ClaimResult::Claimed();
+}
+
+ClaimResult RequireKnownAutoPad(const sdk::Node& node) {
+  const std::string auto_pad = node.AttrString("auto_pad", "NOTSET");
+  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
+      auto_pad != "SAME_LOWER") {
+    return ClaimResult::Declined(std::string(node.op_type()) + " auto_pad='" + auto_pad +
+                                 "' is not known");
+  }
+  return ClaimResult::Claimed();
+}
+
+ClaimResult ClaimConv(const sdk::Node& node, int64_t, Inputs inputs) {
+  NXRT_CLAIM_CHECK(RequireCudnnInput(node, inputs, false));
+  NXRT_CLAIM_CHECK(RequireTensors(inputs, {1}, true));
+  NXRT_CLAIM_CHECK(RequireSameDtype(inputs, 0, 1));
+  if (Present(inputs, 2)) {
+    NXRT_CLAIM_CHECK(RequireTensors(inputs, {2}, true));
+    NXRT_CLAIM_CHECK(RequireSameDtype(inputs, 0, 2));
+  }
+  if (inputs[1].rank >= 0 && inputs[1].rank != inputs[0].rank) {
+    return ClaimResult::Declined("Conv weights of rank " + std::to_string(inputs[1].rank) +
+                                 " for an input of rank " + std::to_string(inputs[0].rank));
+  }
+  return RequireKnownAutoPad(node);
+}
+
+// The spatial extents of X when all are static.
+std::optional<std::vector<int64_t>> StaticSpatialDims(const nxrt_value_info& x) {
+  std::vector<int64_t> dims;
+  for (int64_t d = 2; d < x.rank; ++d) {
+    if (x.dims[d].value < 0) return std::nullopt;
+    dims.push_back(x.dims[d].value);
+  }
+  return dims;
+}
+
+// Whether cuDNN averages as ONNX does: decided exactly at static extents;
+// at symbolic ones, only pads that are the same at every shape pass.
+ClaimResult RequireCudnnAverage(const sdk::Node& node, const nxrt_value_info& x) {
+  const bool include_pad = node.AttrInt("count_include_pad", 0) != 0;
+  const WindowAttributes attributes = WindowAttributes::Read(node);
+  if (const auto spatial = StaticSpatialDims(x)) {
+    try {
+      const std::vector<WindowAxis> axes =
+          ResolveWindow(attributes, *spatial, attributes.kernel_shape, "AveragePool");
+      if (auto problem = AverageWindowProblem(axes, include_pad)) {
+        return ClaimResult::Declined("AveragePool " + *problem + " is not implemented on CUDA");
+      }
+    } catch (const sdk::Error& error) {
+      return ClaimResult::Declined(error.what());
+    }
+    return ClaimResult::Claimed();
+  }
+  if (attributes.ceil_mode) {
+    return ClaimResult::Declined(
+        "AveragePool ceil_mode=1 at symbolic input extents is not "
+        "implemented on CUDA");
+  }
+  if (include_pad) return ClaimResult::Claimed();
+  const size_t half = attributes.pads.size() / 2;
+  const bool symmetric = std::equal(attributes.pads.begin(), attributes.pads.begin() + half,
+                                    attributes.pads.begin() + half, attributes.pads.end());
+  if (attributes.auto_pad.starts_with("SAME") || !symmetric) {
+    return ClaimResult::Declined(
+        "AveragePool count_include_pad=0 with pads that may differ "
+        "between the ends of an axis is not implemented on CUDA");
+  }
+  return ClaimResult::Claimed();
+}
+
+ClaimResult ClaimPool(const sdk::Node& node, int64_t, Inputs inputs) {
+  const std::string op(node.op_type());
+  NXRT_CLAIM_CHECK(RequireCudnnInput(node, inputs, false));
+  NXRT_CLAIM_CHECK(RequireKnownAutoPad(node));
+  if (node.AttrInts("kernel_shape").size() != static_cast<size_t>(inputs[0].rank - 2)) {
+    return ClaimResult::Declined(op + " needs kernel_shape for each spatial axis");
+  }
+  for (int64_t dilation : node.AttrInts("dilations")) {
+    if (dilation != 1) {
+      return ClaimResult::Declined(op + " with dilations is not implemented on CUDA");
+    }
+  }
+  if (op == "AveragePool") return RequireCudnnAverage(node, inputs[0]);
+  // storage_order only orders the Indices, which are declined here.
+  if (node.output_count() > 1 && !node.output_name(1).value_or("").empty()) {
+    return ClaimResult::Declined("MaxPool output 1 (Indices) is not produced on CUDA");
+  }
+  return ClaimResult::Claimed();
+}
+
+ClaimResult ClaimGlobalPool(const sdk::Node& node, int64_t, Inputs inputs) {
+  return RequireCudnnInput(node, inputs, true);
+}
+
+ClaimResult ClaimBatchNormalization(const sdk::Node& node, int64_t opset, Inputs inputs) {
+  // Training normalises with the batch's own statistics and updates the
+  // running ones; CUDA implements inference only.
+  const bool training = opset >= 14 ? node.AttrInt("training_mode", 0) != 0
+                        : opset < 7 ? node.AttrInt("is_test", 0) == 0
+                                    : false;
+  if (training) {
+    return ClaimResult::Declined("BatchNormalization in training mode is not implemented on CUDA");
+  }
+  if (node.output_count() > 1 && !node.output_name(1).value_or("").empty()) {
+    return ClaimResult::Declined(
+        "BatchNormalization outputs 1 and up (running statistics, "
+        "training mode) are not produced on CUDA");
+  }
+  if (opset < 9 && node.AttrInt("spatial", 1) == 0) {
+    return ClaimResult::Declined("BatchNormalization spatial=0 is not implemented on CUDA");
+  }
+  NXRT_CLAIM_CHECK(RequireTensors(inputs, {0, 1, 2, 3, 4}, true));
+  if (inputs[0].rank >= 0 && inputs[0].rank < 2) {
+    return ClaimResult::Declined("BatchNormalization needs an input with N and C axes");
+  }
+  for (size_t i = 2; i < 5; ++i) NXRT_CLAIM_CHECK(RequireSameDtype(inputs, 1, i));
+  if (inputs[1].dtype != inputs[0].dtype && inputs[1].dtype != NXRT_DTYPE_FLOAT32) {
+    return ClaimResult::Declined("BatchNormalization parameters of " + DtypeName(inputs[1].dtype) +
+                                 " for X of " + DtypeName(inputs[0].dtype) +
+                                 "; CUDA takes parameters of X's type or float32");
   }
   return ClaimResult::Claimed();
 }
@@ -367,6 +647,14 @@ const std::map<std::string, Rule, std::less<>>& Rules() {
       {"Concat", ClaimConcat},
       {"Slice", ClaimSlice},
       {"Cast", ClaimCast},
+      {"RotaryEmbedding", ClaimRotaryEmbedding},
+      {"Attention", ClaimAttention},
+      {"Conv", ClaimConv},
+      {"MaxPool", ClaimPool},
+      {"AveragePool", ClaimPool},
+      {"GlobalMaxPool", ClaimGlobalPool},
+      {"GlobalAveragePool", ClaimGlobalPool},
+      {"BatchNormalization", ClaimBatchNormalization},
   };
   return rules;
 }
@@ -375,6 +663,7 @@ const std::map<std::string, Rule, std::less<>>& Rules() {
 const std::map<std::string, Rule, std::less<>>& MicrosoftRules() {
   static const std::map<std::string, Rule, std::less<>> rules = {
       {"GroupQueryAttention", ClaimGroupQueryAttention},
+      {"RotaryEmbedding", ClaimRotaryEmbedding},
   };
   return rules;
 }

@@ -50,6 +50,8 @@ CudaEp::CudaEp(const sdk::Host& host, const sdk::Options& options)
     CheckCublas(cublasLtCreate(&context_.blas_lt), "cublasLtCreate");
     CheckCuda(cudaMalloc(&context_.blas_workspace, kBlasWorkspaceBytes), "cudaMalloc(workspace)");
     context_.blas_workspace_bytes = kBlasWorkspaceBytes;
+    CheckCudnn(cudnnCreate(&context_.dnn), "cudnnCreate");
+    CheckCudnn(cudnnSetStream(context_.dnn, context_.stream), "cudnnSetStream");
   } catch (const sdk::Error& error) {
     Release();
     if (error.code() == NXRT_STATUS_UNAVAILABLE) NoDevice(error.what());
@@ -72,6 +74,8 @@ void CudaEp::Release() {
     if (spare) cudaGraphExecDestroy(spare);
     spare = nullptr;
   }
+  if (context_.dnn) cudnnDestroy(context_.dnn);
+  context_.dnn = nullptr;
   if (context_.blas_workspace) cudaFree(context_.blas_workspace);
   context_.blas_workspace = nullptr;
   if (context_.blas_lt) cublasLtDestroy(context_.blas_lt);

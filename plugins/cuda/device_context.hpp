@@ -1,10 +1,12 @@
 // What every CUDA kernel of one EP instance shares: the device, the one
-// stream all work is ordered on, and the cuBLASLt handle with its workspace.
+// stream all work is ordered on, the cuBLASLt handle with its workspace, and
+// the cuDNN handle (bound to that stream).
 // Kernels never outlive their EP, so they hold a plain reference.
 #pragma once
 
 #include <cublasLt.h>
 #include <cuda_runtime_api.h>
+#include <cudnn.h>
 
 #include <cstddef>
 
@@ -17,6 +19,7 @@ struct DeviceContext {
   // One workspace suffices: every matmul runs on the same stream.
   void* blas_workspace = nullptr;
   size_t blas_workspace_bytes = 0;
+  cudnnHandle_t dnn = nullptr;
 };
 
 }  // namespace nxrt::cuda

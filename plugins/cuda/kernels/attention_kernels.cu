@@ -1,15 +1,19 @@
-// GroupQueryAttention on the device, float32: one kernel appends the new K/V
-// rows to the present caches, then one thread block per (query position,
-// head, batch) scores its valid keys into shared memory, takes a numerically
-// stable softmax with block reductions and sums the V rows. Lengths come from
-// device memory, so both launches are capture-safe.
+// GroupQueryAttention on the device, float32, float16 or bfloat16 computed in
+// float: one kernel appends the new K/V rows to the present caches, then one
+// thread block per (query position, head, batch) scores its valid keys into
+// shared memory, takes a numerically stable softmax with block reductions and
+// sums the V rows. Lengths come from device memory, so both launches are
+// capture-safe.
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <string>
 
 #include "cuda_check.hpp"
+#include "dtype.hpp"
 #include "kernels/attention_launch.hpp"
+#include "kernels/device_math.cuh"
+#include "kernels/rotary_math.cuh"
 
 namespace nxrt::cuda {
 namespace {
@@ -41,27 +45,20 @@ __device__ Phase PhaseOf(const GqaArgs& a, int64_t b) {
   return phase;
 }
 
-// Element `d` of head vector `x` rotated to `position`: element i pairs with
-// i + rotary_dim / 2 (half split) or 2i with 2i + 1 (interleaved).
-__device__ float Rotated(const GqaArgs& a, const float* x, int64_t d, int64_t position) {
-  if (d >= a.rotary_dim) return x[d];
+// Element `d` of head vector `x` rotated to `position`; NaN at a position
+// outside the caches.
+template <typename T>
+__device__ float Rotated(const GqaArgs& a, const T* x, int64_t d, int64_t position) {
+  if (d >= a.rotary_dim) return ToFloat(x[d]);
   if (position < 0 || position >= a.cache_rows) return NAN;
   const int64_t half = a.rotary_dim / 2;
-  int64_t i = 0;
-  float partner = 0.0f;
-  if (a.interleaved) {
-    i = d / 2;
-    partner = d % 2 == 0 ? -x[d + 1] : x[d - 1];
-  } else {
-    i = d < half ? d : d - half;
-    partner = d < half ? -x[d + half] : x[d - half];
-  }
-  const float c = a.cos_cache[position * half + i];
-  const float s = a.sin_cache[position * half + i];
-  return x[d] * c + partner * s;
+  const T* cos = static_cast<const T*>(a.cos_cache) + position * half;
+  const T* sin = static_cast<const T*>(a.sin_cache) + position * half;
+  return RotaryElement(x, cos, sin, d, a.rotary_dim, a.interleaved);
 }
 
 // Grid (capacity, batch * kv_heads), one thread per head element.
+template <typename T>
 __global__ void AppendKvKernel(GqaArgs a) {
   const int64_t row = blockIdx.x;
   const int64_t slab = blockIdx.y;
@@ -70,50 +67,31 @@ __global__ void AppendKvKernel(GqaArgs a) {
   const int64_t d = threadIdx.x;
   const Phase phase = PhaseOf(a, b);
   if (!phase.ok) return;
+  T* present_key = static_cast<T*>(a.present_key);
+  T* present_value = static_cast<T*>(a.present_value);
   const bool shared = a.past_key == a.present_key && a.past_capacity == a.capacity;
   const int64_t at = (slab * a.capacity + row) * a.depth + d;
   if (row >= phase.past && row < phase.past + a.seq) {
     const int64_t s = row - phase.past;
     const int64_t from = ((b * a.seq + s) * a.kv_heads + h) * a.depth;
-    a.present_key[at] = Rotated(a, a.key + from, d, row);
-    a.present_value[at] = a.value[from + d];
+    present_key[at] = FromFloat<T>(Rotated(a, static_cast<const T*>(a.key) + from, d, row));
+    present_value[at] = static_cast<const T*>(a.value)[from + d];
   } else if (shared) {
     return;
   } else if (row < phase.past) {
     const int64_t from = (slab * a.past_capacity + row) * a.depth + d;
-    a.present_key[at] = a.past_key[from];
-    a.present_value[at] = a.past_value[from];
+    present_key[at] = static_cast<const T*>(a.past_key)[from];
+    present_value[at] = static_cast<const T*>(a.past_value)[from];
   } else {
     // ONNX Runtime leaves the rows after the new ones zeroed.
-    a.present_key[at] = 0.0f;
-    a.present_value[at] = 0.0f;
+    present_key[at] = FromFloat<T>(0.0f);
+    present_value[at] = FromFloat<T>(0.0f);
   }
-}
-
-enum class Combine { kSum, kMax };
-
-// Every thread of the block receives the combined value.
-template <Combine kind>
-__device__ float BlockReduce(float value, float* scratch) {
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const float other = __shfl_xor_sync(0xffffffffu, value, offset);
-    value = kind == Combine::kSum ? value + other : fmaxf(value, other);
-  }
-  const unsigned warp = threadIdx.x / 32;
-  const unsigned lane = threadIdx.x % 32;
-  __syncthreads();  // scratch may still be read by a previous reduction
-  if (lane == 0) scratch[warp] = value;
-  __syncthreads();
-  value = lane < kWarps ? scratch[lane] : (kind == Combine::kSum ? 0.0f : -INFINITY);
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const float other = __shfl_xor_sync(0xffffffffu, value, offset);
-    value = kind == Combine::kSum ? value + other : fmaxf(value, other);
-  }
-  return value;
 }
 
 // Grid (seq, heads, batch); shared memory holds the rotated query, one score
 // per key and the reduction scratch.
+template <typename T>
 __global__ void AttendKernel(GqaArgs a) {
   extern __shared__ float shared[];
   float* q = shared;
@@ -123,43 +101,33 @@ __global__ void AttendKernel(GqaArgs a) {
   const int64_t head = blockIdx.y;
   const int64_t b = blockIdx.z;
   const int64_t width = a.heads * a.depth;
-  float* out = a.output + (b * a.seq + s) * width + head * a.depth;
+  T* out = static_cast<T*>(a.output) + (b * a.seq + s) * width + head * a.depth;
   const Phase phase = PhaseOf(a, b);
   if (!phase.ok) {
-    for (int64_t d = threadIdx.x; d < a.depth; d += blockDim.x) out[d] = NAN;
+    for (int64_t d = threadIdx.x; d < a.depth; d += blockDim.x) out[d] = FromFloat<T>(NAN);
     return;
   }
-  const float* q_row = a.query + (b * a.seq + s) * width + head * a.depth;
+  const T* q_row = static_cast<const T*>(a.query) + (b * a.seq + s) * width + head * a.depth;
   for (int64_t d = threadIdx.x; d < a.depth; d += blockDim.x) {
     q[d] = Rotated(a, q_row, d, phase.past + s);
   }
   __syncthreads();
   const int64_t kv_head = head / (a.heads / a.kv_heads);
   const int64_t slab = (b * a.kv_heads + kv_head) * a.capacity * a.depth;
-  const float* keys = a.present_key + slab;
-  const float* values = a.present_value + slab;
+  const T* keys = static_cast<const T*>(a.present_key) + slab;
+  const T* values = static_cast<const T*>(a.present_value) + slab;
   const int64_t count = min(phase.past + s + 1, phase.valid);  // causal
-  float largest = -INFINITY;
   for (int64_t j = threadIdx.x; j < count; j += blockDim.x) {
-    const float* k = keys + j * a.depth;
+    const T* k = keys + j * a.depth;
     float dot = 0.0f;
-    for (int64_t d = 0; d < a.depth; ++d) dot += q[d] * k[d];
+    for (int64_t d = 0; d < a.depth; ++d) dot += q[d] * ToFloat(k[d]);
     scores[j] = dot * a.scale;
-    largest = fmaxf(largest, scores[j]);
   }
-  largest = BlockReduce<Combine::kMax>(largest, scratch);
-  float sum = 0.0f;
-  for (int64_t j = threadIdx.x; j < count; j += blockDim.x) {
-    scores[j] = expf(scores[j] - largest);
-    sum += scores[j];
-  }
-  sum = BlockReduce<Combine::kSum>(sum, scratch);
-  __syncthreads();  // every score is final before any thread reads them all
-  const float inverse = 1.0f / sum;
+  const float inverse = BlockSoftmaxInPlace(scores, count, scratch);
   for (int64_t d = threadIdx.x; d < a.depth; d += blockDim.x) {
     float acc = 0.0f;
-    for (int64_t j = 0; j < count; ++j) acc += scores[j] * values[j * a.depth + d];
-    out[d] = acc * inverse;
+    for (int64_t j = 0; j < count; ++j) acc += scores[j] * ToFloat(values[j * a.depth + d]);
+    out[d] = FromFloat<T>(acc * inverse);
   }
 }
 
@@ -167,23 +135,30 @@ __global__ void AttendKernel(GqaArgs a) {
 
 void LaunchGroupQueryAttention(const GqaArgs& args, cudaStream_t stream) {
   if (args.batch == 0 || args.seq == 0) return;
-  if (args.depth > kGqaMaxDepth || args.capacity > kGqaMaxCapacity) {
+  if (args.depth > kAttentionMaxDepth || args.capacity > kAttentionMaxKeys) {
     throw sdk::Error(NXRT_STATUS_UNSUPPORTED,
                      "GroupQueryAttention: head size " + std::to_string(args.depth) +
                          " or KV capacity " + std::to_string(args.capacity) +
-                         " exceeds the CUDA kernel's " + std::to_string(kGqaMaxDepth) + " and " +
-                         std::to_string(kGqaMaxCapacity) + "; run it on the CPU EP");
+                         " exceeds the CUDA kernel's " + std::to_string(kAttentionMaxDepth) +
+                         " and " + std::to_string(kAttentionMaxKeys) + "; run it on the CPU EP");
   }
-  AppendKvKernel<<<dim3(static_cast<unsigned>(args.capacity),
-                        static_cast<unsigned>(args.batch * args.kv_heads)),
-                   static_cast<unsigned>(args.depth), 0, stream>>>(args);
-  CheckLaunch("GroupQueryAttention KV append kernel launch");
   const size_t shared_bytes =
       static_cast<size_t>(args.depth + kWarps + args.capacity) * sizeof(float);
-  AttendKernel<<<dim3(static_cast<unsigned>(args.seq), static_cast<unsigned>(args.heads),
-                      static_cast<unsigned>(args.batch)),
-                 kThreads, shared_bytes, stream>>>(args);
-  CheckLaunch("GroupQueryAttention attention kernel launch");
+  const bool known = DispatchFloat(args.dtype, [&](auto t_tag) {
+    using T = decltype(t_tag);
+    AppendKvKernel<T><<<dim3(static_cast<unsigned>(args.capacity),
+                             static_cast<unsigned>(args.batch * args.kv_heads)),
+                        static_cast<unsigned>(args.depth), 0, stream>>>(args);
+    CheckLaunch("GroupQueryAttention KV append kernel launch");
+    AttendKernel<T><<<dim3(static_cast<unsigned>(args.seq), static_cast<unsigned>(args.heads),
+                           static_cast<unsigned>(args.batch)),
+                      kThreads, shared_bytes, stream>>>(args);
+    CheckLaunch("GroupQueryAttention attention kernel launch");
+  });
+  if (!known) {
+    throw sdk::Error(NXRT_STATUS_UNSUPPORTED,
+                     "no CUDA GroupQueryAttention kernel for " + DtypeName(args.dtype));
+  }
 }
 
 }  // namespace nxrt::cuda

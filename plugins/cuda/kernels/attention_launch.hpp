@@ -9,25 +9,28 @@
 #include <cstdint>
 
 #include "kernels/attention_limits.hpp"
+#include "nxrt/ep_abi.h"
 
 namespace nxrt::cuda {
 
-// Float32 tensors, dense row-major. `past_key`/`past_value` may be null (no
-// past) or equal the present buffers (fixed capacity: only new rows are
-// written). `cos_cache`/`sin_cache` are null without rotary embedding.
+// Tensors of `dtype` (float32, float16 or bfloat16; the arithmetic is float),
+// dense row-major. `past_key`/`past_value` may be null (no past) or equal the
+// present buffers (fixed capacity: only new rows are written).
+// `cos_cache`/`sin_cache` are null without rotary embedding.
 struct GqaArgs {
-  const float* query = nullptr;     // [batch, seq, heads * depth]
-  const float* key = nullptr;       // [batch, seq, kv_heads * depth]
-  const float* value = nullptr;     // [batch, seq, kv_heads * depth]
-  const float* past_key = nullptr;  // [batch, kv_heads, past_capacity, depth]
-  const float* past_value = nullptr;
+  nxrt_dtype dtype = NXRT_DTYPE_UNDEFINED;
+  const void* query = nullptr;     // [batch, seq, heads * depth]
+  const void* key = nullptr;       // [batch, seq, kv_heads * depth]
+  const void* value = nullptr;     // [batch, seq, kv_heads * depth]
+  const void* past_key = nullptr;  // [batch, kv_heads, past_capacity, depth]
+  const void* past_value = nullptr;
   const int32_t* seqlens_k = nullptr;              // [batch], valid total length - 1
   const int32_t* total_sequence_length = nullptr;  // one element
-  const float* cos_cache = nullptr;                // [cache_rows, rotary_dim / 2]
-  const float* sin_cache = nullptr;
-  float* output = nullptr;       // [batch, seq, heads * depth]
-  float* present_key = nullptr;  // [batch, kv_heads, capacity, depth]
-  float* present_value = nullptr;
+  const void* cos_cache = nullptr;                 // [cache_rows, rotary_dim / 2]
+  const void* sin_cache = nullptr;
+  void* output = nullptr;       // [batch, seq, heads * depth]
+  void* present_key = nullptr;  // [batch, kv_heads, capacity, depth]
+  void* present_value = nullptr;
   int64_t batch = 0;
   int64_t seq = 0;
   int64_t heads = 0;

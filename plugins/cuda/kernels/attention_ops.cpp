@@ -1,10 +1,10 @@
-// com.microsoft GroupQueryAttention, float32, with separate Q/K/V and an
-// optional half-split or interleaved rotary embedding. The present caches are
-// [batch, kv_heads, capacity, depth]. The capacity is known without reading
-// total_sequence_length on the host: a preallocated output states it; a node
-// whose declared present length is the past's (fixed-capacity decoding) keeps
-// the past capacity; otherwise the cache grows to past + new rows, as shape
-// inference has it.
+// com.microsoft GroupQueryAttention in float32, float16 or bfloat16 (all of
+// one type), with separate Q/K/V and an optional half-split or interleaved
+// rotary embedding. The present caches are [batch, kv_heads, capacity,
+// depth]. The capacity is known without reading total_sequence_length on the
+// host: a preallocated output states it; a node whose declared present length
+// is the past's (fixed-capacity decoding) keeps the past capacity; otherwise
+// the cache grows to past + new rows, as shape inference has it.
 #include <cmath>
 #include <string>
 #include <string_view>
@@ -49,6 +49,7 @@ class GroupQueryAttentionKernel : public CudaKernel {
       Fail("needs query, key and value of rank 3; give them unpacked");
     }
     const nxrt_shape& query = shapes[kQuery];
+    args_.dtype = query.dtype;
     args_.batch = query.dims[0];
     args_.seq = query.dims[1];
     if (args_.heads <= 0 || query.dims[2] % args_.heads != 0) {
@@ -108,37 +109,37 @@ class GroupQueryAttentionKernel : public CudaKernel {
     }
     GqaArgs args = args_;
     const int64_t width = args.heads * args.depth;
-    nxrt_tensor& out = Output(ctx, outputs, 0, NXRT_DTYPE_FLOAT32,
-                              std::vector<int64_t>{args.batch, args.seq, width});
+    nxrt_tensor& out =
+        Output(ctx, outputs, 0, args.dtype, std::vector<int64_t>{args.batch, args.seq, width});
     // A preallocated present cache states its capacity; otherwise it grows.
     int64_t capacity = fixed_capacity_ ? args.past_capacity : args.past_capacity + args.seq;
     if (outputs[1].tensor.data != nullptr && outputs[1].tensor.rank == 4) {
       capacity = outputs[1].tensor.dims[2];
     }
     const std::vector<int64_t> present_dims{args.batch, args.kv_heads, capacity, args.depth};
-    nxrt_tensor& present_key = Output(ctx, outputs, 1, NXRT_DTYPE_FLOAT32, present_dims);
-    nxrt_tensor& present_value = Output(ctx, outputs, 2, NXRT_DTYPE_FLOAT32, present_dims);
+    nxrt_tensor& present_key = Output(ctx, outputs, 1, args.dtype, present_dims);
+    nxrt_tensor& present_value = Output(ctx, outputs, 2, args.dtype, present_dims);
     if (present_value.rank != 4 || present_value.dims[2] != capacity) {
       Fail("present_key and present_value must have the same capacity");
     }
     args.capacity = capacity;
-    args.query = static_cast<const float*>(inputs[kQuery].tensor.data);
-    args.key = static_cast<const float*>(inputs[kKey].tensor.data);
-    args.value = static_cast<const float*>(inputs[kValue].tensor.data);
+    args.query = inputs[kQuery].tensor.data;
+    args.key = inputs[kKey].tensor.data;
+    args.value = inputs[kValue].tensor.data;
     if (Given(inputs, kPastKey)) {
-      args.past_key = static_cast<const float*>(inputs[kPastKey].tensor.data);
-      args.past_value = static_cast<const float*>(inputs[kPastValue].tensor.data);
+      args.past_key = inputs[kPastKey].tensor.data;
+      args.past_value = inputs[kPastValue].tensor.data;
     }
     args.seqlens_k = static_cast<const int32_t*>(inputs[kSeqlensK].tensor.data);
     args.total_sequence_length =
         static_cast<const int32_t*>(inputs[kTotalSequenceLength].tensor.data);
     if (args.rotary_dim > 0) {
-      args.cos_cache = static_cast<const float*>(inputs[kCosCache].tensor.data);
-      args.sin_cache = static_cast<const float*>(inputs[kSinCache].tensor.data);
+      args.cos_cache = inputs[kCosCache].tensor.data;
+      args.sin_cache = inputs[kSinCache].tensor.data;
     }
-    args.output = static_cast<float*>(out.data);
-    args.present_key = static_cast<float*>(present_key.data);
-    args.present_value = static_cast<float*>(present_value.data);
+    args.output = out.data;
+    args.present_key = present_key.data;
+    args.present_value = present_value.data;
     LaunchGroupQueryAttention(args, stream());
   }
   bool CaptureSafe() const override { return true; }

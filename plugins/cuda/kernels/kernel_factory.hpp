@@ -26,5 +26,20 @@ std::unique_ptr<sdk::Kernel> MakeRowKernel(const DeviceContext& context, const s
                                            std::span<const nxrt_shape> inputs, int64_t opset);
 std::unique_ptr<sdk::Kernel> MakeMovementKernel(const DeviceContext& context, const sdk::Node& node,
                                                 std::span<const nxrt_shape> inputs, int64_t opset);
+// RotaryEmbedding of both domains (rotary_ops.cpp).
+std::unique_ptr<sdk::Kernel> MakeRotaryKernel(const DeviceContext& context, const sdk::Node& node,
+                                              std::span<const nxrt_shape> inputs, int64_t opset);
+// The default-domain Attention (sdpa_ops.cpp).
+std::unique_ptr<sdk::Kernel> MakeSdpaKernel(const DeviceContext& context, const sdk::Node& node,
+                                            std::span<const nxrt_shape> inputs, int64_t opset);
+// Conv, the pools and BatchNormalization over NCHW (conv_ops.cpp, pool_ops.cpp,
+// batch_norm_ops.cpp).
+std::unique_ptr<sdk::Kernel> MakeConvKernel(const DeviceContext& context, const sdk::Node& node,
+                                            std::span<const nxrt_shape> inputs, int64_t opset);
+std::unique_ptr<sdk::Kernel> MakePoolKernel(const DeviceContext& context, const sdk::Node& node,
+                                            std::span<const nxrt_shape> inputs, int64_t opset);
+std::unique_ptr<sdk::Kernel> MakeBatchNormKernel(const DeviceContext& context,
+                                                 const sdk::Node& node,
+                                                 std::span<const nxrt_shape> inputs, int64_t opset);
 
 }  // namespace nxrt::cuda

@@ -15,28 +15,6 @@ namespace {
 constexpr unsigned kThreads = 256;
 constexpr unsigned kWarps = kThreads / 32;
 
-enum class Combine { kSum, kMax };
-
-// Every thread of the block receives the combined value.
-template <Combine kind>
-__device__ float BlockReduce(float value, float* scratch) {
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const float other = __shfl_xor_sync(0xffffffffu, value, offset);
-    value = kind == Combine::kSum ? value + other : fmaxf(value, other);
-  }
-  const unsigned warp = threadIdx.x / 32;
-  const unsigned lane = threadIdx.x % 32;
-  __syncthreads();  // scratch may still be read by a previous reduction
-  if (lane == 0) scratch[warp] = value;
-  __syncthreads();
-  value = lane < kWarps ? scratch[lane] : (kind == Combine::kSum ? 0.0f : -INFINITY);
-  for (int offset = 16; offset > 0; offset /= 2) {
-    const float other = __shfl_xor_sync(0xffffffffu, value, offset);
-    value = kind == Combine::kSum ? value + other : fmaxf(value, other);
-  }
-  return value;
-}
-
 template <typename T>
 __global__ void SoftmaxKernel(const T* in, T* out, int64_t cols) {
   __shared__ float scratch[kWarps];

@@ -235,6 +235,10 @@ std::vector<HostTensor> RunNode(ExecutionProvider& provider, SingleNodeGraph& gr
   g.opset_imports[""] = opset;
   auto& node = g.nodes[graph.node.index];
   for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].dtype == NXRT_DTYPE_UNDEFINED) {
+      node.inputs[i] = std::nullopt;
+      continue;
+    }
     auto& value = g.values[node.inputs[i]->index];
     value.dtype = static_cast<nxrt::graph::DataType>(inputs[i].dtype);
     if (constant_inputs.contains(i)) value.initializer = nxrt::graph::WeightRef{0};
@@ -271,6 +275,14 @@ std::vector<HostTensor> RunNode(ExecutionProvider& provider, SingleNodeGraph& gr
   std::vector<void*> buffers;
   std::vector<nxrt_value> values;
   for (const HostTensor& t : inputs) {
+    if (t.dtype == NXRT_DTYPE_UNDEFINED) {
+      nxrt_value none{};
+      none.struct_size = sizeof(none);
+      none.kind = NXRT_VALUE_NONE;
+      none.tensor.struct_size = sizeof(nxrt_tensor);
+      values.push_back(none);
+      continue;
+    }
     auto data = provider.Alloc(t.bytes.size(), 64);
     EXPECT_TRUE(data.ok()) << data.status().ToString();
     if (!data.ok()) return {};

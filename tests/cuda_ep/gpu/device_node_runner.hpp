@@ -37,7 +37,8 @@ std::shared_ptr<nxrt::plugin_host::ExecutionProvider> CudaProvider(std::string* 
 std::shared_ptr<nxrt::plugin_host::ExecutionProvider> CpuProvider();
 
 // Sets the graph's input dtypes from `inputs`, claims, makes the kernel and
-// computes once. Failures are test failures.
+// computes once; an input of dtype NXRT_DTYPE_UNDEFINED is an omitted
+// optional input. Failures are test failures.
 std::vector<HostTensor> RunNode(nxrt::plugin_host::ExecutionProvider& provider,
                                 SingleNodeGraph& graph, const std::vector<HostTensor>& inputs,
                                 int64_t opset, const std::set<size_t>& constant_inputs = {});

@@ -1,13 +1,13 @@
 // The CUDA EP's com.microsoft GroupQueryAttention against a float64 reference
 // computed here: the bundled decoder's geometry (8 heads, 2 KV heads, head
 // size 32) at a decode step with ragged valid lengths, a first prompt and a
-// later prompt, with half-split, interleaved and partial rotary embedding.
+// later prompt, with half-split, interleaved and partial rotary embedding, in
+// float32, float16 and bfloat16.
 // Skipped visibly on machines without a CUDA device.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <vector>
 
 #include "device_node_runner.hpp"
@@ -34,8 +34,14 @@ Attribute Int(const std::string& name, int64_t value) {
 
 std::vector<float> Floats(const HostTensor& t) {
   std::vector<float> values(t.count());
-  std::memcpy(values.data(), t.bytes.data(), values.size() * sizeof(float));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(t.at(i));
   return values;
+}
+
+// `x` rounded to `dtype`, as the kernel stores a rotated key in the cache.
+double RoundTo(nxrt_dtype dtype, double x) {
+  if (dtype == NXRT_DTYPE_FLOAT32) return x;
+  return nxrt_test::FloatTensor(dtype, {1}, {static_cast<float>(x)}).at(0);
 }
 
 struct Case {
@@ -46,6 +52,7 @@ struct Case {
   int64_t total = 0;
   int64_t rotary_half = kDepth / 2;
   bool interleaved = false;
+  nxrt_dtype dtype = NXRT_DTYPE_FLOAT32;
 };
 
 struct Reference {
@@ -90,7 +97,7 @@ Reference Compute(const Case& c, const std::vector<HostTensor>& in) {
           const int64_t at = ((b * c.seq + row - past) * kKvHeads + h) * kDepth;
           const auto rotated =
               Rotate(&k[at], cos.data(), sin.data(), c.rotary_half, row, c.interleaved);
-          std::copy(rotated.begin(), rotated.end(), pk_row);
+          for (int64_t d = 0; d < kDepth; ++d) pk_row[d] = RoundTo(c.dtype, rotated[d]);
           std::copy_n(&v[at], kDepth, pv_row);
         }
       }
@@ -124,12 +131,12 @@ Reference Compute(const Case& c, const std::vector<HostTensor>& in) {
 }
 
 void ExpectNear(const HostTensor& actual, const std::vector<double>& expected,
-                const std::vector<int64_t>& dims) {
+                const std::vector<int64_t>& dims, double tolerance) {
   ASSERT_EQ(actual.dims, dims);
   ASSERT_EQ(actual.count(), expected.size());
   size_t reported = 0;
   for (size_t i = 0; i < expected.size(); ++i) {
-    if (std::abs(actual.at(i) - expected[i]) > 1e-4 + 1e-4 * std::abs(expected[i]) &&
+    if (std::abs(actual.at(i) - expected[i]) > tolerance + tolerance * std::abs(expected[i]) &&
         reported++ < 5) {
       ADD_FAILURE() << "element " << i << ": " << actual.at(i) << " vs expected " << expected[i];
     }
@@ -160,15 +167,15 @@ class CudaGroupQueryAttention : public ::testing::Test {
       }
     }
     const std::vector<HostTensor> inputs = {
-        nxrt_test::EighthsTensor(NXRT_DTYPE_FLOAT32, {c.batch, c.seq, kHeads * kDepth}, 1),
-        nxrt_test::EighthsTensor(NXRT_DTYPE_FLOAT32, {c.batch, c.seq, kKvHeads * kDepth}, 2),
-        nxrt_test::EighthsTensor(NXRT_DTYPE_FLOAT32, {c.batch, c.seq, kKvHeads * kDepth}, 3),
-        nxrt_test::EighthsTensor(NXRT_DTYPE_FLOAT32, {c.batch, kKvHeads, c.past, kDepth}, 4),
-        nxrt_test::EighthsTensor(NXRT_DTYPE_FLOAT32, {c.batch, kKvHeads, c.past, kDepth}, 5),
+        nxrt_test::EighthsTensor(c.dtype, {c.batch, c.seq, kHeads * kDepth}, 1),
+        nxrt_test::EighthsTensor(c.dtype, {c.batch, c.seq, kKvHeads * kDepth}, 2),
+        nxrt_test::EighthsTensor(c.dtype, {c.batch, c.seq, kKvHeads * kDepth}, 3),
+        nxrt_test::EighthsTensor(c.dtype, {c.batch, kKvHeads, c.past, kDepth}, 4),
+        nxrt_test::EighthsTensor(c.dtype, {c.batch, kKvHeads, c.past, kDepth}, 5),
         nxrt_test::IntTensor(NXRT_DTYPE_INT32, {c.batch}, c.seqlens_k),
         nxrt_test::IntTensor(NXRT_DTYPE_INT32, {}, {c.total}),
-        nxrt_test::FloatTensor(NXRT_DTYPE_FLOAT32, {kCacheRows, c.rotary_half}, cos),
-        nxrt_test::FloatTensor(NXRT_DTYPE_FLOAT32, {kCacheRows, c.rotary_half}, sin),
+        nxrt_test::FloatTensor(c.dtype, {kCacheRows, c.rotary_half}, cos),
+        nxrt_test::FloatTensor(c.dtype, {kCacheRows, c.rotary_half}, sin),
     };
     std::vector<std::vector<TestDim>> dims;
     for (const HostTensor& t : inputs) dims.emplace_back(t.dims.begin(), t.dims.end());
@@ -184,24 +191,28 @@ class CudaGroupQueryAttention : public ::testing::Test {
     for (const char* name : {"present_key", "present_value"}) {
       nxrt::graph::Value present;
       present.name = name;
-      present.dtype = nxrt::graph::DataType::kFloat32;
+      present.dtype = static_cast<nxrt::graph::DataType>(c.dtype);
       node.outputs.push_back(g.AddValue(std::move(present)));
     }
     const auto actual = nxrt_test::RunNode(*cuda_, graph, inputs, 17);
     ASSERT_EQ(actual.size(), 3u);
     const Reference expected = Compute(c, inputs);
     const std::vector<int64_t> present_dims{c.batch, kKvHeads, c.past + c.seq, kDepth};
+    // Outputs are rounded to the tensor type; the arithmetic is float throughout.
+    const double tolerance = c.dtype == NXRT_DTYPE_FLOAT32   ? 1e-4
+                             : c.dtype == NXRT_DTYPE_FLOAT16 ? 2e-3
+                                                             : 1e-2;
     {
       SCOPED_TRACE("output");
-      ExpectNear(actual[0], expected.output, {c.batch, c.seq, kHeads * kDepth});
+      ExpectNear(actual[0], expected.output, {c.batch, c.seq, kHeads * kDepth}, tolerance);
     }
     {
       SCOPED_TRACE("present_key");
-      ExpectNear(actual[1], expected.present_key, present_dims);
+      ExpectNear(actual[1], expected.present_key, present_dims, tolerance);
     }
     {
       SCOPED_TRACE("present_value");
-      ExpectNear(actual[2], expected.present_value, present_dims);
+      ExpectNear(actual[2], expected.present_value, present_dims, tolerance);
     }
   }
 
@@ -223,6 +234,20 @@ TEST_F(CudaGroupQueryAttention, LaterPromptFollowsThePast) {
 TEST_F(CudaGroupQueryAttention, InterleavedAndPartialRotary) {
   Check({.batch = 1, .seq = 1, .past = 6, .seqlens_k = {6}, .total = 7, .interleaved = true});
   Check({.batch = 1, .seq = 1, .past = 6, .seqlens_k = {6}, .total = 7, .rotary_half = 8});
+}
+
+TEST_F(CudaGroupQueryAttention, SixteenBitTypesComputeInFloat) {
+  for (nxrt_dtype dtype : {NXRT_DTYPE_FLOAT16, NXRT_DTYPE_BFLOAT16}) {
+    SCOPED_TRACE(dtype);
+    Check({.batch = 2, .seq = 1, .past = 5, .seqlens_k = {5, 3}, .total = 6, .dtype = dtype});
+    Check({.batch = 1,
+           .seq = 3,
+           .past = 4,
+           .seqlens_k = {6},
+           .total = 7,
+           .interleaved = true,
+           .dtype = dtype});
+  }
 }
 
 }  // namespace

@@ -78,10 +78,10 @@ TEST(CudaClaims, MixedOperandTypesAreDeclined) {
 }
 
 TEST(CudaClaims, OpsWithoutAKernelAreDeclinedByName) {
-  const auto result =
-      Claim(MakeSingleNodeGraph("Conv", {{1, 1, 4, 4}, {1, 1, 3, 3}}, {1, 1, 2, 2}));
+  const auto result = Claim(MakeSingleNodeGraph("LpPool", {{1, 1, 4, 4}}, {1, 1, 2, 2},
+                                                {IntsAttribute("kernel_shape", {3, 3})}));
   EXPECT_FALSE(result.claimed);
-  EXPECT_THAT(result.reason, HasSubstr("Conv has no CUDA kernel"));
+  EXPECT_THAT(result.reason, HasSubstr("LpPool has no CUDA kernel"));
 }
 
 TEST(CudaClaims, OtherDomainsAreDeclined) {
@@ -274,12 +274,20 @@ TEST(CudaClaims, GroupQueryAttentionDeclinesWhatItDoesNotImplement) {
   }
 }
 
-TEST(CudaClaims, GroupQueryAttentionIsFloat32Only) {
+TEST(CudaClaims, GroupQueryAttentionInEveryFloatType) {
+  for (DataType dtype : {DataType::kFloat16, DataType::kBfloat16}) {
+    auto g = DecoderAttention();
+    for (size_t i : {0, 1, 2, 3, 4, 7, 8}) Input(g, i).dtype = dtype;
+    EXPECT_TRUE(Claim(g).claimed) << Claim(g).reason;
+  }
+}
+
+TEST(CudaClaims, GroupQueryAttentionNeedsOneFloatType) {
   auto g = DecoderAttention();
-  for (size_t i : {0, 1, 2, 3, 4, 7, 8}) Input(g, i).dtype = DataType::kFloat16;
+  Input(g, 3).dtype = DataType::kFloat16;
   const auto result = Claim(g);
   EXPECT_FALSE(result.claimed);
-  EXPECT_THAT(result.reason, HasSubstr("float32 only"));
+  EXPECT_THAT(result.reason, HasSubstr("one float type"));
 }
 
 TEST(CudaClaims, GroupQueryAttentionNeedsInt32Lengths) {
@@ -299,18 +307,295 @@ TEST(CudaClaims, GroupQueryAttentionWithoutPresentOutputsIsDeclined) {
 }
 
 TEST(CudaClaims, OtherMicrosoftOpsAreDeclinedByName) {
-  auto g = MakeSingleNodeGraph("RotaryEmbedding", {{1, 4, 32}}, {1, 4, 32});
+  auto g = MakeSingleNodeGraph("DecoderMaskedMultiHeadAttention", {{1, 4, 32}}, {1, 4, 32});
   g.graph->nodes[g.node.index].domain = "com.microsoft";
   const auto result = Claim(g);
   EXPECT_FALSE(result.claimed);
-  EXPECT_THAT(result.reason, HasSubstr("com.microsoft RotaryEmbedding has no CUDA kernel"));
+  EXPECT_THAT(result.reason,
+              HasSubstr("com.microsoft DecoderMaskedMultiHeadAttention has no CUDA kernel"));
+}
+
+// Drops input `index` of the node, as an omitted optional input.
+void Omit(SingleNodeGraph& g, size_t index) {
+  g.graph->nodes[g.node.index].inputs[index] = std::nullopt;
+}
+
+// RotaryEmbedding-23 on [batch 1, 4 heads, 8 tokens, head 16] with caches
+// [32, 8] and int64 position_ids.
+SingleNodeGraph Rotary(std::vector<Attribute> attributes = {}) {
+  auto g = MakeSingleNodeGraph("RotaryEmbedding", {{1, 4, 8, 16}, {32, 8}, {32, 8}, {1, 8}},
+                               {1, 4, 8, 16}, std::move(attributes));
+  Input(g, 3).dtype = DataType::kInt64;
+  return g;
+}
+
+// com.microsoft RotaryEmbedding on [batch 1, 8 tokens, 4 * 16].
+SingleNodeGraph MicrosoftRotary(std::vector<Attribute> attributes = {}) {
+  auto g = MakeSingleNodeGraph("RotaryEmbedding", {{1, 8, 64}, {1, 8}, {32, 8}, {32, 8}},
+                               {1, 8, 64}, std::move(attributes));
+  g.graph->nodes[g.node.index].domain = "com.microsoft";
+  Input(g, 1).dtype = DataType::kInt64;
+  return g;
+}
+
+TEST(CudaClaims, RotaryEmbeddingOfBothDomainsIsClaimed) {
+  EXPECT_TRUE(Claim(Rotary(), 23).claimed) << Claim(Rotary(), 23).reason;
+  auto rank3 = MakeSingleNodeGraph("RotaryEmbedding", {{1, 8, 64}, {1, 8, 8}, {1, 8, 8}},
+                                   {1, 8, 64}, {IntAttribute("num_heads", 4)});
+  EXPECT_TRUE(Claim(rank3, 23).claimed) << Claim(rank3, 23).reason;
+  auto half = Rotary();
+  for (size_t i : {0, 1, 2}) Input(half, i).dtype = DataType::kFloat16;
+  EXPECT_TRUE(Claim(half, 23).claimed) << Claim(half, 23).reason;
+  EXPECT_TRUE(Claim(MicrosoftRotary(), 23).claimed) << Claim(MicrosoftRotary(), 23).reason;
+}
+
+TEST(CudaClaims, RotaryEmbeddingDeclinesWhatItDoesNotImplement) {
+  const auto declined = [](const SingleNodeGraph& g, int64_t opset, const std::string& reason) {
+    const auto result = Claim(g, opset);
+    EXPECT_FALSE(result.claimed) << reason;
+    EXPECT_THAT(result.reason, HasSubstr(reason));
+  };
+  declined(Rotary(), 22, "opset 23");
+  auto no_heads =
+      MakeSingleNodeGraph("RotaryEmbedding", {{1, 8, 64}, {1, 8, 8}, {1, 8, 8}}, {1, 8, 64});
+  declined(no_heads, 23, "num_heads");
+  auto int32_positions = Rotary();
+  Input(int32_positions, 3).dtype = DataType::kInt32;
+  declined(int32_positions, 23, "int64");
+  auto mixed = Rotary();
+  Input(mixed, 1).dtype = DataType::kFloat16;
+  declined(mixed, 23, "differ in type");
+  auto rank2 = MakeSingleNodeGraph("RotaryEmbedding", {{8, 64}, {8, 32}, {8, 32}}, {8, 64});
+  declined(rank2, 23, "rank 3 or 4");
+  auto no_positions = MicrosoftRotary();
+  Omit(no_positions, 1);
+  declined(no_positions, 23, "position_ids");
+  declined(MicrosoftRotary({IntAttribute("is_packed_batching", 1)}), 23, "is_packed_batching");
+  declined(MicrosoftRotary({FloatAttribute("scale", 0.5f)}), 23, "scale");
+}
+
+// Attention-23 on rank-4 Q [1, 8, 4, 32] with 2 KV heads, a float mask, a
+// past of 6 rows and both present outputs.
+SingleNodeGraph OnnxAttention(std::vector<Attribute> attributes = {}) {
+  auto g = MakeSingleNodeGraph(
+      "Attention",
+      {{1, 8, 4, 32}, {1, 2, 4, 32}, {1, 2, 4, 32}, {1, 1, 4, 10}, {1, 2, 6, 32}, {1, 2, 6, 32}},
+      {1, 8, 4, 32}, std::move(attributes));
+  for (const char* name : {"present_key", "present_value"}) {
+    nxrt::graph::Value present;
+    present.name = name;
+    present.dtype = DataType::kFloat32;
+    const auto id = g.graph->AddValue(std::move(present));
+    g.graph->nodes[g.node.index].outputs.push_back(id);
+  }
+  return g;
+}
+
+TEST(CudaClaims, AttentionIsClaimedInItsForms) {
+  EXPECT_TRUE(Claim(OnnxAttention(), 23).claimed) << Claim(OnnxAttention(), 23).reason;
+  EXPECT_TRUE(Claim(OnnxAttention(), 24).claimed) << Claim(OnnxAttention(), 24).reason;
+  auto bool_mask = OnnxAttention({IntAttribute("is_causal", 1), FloatAttribute("softcap", 30)});
+  Input(bool_mask, 3).dtype = DataType::kBool;
+  EXPECT_TRUE(Claim(bool_mask, 23).claimed) << Claim(bool_mask, 23).reason;
+  auto half = OnnxAttention();
+  for (size_t i : {0, 1, 2, 3, 4, 5}) Input(half, i).dtype = DataType::kBfloat16;
+  EXPECT_TRUE(Claim(half, 23).claimed) << Claim(half, 23).reason;
+  auto rank3 =
+      MakeSingleNodeGraph("Attention", {{1, 4, 256}, {1, 4, 64}, {1, 4, 64}}, {1, 4, 256},
+                          {IntAttribute("q_num_heads", 8), IntAttribute("kv_num_heads", 2)});
+  EXPECT_TRUE(Claim(rank3, 23).claimed) << Claim(rank3, 23).reason;
+}
+
+TEST(CudaClaims, AttentionDeclinesWhatItDoesNotImplement) {
+  const auto declined = [](const SingleNodeGraph& g, int64_t opset, const std::string& reason) {
+    const auto result = Claim(g, opset);
+    EXPECT_FALSE(result.claimed) << reason;
+    EXPECT_THAT(result.reason, HasSubstr(reason));
+  };
+  declined(OnnxAttention(), 22, "opsets 23 and 24");
+  declined(OnnxAttention(), 25, "opsets 23 and 24");
+  declined(OnnxAttention({IntAttribute("qk_matmul_output_mode", 4)}), 23, "qk_matmul_output_mode");
+  declined(OnnxAttention({IntAttribute("left_window_size", 8)}), 23, "left_window_size");
+  auto qk_output = OnnxAttention();
+  nxrt::graph::Value qk;
+  qk.name = "qk";
+  qk.dtype = DataType::kFloat32;
+  const auto qk_id = qk_output.graph->AddValue(std::move(qk));
+  qk_output.graph->nodes[qk_output.node.index].outputs.push_back(qk_id);
+  declined(qk_output, 23, "qk_matmul_output");
+  auto int_mask = OnnxAttention();
+  Input(int_mask, 3).dtype = DataType::kInt64;
+  declined(int_mask, 23, "attn_mask");
+  auto lone_past = OnnxAttention();
+  Omit(lone_past, 5);
+  declined(lone_past, 23, "together");
+  auto mixed = OnnxAttention();
+  Input(mixed, 4).dtype = DataType::kFloat16;
+  declined(mixed, 23, "differ in type");
+  auto nonpad = MakeSingleNodeGraph(
+      "Attention", {{1, 8, 4, 32}, {1, 2, 4, 32}, {1, 2, 4, 32}, {1}, {1}, {1}, {1}},
+      {1, 8, 4, 32});
+  for (size_t i : {3, 4, 5}) Omit(nonpad, i);
+  Input(nonpad, 6).dtype = DataType::kInt64;
+  declined(nonpad, 24, "nonpad_kv_seqlen");
+  auto groups = MakeSingleNodeGraph("Attention", {{1, 6, 4, 32}, {1, 4, 4, 32}, {1, 4, 4, 32}},
+                                    {1, 6, 4, 32});
+  declined(groups, 23, "multiple");
+  auto no_heads =
+      MakeSingleNodeGraph("Attention", {{1, 4, 256}, {1, 4, 64}, {1, 4, 64}}, {1, 4, 256});
+  declined(no_heads, 23, "q_num_heads");
+  auto wide = MakeSingleNodeGraph("Attention", {{1, 2, 4, 512}, {1, 2, 4, 512}, {1, 2, 4, 512}},
+                                  {1, 2, 4, 512});
+  declined(wide, 23, "head size");
+}
+
+// A node output after the first, as a model naming it would have.
+void AddOutput(SingleNodeGraph& g, const std::string& name) {
+  nxrt::graph::Value value;
+  value.name = name;
+  value.dtype = DataType::kFloat32;
+  g.graph->nodes[g.node.index].outputs.push_back(g.graph->AddValue(std::move(value)));
+}
+
+SingleNodeGraph ConvGraph(std::vector<nxrt_test::TestDim> x, std::vector<nxrt_test::TestDim> w,
+                          std::vector<Attribute> attributes = {}) {
+  return MakeSingleNodeGraph("Conv", {std::move(x), std::move(w)}, {}, std::move(attributes));
+}
+
+TEST(CudaClaims, ConvIn1dAnd2dFloat32AndFloat16) {
+  EXPECT_TRUE(Claim(ConvGraph({1, 3, 8, 8}, {4, 3, 3, 3}), 11).claimed);
+  EXPECT_TRUE(Claim(ConvGraph({1, 3, 8}, {4, 3, 3}), 1).claimed);
+  auto with_bias =
+      MakeSingleNodeGraph("Conv", {{1, 4, 8, 8}, {4, 2, 3, 3}, {4}}, {},
+                          {IntAttribute("group", 2), StringAttribute("auto_pad", "SAME_UPPER")});
+  EXPECT_TRUE(Claim(with_bias).claimed) << Claim(with_bias).reason;
+  auto half = ConvGraph({"n", 3, "h", "w"}, {4, 3, 3, 3});
+  for (size_t i = 0; i < 2; ++i) Input(half, i).dtype = DataType::kFloat16;
+  EXPECT_TRUE(Claim(half).claimed) << Claim(half).reason;
+}
+
+TEST(CudaClaims, ConvDeclinesWhatCudnnDoesNotRunHere) {
+  auto bf16 = ConvGraph({1, 3, 8, 8}, {4, 3, 3, 3});
+  for (size_t i = 0; i < 2; ++i) Input(bf16, i).dtype = DataType::kBfloat16;
+  EXPECT_THAT(Claim(bf16).reason, HasSubstr("bfloat16"));
+  auto doubles = ConvGraph({1, 3, 8, 8}, {4, 3, 3, 3});
+  for (size_t i = 0; i < 2; ++i) Input(doubles, i).dtype = DataType::kFloat64;
+  EXPECT_THAT(Claim(doubles).reason, HasSubstr("float64"));
+  EXPECT_THAT(Claim(ConvGraph({1, 3, 4, 4, 4}, {2, 3, 1, 1, 1})).reason,
+              HasSubstr("3 spatial axes"));
+  EXPECT_THAT(Claim(ConvGraph({1, 3}, {2, 3})).reason, HasSubstr("spatial axes"));
+  EXPECT_THAT(Claim(ConvGraph({1, 3, 8, 8}, {4, 3, 3})).reason, HasSubstr("weights of rank 3"));
+  auto mixed = ConvGraph({1, 3, 8, 8}, {4, 3, 3, 3});
+  Input(mixed, 1).dtype = DataType::kFloat16;
+  EXPECT_THAT(Claim(mixed).reason, HasSubstr("differ in type"));
+  EXPECT_THAT(
+      Claim(ConvGraph({1, 3, 8, 8}, {4, 3, 3, 3}, {StringAttribute("auto_pad", "SAME_MIDDLE")}))
+          .reason,
+      HasSubstr("auto_pad='SAME_MIDDLE'"));
+}
+
+SingleNodeGraph PoolGraph(const std::string& op, std::vector<nxrt_test::TestDim> x,
+                          std::vector<Attribute> attributes) {
+  return MakeSingleNodeGraph(op, {std::move(x)}, {}, std::move(attributes));
+}
+
+TEST(CudaClaims, MaxPoolWithPadsAndCeilModeButNoIndices) {
+  const Attribute kernel = IntsAttribute("kernel_shape", {3, 3});
+  EXPECT_TRUE(Claim(PoolGraph("MaxPool", {1, 2, 9, 9},
+                              {kernel, IntsAttribute("pads", {0, 1, 1, 0}),
+                               IntAttribute("ceil_mode", 1), IntsAttribute("strides", {2, 2})}),
+                    12)
+                  .claimed);
+  EXPECT_TRUE(
+      Claim(PoolGraph("MaxPool", {1, 2, 9}, {IntsAttribute("kernel_shape", {2})}), 12).claimed);
+  auto indices = PoolGraph("MaxPool", {1, 2, 9, 9}, {kernel});
+  AddOutput(indices, "indices");
+  EXPECT_THAT(Claim(indices, 12).reason, HasSubstr("Indices"));
+  EXPECT_THAT(
+      Claim(PoolGraph("MaxPool", {1, 2, 9, 9}, {kernel, IntsAttribute("dilations", {2, 2})}), 12)
+          .reason,
+      HasSubstr("dilations"));
+  EXPECT_THAT(Claim(PoolGraph("MaxPool", {1, 2, 9, 9}, {}), 12).reason, HasSubstr("kernel_shape"));
+  auto bf16 = PoolGraph("MaxPool", {1, 2, 9, 9}, {kernel});
+  Input(bf16, 0).dtype = DataType::kBfloat16;
+  EXPECT_THAT(Claim(bf16, 12).reason, HasSubstr("bfloat16"));
+}
+
+TEST(CudaClaims, AveragePoolOnlyWhereCudnnCountsAsOnnxDoes) {
+  const Attribute kernel = IntsAttribute("kernel_shape", {2, 2});
+  const Attribute include = IntAttribute("count_include_pad", 1);
+  const Attribute one_sided = IntsAttribute("pads", {0, 0, 1, 1});
+  EXPECT_TRUE(Claim(PoolGraph("AveragePool", {1, 2, 5, 5}, {kernel, one_sided, include})).claimed);
+  EXPECT_THAT(Claim(PoolGraph("AveragePool", {1, 2, 5, 5}, {kernel, one_sided})).reason,
+              HasSubstr("count_include_pad=0"));
+  EXPECT_TRUE(
+      Claim(PoolGraph("AveragePool", {1, 2, 5, 5}, {kernel, IntsAttribute("pads", {1, 1, 1, 1})}))
+          .claimed);
+  // 6 wide, window 3: SAME pads one position at each end.
+  EXPECT_TRUE(Claim(PoolGraph("AveragePool", {1, 2, 6, 6},
+                              {IntsAttribute("kernel_shape", {3, 3}),
+                               StringAttribute("auto_pad", "SAME_UPPER")}))
+                  .claimed);
+  EXPECT_THAT(Claim(PoolGraph("AveragePool", {1, 2, "h", "w"},
+                              {kernel, StringAttribute("auto_pad", "SAME_UPPER")}))
+                  .reason,
+              HasSubstr("may differ"));
+  // 5 wide, window 2, stride 2, ceil_mode: the third window starts at the last column.
+  const std::vector<Attribute> ceil = {kernel, IntsAttribute("strides", {2, 2}),
+                                       IntAttribute("ceil_mode", 1), include};
+  EXPECT_THAT(Claim(PoolGraph("AveragePool", {1, 2, 5, 5}, ceil)).reason,
+              HasSubstr("past the pads"));
+  EXPECT_TRUE(Claim(PoolGraph("AveragePool", {1, 2, 6, 6}, ceil)).claimed);
+  EXPECT_THAT(Claim(PoolGraph("AveragePool", {1, 2, "h", "w"}, ceil)).reason,
+              HasSubstr("symbolic"));
+  EXPECT_TRUE(Claim(PoolGraph("AveragePool", {1, 2, "h", "w"}, {kernel, include})).claimed);
+}
+
+TEST(CudaClaims, GlobalPoolsOverAnySpatialRank) {
+  for (const char* op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    EXPECT_TRUE(Claim(PoolGraph(op, {1, 8, 4, 4}, {})).claimed);
+    EXPECT_TRUE(Claim(PoolGraph(op, {2, 8, 3, 4, 5}, {})).claimed);
+    EXPECT_THAT(Claim(PoolGraph(op, {2, 8}, {})).reason, HasSubstr("spatial axes"));
+  }
+}
+
+SingleNodeGraph BatchNormGraph(std::vector<nxrt_test::TestDim> x,
+                               std::vector<Attribute> attributes = {}) {
+  return MakeSingleNodeGraph("BatchNormalization", {std::move(x), {4}, {4}, {4}, {4}}, {},
+                             std::move(attributes));
+}
+
+TEST(CudaClaims, BatchNormalizationAtInferenceOnly) {
+  EXPECT_TRUE(Claim(BatchNormGraph({2, 4, 5, 5}), 15).claimed);
+  EXPECT_TRUE(Claim(BatchNormGraph({2, 4}), 9).claimed);
+  auto half = BatchNormGraph({2, 4, 5, 5});
+  Input(half, 0).dtype = DataType::kFloat16;
+  EXPECT_TRUE(Claim(half, 15).claimed) << Claim(half, 15).reason;
+  for (size_t i = 1; i < 5; ++i) Input(half, i).dtype = DataType::kBfloat16;
+  EXPECT_THAT(Claim(half, 15).reason, HasSubstr("X's type or float32"));
+  auto mixed = BatchNormGraph({2, 4, 5, 5});
+  Input(mixed, 4).dtype = DataType::kFloat16;
+  EXPECT_THAT(Claim(mixed, 15).reason, HasSubstr("differ in type"));
+
+  EXPECT_THAT(Claim(BatchNormGraph({2, 4, 5, 5}, {IntAttribute("training_mode", 1)}), 15).reason,
+              HasSubstr("training mode"));
+  EXPECT_THAT(Claim(BatchNormGraph({2, 4, 5, 5}, {IntAttribute("is_test", 0)}), 6).reason,
+              HasSubstr("training mode"));
+  EXPECT_TRUE(Claim(BatchNormGraph({2, 4, 5, 5}, {IntAttribute("is_test", 1)}), 6).claimed);
+  auto running = BatchNormGraph({2, 4, 5, 5});
+  AddOutput(running, "running_mean");
+  EXPECT_THAT(Claim(running, 9).reason, HasSubstr("outputs 1 and up"));
+  EXPECT_THAT(Claim(BatchNormGraph({2, 4, 5, 5}, {IntAttribute("spatial", 0)}), 7).reason,
+              HasSubstr("spatial=0"));
+  EXPECT_THAT(Claim(BatchNormGraph({4}), 15).reason, HasSubstr("N and C"));
 }
 
 TEST(CudaClaims, ListsTheOpsItHasRulesFor) {
   const auto ops = nxrt::cuda::CudaOpTypes();
   EXPECT_THAT(ops, ::testing::Contains("MatMul"));
   EXPECT_THAT(ops, ::testing::Contains("Softmax"));
-  EXPECT_THAT(ops, ::testing::Not(::testing::Contains("Conv")));
+  EXPECT_THAT(ops, ::testing::Contains("Conv"));
+  EXPECT_THAT(ops, ::testing::Not(::testing::Contains("LSTM")));
 }
 
 }  // namespace
