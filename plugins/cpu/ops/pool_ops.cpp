@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "cpu_kernel.hpp"
@@ -92,16 +93,24 @@ class PoolKernel : public CpuKernel {
   // column counts.
   template <typename T, bool kMax>
   void Run2d(const T* x, T* y) {
+    // A maximum of floats is exact in float, which halves the loop's work
+    // against double; sums widen to double.
+    using Acc = std::conditional_t<kMax && std::is_same_v<ComputeType<T>, float>, float, double>;
     const WindowGeometry& g = geometry_;
     const int64_t in_h = g.in[0], in_w = g.in[1];
     const int64_t out_h = g.out[0], out_w = g.out[1];
     const int64_t stride_w = g.strides[1];
-    double* acc = row_scratch_.data();
+    Acc* acc = nullptr;
+    if constexpr (std::is_same_v<Acc, float>) {
+      acc = row_maxima_.data();
+    } else {
+      acc = row_scratch_.data();
+    }
     for (int64_t plane = 0; plane < planes_; ++plane) {
       const T* image = x + plane * in_h * in_w;
       T* out = y + plane * out_h * out_w;
       for (int64_t oh = 0; oh < out_h; ++oh, out += out_w) {
-        std::fill(acc, acc + out_w, kMax ? -std::numeric_limits<double>::infinity() : 0.0);
+        std::fill(acc, acc + out_w, kMax ? -std::numeric_limits<Acc>::infinity() : Acc(0));
         int64_t rows_inside = 0, rows_in_pads = 0;
         for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
           const int64_t h = oh * g.strides[0] - g.pad_begin[0] + kh * g.dilations[0];
@@ -114,14 +123,14 @@ class PoolKernel : public CpuKernel {
             // The kind is a template argument so this loop has no branch
             // left to keep it from vectorising.
             for (int64_t ow = column_first_[kw]; ow < column_last_[kw]; ++ow) {
-              const double v =
-                  static_cast<double>(static_cast<ComputeType<T>>(row[ow * stride_w + shift]));
+              const Acc v =
+                  static_cast<Acc>(static_cast<ComputeType<T>>(row[ow * stride_w + shift]));
               acc[ow] = kMax ? (v > acc[ow] ? v : acc[ow]) : acc[ow] + v;
             }
           }
         }
         for (int64_t ow = 0; ow < out_w; ++ow) {
-          double value = acc[ow];
+          double value = static_cast<double>(acc[ow]);
           if (!kMax) {
             const int64_t divisor = count_include_pad_ ? rows_in_pads * columns_in_pads_[ow]
                                                        : rows_inside * columns_inside_[ow];
@@ -205,6 +214,7 @@ class PoolKernel : public CpuKernel {
     const WindowGeometry& g = geometry_;
     const int64_t in_w = g.in[1], out_w = g.out[1];
     row_scratch_.assign(out_w, 0.0);
+    row_maxima_.assign(out_w, 0.0f);
     columns_inside_.assign(out_w, 0);
     columns_in_pads_.assign(out_w, 0);
     for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
@@ -251,7 +261,8 @@ class PoolKernel : public CpuKernel {
   WindowGeometry geometry_;
   int64_t planes_ = 0;
   Dims out_dims_;
-  std::vector<double> row_scratch_;
+  std::vector<double> row_scratch_;  // Run2d's row of sums, or maxima of doubles
+  std::vector<float> row_maxima_;    // Run2d's row of maxima of floats
   std::vector<int64_t> column_first_, column_last_;
   std::vector<int64_t> columns_inside_, columns_in_pads_;
 };
