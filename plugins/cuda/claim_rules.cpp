@@ -100,9 +100,24 @@ ClaimResult ClaimGelu(const sdk::Node& node, int64_t opset, Inputs inputs) {
   return ClaimUnary(node, opset, inputs);
 }
 
-ClaimResult ClaimBinary(const sdk::Node&, int64_t, Inputs inputs) {
-  NXRT_CLAIM_CHECK(RequireTensors(inputs, {0, 1}, true));
-  return RequireSameDtype(inputs, 0, 1);
+bool IsInteger(nxrt_dtype dtype) {
+  return dtype == NXRT_DTYPE_INT32 || dtype == NXRT_DTYPE_INT64;
+}
+
+// Float types for all; int32 and int64 for Add, Sub and Mul, which are exact
+// in integers (integer Div and Pow have no CUDA kernel).
+ClaimResult ClaimBinary(const sdk::Node& node, int64_t, Inputs inputs) {
+  NXRT_CLAIM_CHECK(RequireTensors(inputs, {0, 1}, false));
+  NXRT_CLAIM_CHECK(RequireSameDtype(inputs, 0, 1));
+  const nxrt_dtype dtype = inputs[0].dtype;
+  const std::string_view op = node.op_type();
+  if (IsComputeFloat(dtype)) return ClaimResult::Claimed();
+  if (IsInteger(dtype) && (op == "Add" || op == "Sub" || op == "Mul")) {
+    return ClaimResult::Claimed();
+  }
+  return ClaimResult::Declined(std::string(op) + " over " + DtypeName(dtype) +
+                               "; CUDA computes float32, float16 and bfloat16 here, and int32 "
+                               "and int64 for Add, Sub and Mul");
 }
 
 ClaimResult ClaimMatMul(const sdk::Node&, int64_t, Inputs inputs) {
@@ -170,7 +185,21 @@ ClaimResult ClaimNormalization(const sdk::Node& node, Inputs inputs, bool with_b
   return ClaimResult::Claimed();
 }
 
+// Integer ReduceSum reduces any axes; given as an input they must be a
+// constant, read when the kernel is prepared.
+ClaimResult ClaimIntegerReduceSum(const sdk::Node& node, int64_t opset, Inputs inputs) {
+  if (opset >= 13 && Present(inputs, 1) && !node.input_is_constant(1)) {
+    return ClaimResult::Declined(
+        "ReduceSum axes are computed; CUDA needs constant axes to avoid a device sync");
+  }
+  return ClaimResult::Claimed();
+}
+
 ClaimResult ClaimReduce(const sdk::Node& node, int64_t opset, Inputs inputs) {
+  if (node.op_type() == "ReduceSum" && Present(inputs, 0) && IsInteger(inputs[0].dtype)) {
+    NXRT_CLAIM_CHECK(RequireTensors(inputs, {0}, false));
+    return ClaimIntegerReduceSum(node, opset, inputs);
+  }
   NXRT_CLAIM_CHECK(RequireTensors(inputs, {0}, true));
   const bool axes_from_input = node.op_type() == "ReduceSum" ? opset >= 13 : opset >= 18;
   if (axes_from_input) {
@@ -222,6 +251,27 @@ ClaimResult ClaimSlice(const sdk::Node& node, int64_t opset, Inputs inputs) {
     }
   }
   return ClaimResult::Claimed();
+}
+
+ClaimResult ClaimSplit(const sdk::Node& node, int64_t opset, Inputs inputs) {
+  if (opset < 2) return ClaimResult::Declined("Split-1 is not implemented on CUDA (opset 2 on is)");
+  NXRT_CLAIM_CHECK(RequireTensors(inputs, {0}, false));
+  if (opset >= 13 && Present(inputs, 1) && !node.input_is_constant(1)) {
+    return ClaimResult::Declined(
+        "Split sizes are computed; CUDA needs constant sizes to avoid a device sync");
+  }
+  for (size_t i = 0; i < node.output_count(); ++i) {
+    if (node.output_name(i).value_or("").empty()) {
+      return ClaimResult::Declined("Split output " + std::to_string(i) +
+                                   " is omitted; CUDA writes every part");
+    }
+  }
+  return ClaimResult::Claimed();
+}
+
+// Shape reads only the input's extents, which the kernel knows when made.
+ClaimResult ClaimShape(const sdk::Node&, int64_t, Inputs inputs) {
+  return RequireTensors(inputs, {0}, false);
 }
 
 ClaimResult ClaimCast(const sdk::Node& node, int64_t, Inputs inputs) {
@@ -646,6 +696,8 @@ const std::map<std::string, Rule, std::less<>>& Rules() {
       {"Transpose", ClaimMovement},
       {"Concat", ClaimConcat},
       {"Slice", ClaimSlice},
+      {"Split", ClaimSplit},
+      {"Shape", ClaimShape},
       {"Cast", ClaimCast},
       {"RotaryEmbedding", ClaimRotaryEmbedding},
       {"Attention", ClaimAttention},

@@ -1,8 +1,10 @@
-// Elementwise device kernels: unary and broadcasting binary arithmetic, Cast,
+// Elementwise device kernels: unary and broadcasting binary arithmetic (float
+// types; Add, Sub and Mul also over int32 and int64), Cast,
 // the strided gather behind Transpose/Slice/broadcast copies, and Gather.
 #include <cuda_runtime.h>
 
 #include <string>
+#include <type_traits>
 
 #include "cuda_check.hpp"
 #include "dtype.hpp"
@@ -54,6 +56,26 @@ __device__ __forceinline__ float ApplyBinary(BinaryOp op, float a, float b) {
   return a;
 }
 
+// Integer Add, Sub and Mul, exact in the operands' type; unsigned arithmetic
+// wraps on overflow where signed would be undefined. The launcher refuses
+// the other ops for integers.
+template <typename T>
+__device__ __forceinline__ T ApplyIntegerBinary(BinaryOp op, T a, T b) {
+  using Unsigned = std::make_unsigned_t<T>;
+  const Unsigned x = static_cast<Unsigned>(a);
+  const Unsigned y = static_cast<Unsigned>(b);
+  switch (op) {
+    case BinaryOp::kAdd:
+      return static_cast<T>(x + y);
+    case BinaryOp::kSub:
+      return static_cast<T>(x - y);
+    case BinaryOp::kMul:
+      return static_cast<T>(x * y);
+    default:
+      return T{};
+  }
+}
+
 template <typename T>
 __global__ void UnaryKernel(UnaryOp op, const T* in, T* out, int64_t count) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < count;
@@ -79,7 +101,11 @@ __global__ void BinaryKernel(BinaryOp op, const T* a, const T* b, T* out, Binary
         ib += coordinate * g.b_strides[d];
       }
     }
-    out[i] = FromFloat<T>(ApplyBinary(op, ToFloat(a[ia]), ToFloat(b[ib])));
+    if constexpr (std::is_integral_v<T>) {
+      out[i] = ApplyIntegerBinary(op, a[ia], b[ib]);
+    } else {
+      out[i] = FromFloat<T>(ApplyBinary(op, ToFloat(a[ia]), ToFloat(b[ib])));
+    }
   }
 }
 
@@ -172,13 +198,20 @@ void LaunchUnary(UnaryOp op, nxrt_dtype dtype, const void* in, void* out, int64_
 void LaunchBinary(BinaryOp op, nxrt_dtype dtype, const void* a, const void* b, void* out,
                   const BinaryGeometry& geometry, int64_t count, cudaStream_t stream) {
   if (count == 0) return;
-  const bool known = DispatchFloat(dtype, [&](auto t_tag) {
+  const auto launch = [&](auto t_tag) {
     using T = decltype(t_tag);
     BinaryKernel<T><<<BlocksFor(count, kThreads), kThreads, 0, stream>>>(
         op, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(out), geometry,
         count);
-  });
-  if (!known) RefuseDtype(dtype);
+  };
+  const bool integer_op = op == BinaryOp::kAdd || op == BinaryOp::kSub || op == BinaryOp::kMul;
+  if (dtype == NXRT_DTYPE_INT32 && integer_op) {
+    launch(int32_t{});
+  } else if (dtype == NXRT_DTYPE_INT64 && integer_op) {
+    launch(int64_t{});
+  } else if (!DispatchFloat(dtype, launch)) {
+    RefuseDtype(dtype);
+  }
   CheckLaunch("binary kernel launch");
 }
 

@@ -11,9 +11,10 @@ std::unique_ptr<sdk::Kernel> MakeAttentionKernel(const DeviceContext& context,
 
 std::unique_ptr<sdk::Kernel> MakeCudaKernel(const DeviceContext& context, const sdk::Node& node,
                                             std::span<const nxrt_shape> inputs, int64_t opset) {
-  for (auto make : {MakeElementwiseKernel, MakeMatMulKernel, MakeRowKernel, MakeMovementKernel,
-                    MakeAttentionKernel, MakeRotaryKernel, MakeSdpaKernel, MakeConvKernel,
-                    MakePoolKernel, MakeBatchNormKernel}) {
+  for (auto make :
+       {MakeElementwiseKernel, MakeMatMulKernel, MakeIntegerReduceKernel, MakeRowKernel,
+        MakeMovementKernel, MakeSplitKernel, MakeShapeKernel, MakeAttentionKernel, MakeRotaryKernel,
+        MakeSdpaKernel, MakeConvKernel, MakePoolKernel, MakeBatchNormKernel}) {
     if (auto kernel = make(context, node, inputs, opset)) return kernel;
   }
   throw sdk::Error(NXRT_STATUS_UNSUPPORTED, "node '" + std::string(node.name()) + "' (" +

@@ -26,6 +26,17 @@ std::unique_ptr<sdk::Kernel> MakeRowKernel(const DeviceContext& context, const s
                                            std::span<const nxrt_shape> inputs, int64_t opset);
 std::unique_ptr<sdk::Kernel> MakeMovementKernel(const DeviceContext& context, const sdk::Node& node,
                                                 std::span<const nxrt_shape> inputs, int64_t opset);
+// Split (split_ops.cpp) and Shape (shape_ops.cpp).
+std::unique_ptr<sdk::Kernel> MakeSplitKernel(const DeviceContext& context, const sdk::Node& node,
+                                             std::span<const nxrt_shape> inputs, int64_t opset);
+std::unique_ptr<sdk::Kernel> MakeShapeKernel(const DeviceContext& context, const sdk::Node& node,
+                                             std::span<const nxrt_shape> inputs, int64_t opset);
+// ReduceSum over int32 and int64 (integer_reduce_ops.cpp); asked before the
+// row kernels, which sum floats.
+std::unique_ptr<sdk::Kernel> MakeIntegerReduceKernel(const DeviceContext& context,
+                                                     const sdk::Node& node,
+                                                     std::span<const nxrt_shape> inputs,
+                                                     int64_t opset);
 // RotaryEmbedding of both domains (rotary_ops.cpp).
 std::unique_ptr<sdk::Kernel> MakeRotaryKernel(const DeviceContext& context, const sdk::Node& node,
                                               std::span<const nxrt_shape> inputs, int64_t opset);

@@ -10,7 +10,6 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
-#include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
@@ -20,43 +19,10 @@
 #include "kernels/cuda_kernel.hpp"
 #include "kernels/kernel_factory.hpp"
 #include "kernels/launchers.hpp"
+#include "kernels/node_values.hpp"
 
 namespace nxrt::cuda {
 namespace {
-
-std::string NodeLabel(const sdk::Node& node) {
-  return "node '" + std::string(node.name()) + "' (" + std::string(node.op_type()) + ")";
-}
-
-std::vector<int64_t> ReadIntegers(nxrt_dtype dtype, const void* bytes, size_t byte_size) {
-  std::vector<int64_t> values;
-  if (dtype == NXRT_DTYPE_INT64) {
-    values.resize(byte_size / sizeof(int64_t));
-    if (!values.empty()) std::memcpy(values.data(), bytes, values.size() * sizeof(int64_t));
-  } else if (dtype == NXRT_DTYPE_INT32) {
-    std::vector<int32_t> narrow(byte_size / sizeof(int32_t));
-    if (!narrow.empty()) std::memcpy(narrow.data(), bytes, narrow.size() * sizeof(int32_t));
-    values.assign(narrow.begin(), narrow.end());
-  } else {
-    throw sdk::Error(NXRT_STATUS_UNSUPPORTED, "integer input of type " + DtypeName(dtype));
-  }
-  return values;
-}
-
-int64_t NormalizeAxis(int64_t axis, int64_t rank, const std::string& label) {
-  const int64_t normalized = axis < 0 ? axis + rank : axis;
-  if (normalized < 0 || normalized >= rank) {
-    throw sdk::Error(NXRT_STATUS_INVALID_ARGUMENT, label + ": axis " + std::to_string(axis) +
-                                                       " is outside rank " + std::to_string(rank));
-  }
-  return normalized;
-}
-
-std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (size_t d = dims.size(); d-- > 1;) strides[d - 1] = strides[d] * dims[d];
-  return strides;
-}
 
 class ViewKernel : public CudaKernel {
  public:

@@ -60,13 +60,110 @@ TEST(CudaClaims, FloatArithmeticIsClaimedInEveryComputeType) {
   }
 }
 
-TEST(CudaClaims, IntegerArithmeticIsLeftToTheHost) {
-  auto g = MakeSingleNodeGraph("Mul", {{4}, {4}}, {4});
-  Input(g, 0).dtype = DataType::kInt64;
-  Input(g, 1).dtype = DataType::kInt64;
-  const auto result = Claim(g);
+TEST(CudaClaims, IntegerAddSubMulAreClaimed) {
+  for (const char* op : {"Add", "Sub", "Mul"}) {
+    for (DataType dtype : {DataType::kInt32, DataType::kInt64}) {
+      auto g = MakeSingleNodeGraph(op, {{2, 4}, {}}, {2, 4});
+      Input(g, 0).dtype = dtype;
+      Input(g, 1).dtype = dtype;
+      EXPECT_TRUE(Claim(g).claimed) << op << ": " << Claim(g).reason;
+    }
+  }
+}
+
+TEST(CudaClaims, OtherIntegerArithmeticIsLeftToTheHost) {
+  for (const char* op : {"Div", "Pow"}) {
+    auto g = MakeSingleNodeGraph(op, {{4}, {4}}, {4});
+    Input(g, 0).dtype = DataType::kInt64;
+    Input(g, 1).dtype = DataType::kInt64;
+    const auto result = Claim(g);
+    EXPECT_FALSE(result.claimed) << op;
+    EXPECT_THAT(result.reason, HasSubstr("int64"));
+  }
+  auto unsigned_add = MakeSingleNodeGraph("Add", {{4}, {4}}, {4});
+  Input(unsigned_add, 0).dtype = DataType::kUint8;
+  Input(unsigned_add, 1).dtype = DataType::kUint8;
+  EXPECT_FALSE(Claim(unsigned_add).claimed);
+}
+
+TEST(CudaClaims, IntegerReduceSumOverConstantAxes) {
+  auto constant =
+      MakeSingleNodeGraph("ReduceSum", {{2, 8}, {1}}, {2}, {IntAttribute("keepdims", 0)});
+  Input(constant, 0).dtype = DataType::kInt64;
+  Input(constant, 1).dtype = DataType::kInt64;
+  Input(constant, 1).initializer = nxrt::graph::WeightRef{1};
+  EXPECT_TRUE(Claim(constant, 23).claimed) << Claim(constant, 23).reason;
+
+  auto computed = MakeSingleNodeGraph("ReduceSum", {{2, 8}, {1}}, {2, 1});
+  Input(computed, 0).dtype = DataType::kInt64;
+  Input(computed, 1).dtype = DataType::kInt64;
+  const auto result = Claim(computed, 13);
   EXPECT_FALSE(result.claimed);
-  EXPECT_THAT(result.reason, HasSubstr("int64"));
+  EXPECT_THAT(result.reason, HasSubstr("constant axes"));
+
+  // Any axes, from the attribute before opset 13, or none (every axis).
+  auto attribute = MakeSingleNodeGraph("ReduceSum", {{2, 8}}, {1, 8}, {IntsAttribute("axes", {0})});
+  Input(attribute, 0).dtype = DataType::kInt32;
+  EXPECT_TRUE(Claim(attribute, 11).claimed) << Claim(attribute, 11).reason;
+  auto all = MakeSingleNodeGraph("ReduceSum", {{2, 8}}, {});
+  Input(all, 0).dtype = DataType::kInt64;
+  EXPECT_TRUE(Claim(all, 13).claimed) << Claim(all, 13).reason;
+
+  auto mean = MakeSingleNodeGraph("ReduceMean", {{2, 8}}, {2, 1}, {IntsAttribute("axes", {-1})});
+  Input(mean, 0).dtype = DataType::kInt64;
+  const auto mean_result = Claim(mean, 17);
+  EXPECT_FALSE(mean_result.claimed);
+  EXPECT_THAT(mean_result.reason, HasSubstr("int64"));
+}
+
+// Gives the single node `count` outputs in all.
+void AddOutputs(SingleNodeGraph& g, size_t count) {
+  auto& outputs = g.graph->nodes[g.node.index].outputs;
+  while (outputs.size() < count) {
+    nxrt::graph::Value out;
+    out.name = "out" + std::to_string(outputs.size());
+    out.dtype = DataType::kFloat32;
+    outputs.push_back(g.graph->AddValue(std::move(out)));
+  }
+}
+
+TEST(CudaClaims, SplitWithKnownSizes) {
+  auto equal = MakeSingleNodeGraph("Split", {{2, 12}}, {2, 4},
+                                   {IntAttribute("axis", -1), IntAttribute("num_outputs", 3)});
+  AddOutputs(equal, 3);
+  EXPECT_TRUE(Claim(equal, 18).claimed) << Claim(equal, 18).reason;
+  EXPECT_FALSE(Claim(equal, 1).claimed);
+
+  auto attribute = MakeSingleNodeGraph("Split", {{6, 2}}, {2, 2}, {IntsAttribute("split", {2, 4})});
+  AddOutputs(attribute, 2);
+  Input(attribute, 0).dtype = DataType::kInt64;
+  EXPECT_TRUE(Claim(attribute, 11).claimed) << Claim(attribute, 11).reason;
+
+  auto constant = MakeSingleNodeGraph("Split", {{6, 2}, {2}}, {2, 2});
+  AddOutputs(constant, 2);
+  Input(constant, 1).dtype = DataType::kInt64;
+  Input(constant, 1).initializer = nxrt::graph::WeightRef{1};
+  EXPECT_TRUE(Claim(constant, 13).claimed) << Claim(constant, 13).reason;
+
+  auto computed = MakeSingleNodeGraph("Split", {{6, 2}, {2}}, {2, 2});
+  AddOutputs(computed, 2);
+  Input(computed, 1).dtype = DataType::kInt64;
+  const auto result = Claim(computed, 13);
+  EXPECT_FALSE(result.claimed);
+  EXPECT_THAT(result.reason, HasSubstr("constant sizes"));
+}
+
+TEST(CudaClaims, ShapeOfAnyFixedSizeTensor) {
+  auto g = MakeSingleNodeGraph("Shape", {{"batch", 8}}, {2});
+  Input(g, 0).dtype = DataType::kInt64;
+  EXPECT_TRUE(Claim(g, 15).claimed) << Claim(g, 15).reason;
+  EXPECT_TRUE(Claim(MakeSingleNodeGraph("Shape", {{2, 3, 4}}, {1},
+                                        {IntAttribute("start", 1), IntAttribute("end", -1)}),
+                    21)
+                  .claimed);
+  auto strings = MakeSingleNodeGraph("Shape", {{4}}, {1});
+  Input(strings, 0).dtype = DataType::kString;
+  EXPECT_FALSE(Claim(strings, 15).claimed);
 }
 
 TEST(CudaClaims, MixedOperandTypesAreDeclined) {
