@@ -3,6 +3,8 @@
 // broadcast plan is made once when the kernel is made (its shapes are
 // concrete then); the inner loop is specialised for equal, scalar-left and
 // scalar-right operands so the compiler vectorises the common cases.
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <type_traits>
@@ -168,23 +170,33 @@ class BinaryKernel : public CpuKernel {
       b_plan[0] = b_dims[0];
     }
     plan_ = MakeBroadcastPlan<2>({a_dims, b_plan}, op_);
-    dims_ = a_dims;
-    dims_.insert(dims_.end(), b_dims.begin(), b_dims.end());
-    dims_.insert(dims_.end(), plan_.out_dims.begin(), plan_.out_dims.end());
+    Dims all = a_dims;
+    all.insert(all.end(), b_dims.begin(), b_dims.end());
+    all.insert(all.end(), plan_.out_dims.begin(), plan_.out_dims.end());
+    dims_count_ = all.size();
+    if (dims_count_ <= inline_dims_.size()) {
+      std::copy(all.begin(), all.end(), inline_dims_.begin());
+      dims_ = inline_dims_.data();
+    } else {
+      heap_dims_ = std::move(all);
+      dims_ = heap_dims_.data();
+    }
   }
+  BinaryKernel(const BinaryKernel&) = delete;
+  BinaryKernel& operator=(const BinaryKernel&) = delete;
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& a = inputs[0].tensor;
     const nxrt_tensor& b = inputs[1].tensor;
-    const std::span<const int64_t> a_dims(dims_.data(), a_rank_);
-    const std::span<const int64_t> b_dims(dims_.data() + a_rank_, b_rank_);
+    const std::span<const int64_t> a_dims(dims_, a_rank_);
+    const std::span<const int64_t> b_dims(dims_ + a_rank_, b_rank_);
     if (!DimsEqual(DimsSpan(a), a_dims) || !DimsEqual(DimsSpan(b), b_dims)) {
       FailInvalid(op_ + ": kernel made for " + DimsText(a_dims) + " and " + DimsText(b_dims) +
                   " got " + DimsText(DimsSpan(a)) + " and " + DimsText(DimsSpan(b)));
     }
-    const std::span<const int64_t> out_dims(dims_.data() + a_rank_ + b_rank_,
-                                            dims_.size() - a_rank_ - b_rank_);
+    const std::span<const int64_t> out_dims(dims_ + a_rank_ + b_rank_,
+                                            dims_count_ - a_rank_ - b_rank_);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, out_dtype_, out_dims);
     fn_(plan_, a, b, out, params_);
   }
@@ -192,14 +204,18 @@ class BinaryKernel : public CpuKernel {
  private:
   // What every dispatch reads comes first, so a dispatch over a few
   // elements touches few lines of the kernel. The dims of a, b and the
-  // output lie back to back in one allocation.
+  // output lie back to back, inside the kernel when they fit (ranks up to
+  // 4 each), so checking them reads no other allocation.
   BinaryFn fn_;
   BinaryParams params_;
   nxrt_dtype out_dtype_;
   size_t a_rank_;
   size_t b_rank_;
-  Dims dims_;
+  size_t dims_count_ = 0;
+  const int64_t* dims_ = nullptr;  // inline_dims_ or heap_dims_
+  std::array<int64_t, 12> inline_dims_{};
   BroadcastPlan<2> plan_;
+  Dims heap_dims_;
   std::string op_;
 };
 
