@@ -31,7 +31,8 @@ struct Transfer {
 struct PlannedNode {
   // What a settled dispatch reads, together (Executor::RunSettled): the
   // shape generation at which the last dispatch left the values below as a
-  // dispatch at the same shapes would make them again (0 when not so), the
+  // dispatch at the same shapes would make them again (0 when not so; a run
+  // resolves shapes first, so the generations it sees start at 1), the
   // kernel cache's erasure count then, and the inputs whose bytes may have
   // moved since.
   uint64_t settled_generation = 0;
