@@ -5,7 +5,6 @@
 
 #include "blas_threads.hpp"
 #include "device_graph/recorder.hpp"
-#include "device_graph/recording_kernel.hpp"
 #include "op_registry.hpp"
 
 namespace nxrt::cpu {
@@ -78,11 +77,11 @@ std::unique_ptr<sdk::Kernel> CpuEp::CreateKernel(const nxrt_artifact_config& /*c
                                                  const sdk::Node& node,
                                                  std::span<const nxrt_shape> inputs,
                                                  int64_t opset) {
-  std::unique_ptr<sdk::Kernel> kernel = MakeKernel(node, inputs, opset);
-  if (!recorder_) return kernel;
-  return std::make_unique<RecordingKernel>(
-      std::move(kernel), recorder_,
-      std::string(node.op_type()) + " '" + std::string(node.name()) + "'");
+  return MakeKernel(node, inputs, opset);
+}
+
+std::shared_ptr<sdk::ComputeRecorder> CpuEp::CallRecorder() {
+  return recorder_;
 }
 
 std::unique_ptr<sdk::Kernel> CpuEp::MakeKernel(const sdk::Node& node,

@@ -42,6 +42,7 @@ class CpuEp : public sdk::ExecutionProvider {
   nxrt_graph_token EndCapture(nxrt_graph_slot slot) override;
   void Replay(nxrt_graph_token token) override;
   void Reset(nxrt_graph_token token) override;
+  std::shared_ptr<sdk::ComputeRecorder> CallRecorder() override;
 
  private:
   // The op's kernel, unwrapped.

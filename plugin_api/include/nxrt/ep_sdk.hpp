@@ -327,6 +327,30 @@ struct ClaimResult {
 //
 // and the SDK fills the ABI's memory entries from them (OwnsMemory below);
 // without them the host's memory serves the EP.
+// For an EP whose device graphs are recordings of compute calls rather than
+// a device's own capture (the CPU EP): while capturing() holds, the SDK
+// offers each compute call of the EP's kernels to Record instead of running
+// it, and it calls KernelDestroyed before each of the EP's kernels goes.
+// Kernels share the recorder with their EP, so it outlives both.
+class ComputeRecorder {
+ public:
+  virtual ~ComputeRecorder() = default;
+
+  // The check every compute call makes; Record decides for certain.
+  bool capturing() const { return capturing_.load(std::memory_order_acquire); }
+  // True when the call was recorded; false when it must run now (a capture
+  // held by another thread, say). Throws to fail the call.
+  virtual bool Record(Kernel& kernel, std::span<const nxrt_value> inputs,
+                      std::span<const nxrt_value> outputs) = 0;
+  virtual void KernelDestroyed(Kernel& kernel) noexcept = 0;
+
+ protected:
+  void set_capturing(bool capturing) { capturing_.store(capturing, std::memory_order_release); }
+
+ private:
+  std::atomic<bool> capturing_{false};
+};
+
 class ExecutionProvider {
  public:
   virtual ~ExecutionProvider() = default;
@@ -347,6 +371,9 @@ class ExecutionProvider {
   }
   virtual void Replay(nxrt_graph_token /*token*/) { NoGraphs(); }
   virtual void Reset(nxrt_graph_token /*token*/) { NoGraphs(); }
+  // The recorder of an EP that captures by recording compute calls; asked
+  // once per kernel made. Null (the default): compute calls always run.
+  virtual std::shared_ptr<ComputeRecorder> CallRecorder() { return nullptr; }
 
  private:
   [[noreturn]] static void NoGraphs() {
@@ -364,6 +391,7 @@ struct EpBox {
 struct KernelBox {
   Host host;
   std::unique_ptr<Kernel> kernel;
+  std::shared_ptr<ComputeRecorder> recorder;  // null unless the EP records calls
 };
 
 // The C handle for shared state: the plugin's reference count around the
@@ -448,7 +476,8 @@ inline nxrt_status* CreateKernel(nxrt_ep* ep, const nxrt_artifact_config* config
     auto kernel =
         box->ep->CreateKernel(*config, Node(box->host, node), SpanOf(inputs, input_count), opset);
     if (!kernel) throw Error(NXRT_STATUS_INTERNAL, "the EP made no kernel");
-    *out = reinterpret_cast<nxrt_kernel*>(new KernelBox{box->host, std::move(kernel)});
+    *out = reinterpret_cast<nxrt_kernel*>(
+        new KernelBox{box->host, std::move(kernel), box->ep->CallRecorder()});
   });
 }
 
@@ -485,15 +514,22 @@ inline nxrt_status* Compute(nxrt_kernel* kernel, nxrt_compute_context* ctx,
                             size_t output_count) noexcept {
   KernelBox* box = Unbox(kernel);
   return Guard(box->host, [&] {
+    const std::span<const nxrt_value> in = SpanOf(inputs, input_count);
+    const std::span<nxrt_value> out =
+        outputs ? std::span<nxrt_value>(outputs, output_count) : std::span<nxrt_value>();
+    if (box->recorder && box->recorder->capturing() &&
+        box->recorder->Record(*box->kernel, in, out)) {
+      return;
+    }
     ComputeContext context(box->host, ctx);
-    box->kernel->Compute(
-        context, SpanOf(inputs, input_count),
-        outputs ? std::span<nxrt_value>(outputs, output_count) : std::span<nxrt_value>());
+    box->kernel->Compute(context, in, out);
   });
 }
 
 inline void DestroyKernel(nxrt_kernel* kernel) noexcept {
-  delete Unbox(kernel);
+  KernelBox* box = Unbox(kernel);
+  if (box->recorder) box->recorder->KernelDestroyed(*box->kernel);
+  delete box;
 }
 
 inline void SetConstantInputs(nxrt_kernel* kernel, const nxrt_bool* flags, size_t count) noexcept {

@@ -2,8 +2,6 @@
 
 #include <string>
 
-#include "recording_kernel.hpp"
-
 namespace nxrt::cpu {
 namespace {
 
@@ -23,39 +21,42 @@ nxrt_graph_token NextSerial() {
 
 }  // namespace
 
-bool Recorder::Record(RecordingKernel& kernel, std::span<const nxrt_value> inputs,
+bool Recorder::Record(sdk::Kernel& kernel, std::span<const nxrt_value> inputs,
                       std::span<const nxrt_value> outputs) {
   std::lock_guard lock(mutex_);
   if (!open_slot_ || capture_thread_ != std::this_thread::get_id()) return false;
   if (!kernel.CaptureSafe()) {
-    throw sdk::Error(
-        NXRT_STATUS_FAILED_PRECONDITION,
-        "cpu EP: " + kernel.name() + " is not capture-safe; run it outside a device-graph capture");
+    throw sdk::Error(NXRT_STATUS_FAILED_PRECONDITION,
+                     "cpu EP: the kernel is not capture-safe; run it outside a device-graph "
+                     "capture");
   }
-  pending_->Add(&kernel, &kernel.inner(), inputs, outputs);
-  ++kernel.recorded_calls;
+  pending_->Add(&kernel, inputs, outputs);
+  ++recorded_calls_[&kernel];
   return true;
 }
 
-void Recorder::KernelDestroyed(RecordingKernel& kernel) {
+void Recorder::KernelDestroyed(sdk::Kernel& kernel) noexcept {
   std::lock_guard lock(mutex_);
-  if (kernel.recorded_calls == 0) return;
+  auto held = recorded_calls_.find(&kernel);
+  if (held == recorded_calls_.end()) return;
   auto forget = [&](Recording& recording) {
-    const auto owners = recording.owners();
-    for (size_t call = 0; call < owners.size(); ++call) {
-      if (owners[call] == &kernel) recording.ForgetOwner(call);
+    const auto kernels = recording.kernels();
+    for (size_t call = 0; call < kernels.size(); ++call) {
+      if (kernels[call] == &kernel) recording.ForgetKernel(call);
     }
   };
   if (pending_) forget(*pending_);
   for (Entry& entry : entries_) {
     if (entry.recording) forget(*entry.recording);
   }
-  kernel.recorded_calls = 0;
+  recorded_calls_.erase(held);
 }
 
 void Recorder::Release(const Recording& recording) {
-  for (RecordingKernel* owner : recording.owners()) {
-    if (owner) --owner->recorded_calls;
+  for (const sdk::Kernel* kernel : recording.kernels()) {
+    if (kernel == nullptr) continue;
+    auto held = recorded_calls_.find(kernel);
+    if (held != recorded_calls_.end() && --held->second == 0) recorded_calls_.erase(held);
   }
 }
 
@@ -69,7 +70,7 @@ void Recorder::BeginCapture(nxrt_graph_slot slot) {
   pending_ = std::make_unique<Recording>();
   open_slot_ = slot;
   capture_thread_ = std::this_thread::get_id();
-  capturing_.store(true, std::memory_order_release);
+  set_capturing(true);
 }
 
 nxrt_graph_token Recorder::EndCapture(nxrt_graph_slot slot) {
@@ -80,7 +81,7 @@ nxrt_graph_token Recorder::EndCapture(nxrt_graph_slot slot) {
                                                           " slot without a matching begin_capture");
   }
   open_slot_.reset();
-  capturing_.store(false, std::memory_order_release);
+  set_capturing(false);
   std::unique_ptr<Recording> recording = std::move(pending_);
   recording->Seal();
   size_t index = 0;

@@ -1,6 +1,8 @@
 // The device-graph state of one CPU EP instance: the capture open on one
 // thread (with the slot it is for) and the recordings the host holds tokens
-// of. Kernels share it with the EP, so it outlives whichever goes first.
+// of. As the EP's sdk::ComputeRecorder it is offered every compute call of
+// the EP's kernels while a capture is open, and told before a kernel goes;
+// kernels share it with the EP, so it outlives whichever goes first.
 //
 // A token carries its recording's index in the low bits and a serial unique
 // across EP instances in the high bits, so finding a recording is one index
@@ -9,12 +11,12 @@
 // destroyed before the host resets it becomes stale and refuses to replay.
 #pragma once
 
-#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <thread>
+#include <unordered_map>
 #include <vector>
 
 #include "nxrt/ep_sdk.hpp"
@@ -22,19 +24,15 @@
 
 namespace nxrt::cpu {
 
-class RecordingKernel;
-
-class Recorder {
+class Recorder : public sdk::ComputeRecorder {
  public:
   explicit Recorder(sdk::Host host) : host_(std::move(host)) {}
 
-  // Cheap check for every compute call; Record decides under the lock.
-  bool capturing() const { return capturing_.load(std::memory_order_acquire); }
   // Records the call when this thread holds the open capture (true); false
   // when the capture belongs to another thread, so the call runs now.
-  bool Record(RecordingKernel& kernel, std::span<const nxrt_value> inputs,
-              std::span<const nxrt_value> outputs);
-  void KernelDestroyed(RecordingKernel& kernel);
+  bool Record(sdk::Kernel& kernel, std::span<const nxrt_value> inputs,
+              std::span<const nxrt_value> outputs) override;
+  void KernelDestroyed(sdk::Kernel& kernel) noexcept override;
 
   void BeginCapture(nxrt_graph_slot slot);
   nxrt_graph_token EndCapture(nxrt_graph_slot slot);
@@ -49,11 +47,13 @@ class Recorder {
   // The entry of `token`; throws naming `action` when there is none.
   Entry& Find(nxrt_graph_token token, const char* action);
   // Gives back the call counts `recording` holds on its kernels.
-  static void Release(const Recording& recording);
+  void Release(const Recording& recording);
 
   sdk::Host host_;
   std::mutex mutex_;
-  std::atomic<bool> capturing_{false};
+  // How many calls of each kernel live recordings hold; a kernel absent
+  // here is in none, so its destruction touches no recording.
+  std::unordered_map<const sdk::Kernel*, size_t> recorded_calls_;
   std::optional<nxrt_graph_slot> open_slot_;
   std::thread::id capture_thread_;
   std::unique_ptr<Recording> pending_;

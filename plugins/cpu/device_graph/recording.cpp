@@ -2,22 +2,18 @@
 
 #include <string>
 
-#include "recording_kernel.hpp"
-
 namespace nxrt::cpu {
 namespace {
 
 // A replay writes through the recorded addresses and reads nothing borrowed,
 // so every output must already have its buffer and no value may be a
 // sequence (its tensor list is only valid during the call).
-void CheckRecordable(const RecordingKernel& owner, std::span<const nxrt_value> inputs,
-                     std::span<const nxrt_value> outputs) {
+void CheckRecordable(std::span<const nxrt_value> inputs, std::span<const nxrt_value> outputs) {
   for (const nxrt_value& v : inputs) {
     if (v.kind == NXRT_VALUE_SEQUENCE) {
       throw sdk::Error(NXRT_STATUS_FAILED_PRECONDITION,
-                       "cpu EP: " + owner.name() +
-                           " has a sequence input, which a device graph cannot record; run it "
-                           "eagerly");
+                       "cpu EP: a sequence input cannot be recorded into a device graph; run the "
+                       "node eagerly");
     }
   }
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -25,7 +21,7 @@ void CheckRecordable(const RecordingKernel& owner, std::span<const nxrt_value> i
     if (v.kind == NXRT_VALUE_SEQUENCE ||
         (v.kind == NXRT_VALUE_TENSOR && v.tensor.data == nullptr && v.tensor.byte_size != 0)) {
       throw sdk::Error(NXRT_STATUS_FAILED_PRECONDITION,
-                       "cpu EP: " + owner.name() + " output " + std::to_string(i) +
+                       "cpu EP: output " + std::to_string(i) +
                            " is not a preallocated tensor during capture; a captured call "
                            "cannot allocate");
     }
@@ -42,12 +38,12 @@ void Recording::CopyValue(const nxrt_value& value) {
   }
 }
 
-void Recording::Add(RecordingKernel* owner, sdk::Kernel* inner, std::span<const nxrt_value> inputs,
+void Recording::Add(sdk::Kernel* kernel, std::span<const nxrt_value> inputs,
                     std::span<const nxrt_value> outputs) {
-  CheckRecordable(*owner, inputs, outputs);
-  calls_.push_back(Call{inner, nullptr, nullptr, static_cast<uint32_t>(inputs.size()),
+  CheckRecordable(inputs, outputs);
+  calls_.push_back(Call{kernel, nullptr, nullptr, static_cast<uint32_t>(inputs.size()),
                         static_cast<uint32_t>(outputs.size()), values_.size()});
-  owners_.push_back(owner);
+  kernels_.push_back(kernel);
   for (const nxrt_value& v : inputs) CopyValue(v);
   for (const nxrt_value& v : outputs) CopyValue(v);
 }

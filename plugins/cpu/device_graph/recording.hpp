@@ -14,13 +14,11 @@
 
 namespace nxrt::cpu {
 
-class RecordingKernel;
-
 class Recording {
  public:
-  // Appends one call of `inner` (owned by `owner`); copies the values and
-  // their dims, which the host only keeps valid during the call.
-  void Add(RecordingKernel* owner, sdk::Kernel* inner, std::span<const nxrt_value> inputs,
+  // Appends one call of `kernel`; copies the values and their dims, which
+  // the host only keeps valid during the call.
+  void Add(sdk::Kernel* kernel, std::span<const nxrt_value> inputs,
            std::span<const nxrt_value> outputs);
   // Points every recorded value at its copied dims; call once, after the
   // last Add, before the first Replay.
@@ -32,9 +30,9 @@ class Recording {
   size_t call_count() const { return calls_.size(); }
   // The kernels this recording calls, one entry per call; an entry is null
   // once its kernel was destroyed, which makes the recording stale.
-  std::span<RecordingKernel* const> owners() const { return owners_; }
-  void ForgetOwner(size_t call) {
-    owners_[call] = nullptr;
+  std::span<sdk::Kernel* const> kernels() const { return kernels_; }
+  void ForgetKernel(size_t call) {
+    kernels_[call] = nullptr;
     stale_ = true;
   }
   bool stale() const { return stale_; }
@@ -52,7 +50,7 @@ class Recording {
   void CopyValue(const nxrt_value& value);
 
   std::vector<Call> calls_;
-  std::vector<RecordingKernel*> owners_;
+  std::vector<sdk::Kernel*> kernels_;
   std::vector<nxrt_value> values_;
   // For each value, the offset of its dims in dims_ (unused unless a tensor).
   std::vector<size_t> dims_at_;

@@ -47,6 +47,53 @@ class ThrowingEp : public nxrt::sdk::ExecutionProvider {
   }
 };
 
+// Counts what the SDK hands it; records a call only while `take` holds.
+class CountingRecorder : public nxrt::sdk::ComputeRecorder {
+ public:
+  void Capture(bool on) { set_capturing(on); }
+  bool Record(nxrt::sdk::Kernel&, std::span<const nxrt_value>,
+              std::span<const nxrt_value>) override {
+    ++offered;
+    return take;
+  }
+  void KernelDestroyed(nxrt::sdk::Kernel&) noexcept override { ++destroyed; }
+
+  bool take = true;
+  int offered = 0;
+  int destroyed = 0;
+};
+
+class CountingKernel : public nxrt::sdk::Kernel {
+ public:
+  explicit CountingKernel(int& computed) : computed_(computed) {}
+  void Compute(nxrt::sdk::ComputeContext&, std::span<const nxrt_value>,
+               std::span<nxrt_value>) override {
+    ++computed_;
+  }
+
+ private:
+  int& computed_;
+};
+
+// An EP that records compute calls through the SDK's recorder hook.
+class RecordingEp : public nxrt::sdk::ExecutionProvider {
+ public:
+  RecordingEp(const nxrt::sdk::Host&, const nxrt::sdk::Options&) {}
+  nxrt::sdk::ClaimResult Claim(const nxrt::sdk::Node&, int64_t, std::span<const nxrt_value_info>,
+                               std::span<const nxrt_layout>) override {
+    return nxrt::sdk::ClaimResult::Claimed();
+  }
+  std::unique_ptr<nxrt::sdk::Kernel> CreateKernel(const nxrt_artifact_config&,
+                                                  const nxrt::sdk::Node&,
+                                                  std::span<const nxrt_shape>, int64_t) override {
+    return std::make_unique<CountingKernel>(computed);
+  }
+  std::shared_ptr<nxrt::sdk::ComputeRecorder> CallRecorder() override { return recorder; }
+
+  static inline int computed = 0;
+  static inline std::shared_ptr<CountingRecorder> recorder;
+};
+
 class SdkBoundary : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -115,6 +162,42 @@ TEST_F(SdkBoundary, ExceptionsInKernelsBecomeStatuses) {
   EXPECT_EQ(armed, 0);
   kernel_api_.destroy(kernel);
   nxrt::sdk::detail::DestroyEp(ep);
+}
+
+TEST_F(SdkBoundary, ARecordingEpsComputeCallsGoToItsRecorderWhileCapturing) {
+  RecordingEp::computed = 0;
+  RecordingEp::recorder = std::make_shared<CountingRecorder>();
+  CountingRecorder& recorder = *RecordingEp::recorder;
+  nxrt_ep* ep = nullptr;
+  ASSERT_EQ(nxrt::sdk::detail::CreateEp<RecordingEp>(&context_, nullptr, &ep, HostApi()), nullptr);
+  auto graph = nxrt_test::MakeSingleNodeGraph("Add", {{2}, {2}}, {2});
+  auto node = graph.View();
+  nxrt_kernel* kernel = nullptr;
+  const nxrt_artifact_config config{sizeof(nxrt_artifact_config), 1, 1, 1};
+  ASSERT_EQ(nxrt::sdk::detail::CreateKernel(ep, &config, node.get(), nullptr, 0, 17, &kernel),
+            nullptr);
+  auto compute = [&] {
+    EXPECT_EQ(kernel_api_.compute(kernel, nullptr, nullptr, 0, nullptr, 0), nullptr);
+  };
+
+  compute();  // not capturing: runs, the recorder is not asked
+  EXPECT_EQ(RecordingEp::computed, 1);
+  EXPECT_EQ(recorder.offered, 0);
+  recorder.Capture(true);
+  compute();  // recorded instead of run
+  EXPECT_EQ(RecordingEp::computed, 1);
+  EXPECT_EQ(recorder.offered, 1);
+  recorder.take = false;
+  compute();  // the recorder declines (another thread's capture): runs now
+  EXPECT_EQ(RecordingEp::computed, 2);
+  EXPECT_EQ(recorder.offered, 2);
+  recorder.Capture(false);
+
+  EXPECT_EQ(recorder.destroyed, 0);
+  kernel_api_.destroy(kernel);
+  EXPECT_EQ(recorder.destroyed, 1);
+  nxrt::sdk::detail::DestroyEp(ep);
+  RecordingEp::recorder.reset();
 }
 
 TEST_F(SdkBoundary, EpWithoutGraphsAnswersUnsupported) {
