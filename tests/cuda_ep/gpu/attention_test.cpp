@@ -10,32 +10,16 @@
 #include <string>
 #include <vector>
 
-#include "device_node_runner.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
 
 using nxrt::graph::Attribute;
-using nxrt::graph::AttributeType;
 using nxrt_test::EighthsTensor;
+using nxrt_test::FloatAttribute;
 using nxrt_test::FloatTensor;
 using nxrt_test::HostTensor;
-using nxrt_test::TestDim;
-
-Attribute Int(const std::string& name, int64_t value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
-
-Attribute Float(const std::string& name, float value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloat;
-  a.f = value;
-  return a;
-}
+using nxrt_test::IntAttribute;
 
 // An omitted optional input.
 HostTensor Absent() {
@@ -69,27 +53,13 @@ HostTensor BoolMask(std::vector<int64_t> dims, int64_t blind_row) {
   return t;
 }
 
-class CudaAttention : public ::testing::Test {
+class CudaAttention : public nxrt_test::CudaVsCpuTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    cuda_ = nxrt_test::CudaProvider(&why);
-    if (!cuda_) {
-      if (const size_t at = why.find("no CUDA device"); at != std::string::npos) {
-        GTEST_SKIP() << why.substr(at);
-      }
-      FAIL() << "the CUDA EP could not be created: " << why;
-    }
-    cpu_ = nxrt_test::CpuProvider();
-    ASSERT_NE(cpu_, nullptr);
-  }
-
   // Runs Attention-23 on both EPs, with present_key and present_value
   // outputs when `presents`, and compares every output.
   void Compare(const std::vector<HostTensor>& inputs, const std::vector<Attribute>& attributes,
                bool presents, double tolerance = 1e-4) {
-    std::vector<std::vector<TestDim>> dims;
-    for (const HostTensor& t : inputs) dims.emplace_back(t.dims.begin(), t.dims.end());
+    const auto dims = nxrt_test::InputDims(inputs);
     auto make = [&] {
       auto graph = nxrt_test::MakeSingleNodeGraph("Attention", dims, {}, attributes);
       nxrt::graph::Graph& g = *graph.graph;
@@ -117,9 +87,6 @@ class CudaAttention : public ::testing::Test {
       nxrt_test::ExpectNear(actual[i], expected[i], tolerance, tolerance);
     }
   }
-
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cuda_;
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cpu_;
 };
 
 TEST_F(CudaAttention, HeadsFirstGroupedWithoutPastOrMask) {
@@ -136,14 +103,14 @@ TEST_F(CudaAttention, CausalWithGrowingPast) {
            EighthsTensor(NXRT_DTYPE_FLOAT32, {1, 2, 3, 16}, 6), Absent(),
            EighthsTensor(NXRT_DTYPE_FLOAT32, {1, 2, 5, 16}, 7),
            EighthsTensor(NXRT_DTYPE_FLOAT32, {1, 2, 5, 16}, 8)},
-          {Int("is_causal", 1)}, true);
+          {IntAttribute("is_causal", 1)}, true);
 }
 
 TEST_F(CudaAttention, PresentsWithoutPastAreTheNewRows) {
   Compare({EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 4, 4, 16}, 9),
            EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 4, 4, 16}, 10),
            EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 4, 4, 16}, 11)},
-          {Int("is_causal", 1)}, true);
+          {IntAttribute("is_causal", 1)}, true);
 }
 
 TEST_F(CudaAttention, BoolMaskBroadcastOverBatchAndHeads) {
@@ -168,7 +135,7 @@ TEST_F(CudaAttention, FloatMaskPerBatchOnSequenceFirstInputs) {
            SmallTensor(NXRT_DTYPE_FLOAT32, {2, 6, 2 * 16}, 18),
            EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 6, 2 * 16}, 19),
            FloatTensor(NXRT_DTYPE_FLOAT32, {2, 1, 3, 6}, mask)},
-          {Int("q_num_heads", 4), Int("kv_num_heads", 2)}, false);
+          {IntAttribute("q_num_heads", 4), IntAttribute("kv_num_heads", 2)}, false);
 }
 
 TEST_F(CudaAttention, SequenceFirstCausalPastWithScaleAndSoftcap) {
@@ -177,8 +144,9 @@ TEST_F(CudaAttention, SequenceFirstCausalPastWithScaleAndSoftcap) {
            EighthsTensor(NXRT_DTYPE_FLOAT32, {1, 3, 2 * 16}, 22), Absent(),
            EighthsTensor(NXRT_DTYPE_FLOAT32, {1, 2, 4, 16}, 23),
            EighthsTensor(NXRT_DTYPE_FLOAT32, {1, 2, 4, 16}, 24)},
-          {Int("q_num_heads", 4), Int("kv_num_heads", 2), Int("is_causal", 1), Float("scale", 0.2f),
-           Float("softcap", 5.0f)},
+          {IntAttribute("q_num_heads", 4), IntAttribute("kv_num_heads", 2),
+           IntAttribute("is_causal", 1), FloatAttribute("scale", 0.2f),
+           FloatAttribute("softcap", 5.0f)},
           true);
 }
 
@@ -188,7 +156,7 @@ TEST_F(CudaAttention, SixteenBitTypesComputeInFloat) {
     Compare({SmallTensor(dtype, {1, 4, 3, 16}, 25), SmallTensor(dtype, {1, 2, 3, 16}, 26),
              SmallTensor(dtype, {1, 2, 3, 16}, 27), BoolMask({3, 8}, -1),
              SmallTensor(dtype, {1, 2, 5, 16}, 28), SmallTensor(dtype, {1, 2, 5, 16}, 29)},
-            {Int("is_causal", 1)}, true, dtype == NXRT_DTYPE_FLOAT16 ? 2e-3 : 1e-2);
+            {IntAttribute("is_causal", 1)}, true, dtype == NXRT_DTYPE_FLOAT16 ? 2e-3 : 1e-2);
   }
 }
 

@@ -7,52 +7,22 @@
 
 #include <gtest/gtest.h>
 
-#include "device_node_runner.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
 
 using nxrt::graph::Attribute;
-using nxrt::graph::AttributeType;
 using nxrt_test::EighthsTensor;
+using nxrt_test::FloatAttribute;
 using nxrt_test::FloatTensor;
 using nxrt_test::HostTensor;
+using nxrt_test::IntAttribute;
+using nxrt_test::IntsAttribute;
 using nxrt_test::MakeSingleNodeGraph;
-using nxrt_test::TestDim;
+using nxrt_test::StringAttribute;
 
 constexpr nxrt_dtype kF32 = NXRT_DTYPE_FLOAT32;
 constexpr nxrt_dtype kF16 = NXRT_DTYPE_FLOAT16;
-
-Attribute Int(const std::string& name, int64_t value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
-
-Attribute Ints(const std::string& name, std::vector<int64_t> values) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
-  a.ints = std::move(values);
-  return a;
-}
-
-Attribute Float(const std::string& name, float value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloat;
-  a.f = value;
-  return a;
-}
-
-Attribute String(const std::string& name, const std::string& value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kString;
-  a.s = value;
-  return a;
-}
 
 // Values with a full float32 mantissa: a product in TF32 would lose bits.
 HostTensor WideTensor(std::vector<int64_t> dims, float phase) {
@@ -70,27 +40,13 @@ HostTensor PositiveTensor(nxrt_dtype dtype, int64_t channels) {
   return FloatTensor(dtype, {channels}, values);
 }
 
-class CudaConvPool : public ::testing::Test {
+class CudaConvPool : public nxrt_test::CudaVsCpuTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    cuda_ = nxrt_test::CudaProvider(&why);
-    if (!cuda_) {
-      if (const size_t at = why.find("no CUDA device"); at != std::string::npos) {
-        GTEST_SKIP() << why.substr(at);
-      }
-      FAIL() << "the CUDA EP could not be created: " << why;
-    }
-    cpu_ = nxrt_test::CpuProvider();
-    ASSERT_NE(cpu_, nullptr);
-  }
-
   // Runs `op` on one EP; the single output.
   HostTensor Run(nxrt::plugin_host::ExecutionProvider& provider, const std::string& op,
                  const std::vector<HostTensor>& inputs, const std::vector<Attribute>& attributes,
                  int64_t opset) {
-    std::vector<std::vector<TestDim>> dims;
-    for (const HostTensor& t : inputs) dims.emplace_back(t.dims.begin(), t.dims.end());
+    const auto dims = nxrt_test::InputDims(inputs);
     auto graph = MakeSingleNodeGraph(op, dims, {}, attributes);
     graph.graph->values[graph.graph->nodes[0].outputs[0]->index].shape.reset();
     auto outputs = nxrt_test::RunNode(provider, graph, inputs, opset);
@@ -107,9 +63,6 @@ class CudaConvPool : public ::testing::Test {
     EXPECT_EQ(actual.dtype, expected.dtype);
     nxrt_test::ExpectNear(actual, expected, rtol, atol);
   }
-
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cuda_;
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cpu_;
 };
 
 TEST_F(CudaConvPool, ConvPadsBiasAndOneSidedPads) {
@@ -118,17 +71,17 @@ TEST_F(CudaConvPool, ConvPadsBiasAndOneSidedPads) {
     Compare("Conv",
             {EighthsTensor(kF32, {1, 3, 16, 16}, 1), EighthsTensor(kF32, {8, 3, 3, 3}, 2),
              EighthsTensor(kF32, {8}, 3)},
-            {Ints("pads", {1, 1, 1, 1})}, 11);
+            {IntsAttribute("pads", {1, 1, 1, 1})}, 11);
   }
   {
     SCOPED_TRACE("dilation 2, pads larger at the end");
     Compare("Conv", {EighthsTensor(kF32, {1, 3, 10, 11}, 4), EighthsTensor(kF32, {4, 3, 3, 3}, 5)},
-            {Ints("dilations", {2, 2}), Ints("pads", {0, 1, 2, 1})}, 11);
+            {IntsAttribute("dilations", {2, 2}), IntsAttribute("pads", {0, 1, 2, 1})}, 11);
   }
   {
     SCOPED_TRACE("1x1, VALID, opset 1");
     Compare("Conv", {EighthsTensor(kF32, {2, 5, 6, 7}, 6), EighthsTensor(kF32, {3, 5, 1, 1}, 7)},
-            {String("auto_pad", "VALID")}, 1);
+            {StringAttribute("auto_pad", "VALID")}, 1);
   }
 }
 
@@ -136,19 +89,21 @@ TEST_F(CudaConvPool, ConvGroupsAndStrides) {
   {
     SCOPED_TRACE("2 groups, stride 2, no bias");
     Compare("Conv", {EighthsTensor(kF32, {2, 4, 9, 9}, 1), EighthsTensor(kF32, {6, 2, 3, 3}, 2)},
-            {Int("group", 2), Ints("strides", {2, 2})}, 11);
+            {IntAttribute("group", 2), IntsAttribute("strides", {2, 2})}, 11);
   }
   {
     SCOPED_TRACE("depthwise, pads 1, bias");
     Compare("Conv",
             {EighthsTensor(kF32, {1, 8, 12, 12}, 3), EighthsTensor(kF32, {8, 1, 3, 3}, 4),
              EighthsTensor(kF32, {8}, 5)},
-            {Int("group", 8), Ints("pads", {1, 1, 1, 1})}, 11);
+            {IntAttribute("group", 8), IntsAttribute("pads", {1, 1, 1, 1})}, 11);
   }
   {
     SCOPED_TRACE("strides 2 and 3 with dilation 2 across");
     Compare("Conv", {EighthsTensor(kF32, {1, 2, 13, 17}, 6), EighthsTensor(kF32, {3, 2, 2, 3}, 7)},
-            {Ints("strides", {2, 3}), Ints("dilations", {1, 2}), Ints("pads", {1, 0, 1, 0})}, 11);
+            {IntsAttribute("strides", {2, 3}), IntsAttribute("dilations", {1, 2}),
+             IntsAttribute("pads", {1, 0, 1, 0})},
+            11);
   }
 }
 
@@ -158,12 +113,12 @@ TEST_F(CudaConvPool, ConvSamePads) {
     Compare("Conv",
             {EighthsTensor(kF32, {1, 3, 15, 16}, 1), EighthsTensor(kF32, {5, 3, 4, 4}, 2),
              EighthsTensor(kF32, {5}, 3)},
-            {String("auto_pad", "SAME_UPPER"), Ints("strides", {2, 2})}, 11);
+            {StringAttribute("auto_pad", "SAME_UPPER"), IntsAttribute("strides", {2, 2})}, 11);
   }
   {
     SCOPED_TRACE("SAME_LOWER, 2x2");
     Compare("Conv", {EighthsTensor(kF32, {1, 2, 7, 7}, 4), EighthsTensor(kF32, {3, 2, 2, 2}, 5)},
-            {String("auto_pad", "SAME_LOWER")}, 11);
+            {StringAttribute("auto_pad", "SAME_LOWER")}, 11);
   }
 }
 
@@ -171,15 +126,15 @@ TEST_F(CudaConvPool, Conv1d) {
   Compare("Conv",
           {EighthsTensor(kF32, {2, 3, 20}, 1), EighthsTensor(kF32, {4, 3, 5}, 2),
            EighthsTensor(kF32, {4}, 3)},
-          {Ints("pads", {2, 1}), Ints("strides", {2})}, 11);
+          {IntsAttribute("pads", {2, 1}), IntsAttribute("strides", {2})}, 11);
   Compare("Conv", {EighthsTensor(kF32, {1, 4, 9}, 4), EighthsTensor(kF32, {4, 2, 3}, 5)},
-          {Int("group", 2), String("auto_pad", "SAME_UPPER")}, 11);
+          {IntAttribute("group", 2), StringAttribute("auto_pad", "SAME_UPPER")}, 11);
 }
 
 // Eighths multiply exactly even in TF32; full-mantissa values do not.
 TEST_F(CudaConvPool, ConvFloat32StaysFloat32) {
   Compare("Conv", {WideTensor({1, 16, 16, 16}, 0.1f), WideTensor({32, 16, 3, 3}, 0.2f)},
-          {Ints("pads", {1, 1, 1, 1})}, 11, 1e-4, 1e-4);
+          {IntsAttribute("pads", {1, 1, 1, 1})}, 11, 1e-4, 1e-4);
 }
 
 TEST_F(CudaConvPool, ConvFloat16) {
@@ -187,51 +142,59 @@ TEST_F(CudaConvPool, ConvFloat16) {
   Compare("Conv",
           {EighthsTensor(kF16, {1, 8, 12, 12}, 1), EighthsTensor(kF16, {16, 8, 3, 3}, 2),
            EighthsTensor(kF16, {16}, 3)},
-          {Ints("pads", {1, 1, 1, 1})}, 11, 1e-3, 1e-3);
+          {IntsAttribute("pads", {1, 1, 1, 1})}, 11, 1e-3, 1e-3);
   Compare("Conv", {EighthsTensor(kF16, {2, 4, 9, 9}, 4), EighthsTensor(kF16, {4, 2, 3, 3}, 5)},
-          {Int("group", 2), String("auto_pad", "SAME_UPPER"), Ints("strides", {2, 2})}, 11, 1e-3,
-          1e-3);
+          {IntAttribute("group", 2), StringAttribute("auto_pad", "SAME_UPPER"),
+           IntsAttribute("strides", {2, 2})},
+          11, 1e-3, 1e-3);
 }
 
 TEST_F(CudaConvPool, MaxPoolPadsStridesAndCeilMode) {
   const HostTensor x = EighthsTensor(kF32, {1, 4, 10, 10}, 1);
   {
     SCOPED_TRACE("2x2 stride 2");
-    Compare("MaxPool", {x}, {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2})}, 12);
+    Compare("MaxPool", {x},
+            {IntsAttribute("kernel_shape", {2, 2}), IntsAttribute("strides", {2, 2})}, 12);
   }
   {
     SCOPED_TRACE("3x3 stride 2 pads 1");
     Compare("MaxPool", {x},
-            {Ints("kernel_shape", {3, 3}), Ints("strides", {2, 2}), Ints("pads", {1, 1, 1, 1})},
+            {IntsAttribute("kernel_shape", {3, 3}), IntsAttribute("strides", {2, 2}),
+             IntsAttribute("pads", {1, 1, 1, 1})},
             12);
   }
   {
     SCOPED_TRACE("one-sided pads");
     Compare("MaxPool", {x},
-            {Ints("kernel_shape", {3, 3}), Ints("strides", {2, 2}), Ints("pads", {0, 1, 1, 0})},
+            {IntsAttribute("kernel_shape", {3, 3}), IntsAttribute("strides", {2, 2}),
+             IntsAttribute("pads", {0, 1, 1, 0})},
             12);
   }
   {
     SCOPED_TRACE("ceil_mode");
     Compare("MaxPool", {x},
-            {Ints("kernel_shape", {3, 3}), Ints("strides", {2, 2}), Int("ceil_mode", 1)}, 12);
+            {IntsAttribute("kernel_shape", {3, 3}), IntsAttribute("strides", {2, 2}),
+             IntAttribute("ceil_mode", 1)},
+            12);
   }
   {
     SCOPED_TRACE("SAME_UPPER on an odd extent");
-    Compare(
-        "MaxPool", {EighthsTensor(kF32, {2, 3, 9, 9}, 2)},
-        {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2}), String("auto_pad", "SAME_UPPER")},
-        12);
+    Compare("MaxPool", {EighthsTensor(kF32, {2, 3, 9, 9}, 2)},
+            {IntsAttribute("kernel_shape", {2, 2}), IntsAttribute("strides", {2, 2}),
+             StringAttribute("auto_pad", "SAME_UPPER")},
+            12);
   }
   {
     SCOPED_TRACE("1-D");
     Compare("MaxPool", {EighthsTensor(kF32, {2, 3, 11}, 3)},
-            {Ints("kernel_shape", {3}), Ints("strides", {2}), Ints("pads", {1, 1})}, 12);
+            {IntsAttribute("kernel_shape", {3}), IntsAttribute("strides", {2}),
+             IntsAttribute("pads", {1, 1})},
+            12);
   }
   {
     SCOPED_TRACE("float16");
     Compare("MaxPool", {EighthsTensor(kF16, {1, 4, 10, 10}, 4)},
-            {Ints("kernel_shape", {3, 3}), Ints("pads", {1, 1, 1, 1})}, 12, 0, 0);
+            {IntsAttribute("kernel_shape", {3, 3}), IntsAttribute("pads", {1, 1, 1, 1})}, 12, 0, 0);
   }
 }
 
@@ -240,30 +203,33 @@ TEST_F(CudaConvPool, AveragePoolCountsPadsAsAsked) {
   for (int64_t include : {0, 1}) {
     SCOPED_TRACE("count_include_pad=" + std::to_string(include));
     Compare("AveragePool", {x},
-            {Ints("kernel_shape", {3, 3}), Ints("pads", {1, 1, 1, 1}),
-             Int("count_include_pad", include)},
+            {IntsAttribute("kernel_shape", {3, 3}), IntsAttribute("pads", {1, 1, 1, 1}),
+             IntAttribute("count_include_pad", include)},
             11, 1e-5, 1e-6);
     Compare("AveragePool", {x},
-            {Ints("kernel_shape", {3, 2}), Ints("strides", {2, 2}), Ints("pads", {1, 0, 1, 0}),
-             Int("count_include_pad", include)},
+            {IntsAttribute("kernel_shape", {3, 2}), IntsAttribute("strides", {2, 2}),
+             IntsAttribute("pads", {1, 0, 1, 0}), IntAttribute("count_include_pad", include)},
             11, 1e-5, 1e-6);
   }
   {
     SCOPED_TRACE("one-sided pads counted");
     Compare("AveragePool", {x},
-            {Ints("kernel_shape", {2, 2}), Ints("pads", {0, 0, 1, 1}), Int("count_include_pad", 1)},
+            {IntsAttribute("kernel_shape", {2, 2}), IntsAttribute("pads", {0, 0, 1, 1}),
+             IntAttribute("count_include_pad", 1)},
             11, 1e-5, 1e-6);
   }
   {
     SCOPED_TRACE("ceil_mode with no window past the pads");
     Compare("AveragePool", {EighthsTensor(kF32, {1, 2, 6, 6}, 2)},
-            {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2}), Int("ceil_mode", 1)}, 11, 1e-5,
-            1e-6);
+            {IntsAttribute("kernel_shape", {2, 2}), IntsAttribute("strides", {2, 2}),
+             IntAttribute("ceil_mode", 1)},
+            11, 1e-5, 1e-6);
   }
   {
     SCOPED_TRACE("float16");
     Compare("AveragePool", {EighthsTensor(kF16, {1, 4, 10, 10}, 3)},
-            {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2})}, 11, 1e-3, 1e-3);
+            {IntsAttribute("kernel_shape", {2, 2}), IntsAttribute("strides", {2, 2})}, 11, 1e-3,
+            1e-3);
   }
 }
 
@@ -289,7 +255,7 @@ TEST_F(CudaConvPool, BatchNormalizationAtInference) {
     return all;
   };
   Compare("BatchNormalization", inputs(EighthsTensor(kF32, {2, c, 5, 7}, 1), kF32),
-          {Float("epsilon", 1e-3f)}, 15);
+          {FloatAttribute("epsilon", 1e-3f)}, 15);
   Compare("BatchNormalization", inputs(EighthsTensor(kF32, {4, c}, 2), kF32), {}, 9);
   Compare("BatchNormalization", inputs(EighthsTensor(kF32, {1, c, 3, 2, 2}, 3), kF32), {}, 14);
   Compare("BatchNormalization", inputs(EighthsTensor(kF16, {2, c, 4, 4}, 4), kF32), {}, 15, 2e-3,
@@ -314,13 +280,14 @@ TEST_F(CudaConvPool, CnnBlockNodeByNode) {
     nxrt_test::ExpectNear(values[0], values[1], 1e-4, 1e-4);
   };
   step("Conv", {WideTensor({16, 3, 3, 3}, 0.5f), EighthsTensor(kF32, {16}, 2)},
-       {Ints("kernel_shape", {3, 3}), Ints("pads", {1, 1, 1, 1})}, 17);
+       {IntsAttribute("kernel_shape", {3, 3}), IntsAttribute("pads", {1, 1, 1, 1})}, 17);
   step("BatchNormalization",
        {PositiveTensor(kF32, 16), EighthsTensor(kF32, {16}, 3), EighthsTensor(kF32, {16}, 4),
         PositiveTensor(kF32, 16)},
-       {Float("epsilon", 1e-5f)}, 17);
+       {FloatAttribute("epsilon", 1e-5f)}, 17);
   step("Relu", {}, {}, 17);
-  step("MaxPool", {}, {Ints("kernel_shape", {2, 2}), Ints("strides", {2, 2})}, 17);
+  step("MaxPool", {}, {IntsAttribute("kernel_shape", {2, 2}), IntsAttribute("strides", {2, 2})},
+       17);
   step("GlobalAveragePool", {}, {}, 17);
   EXPECT_EQ(values[0].dims, (std::vector<int64_t>{1, 16, 1, 1}));
 }

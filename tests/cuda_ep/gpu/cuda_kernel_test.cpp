@@ -4,66 +4,25 @@
 
 #include <gtest/gtest.h>
 
-#include "device_node_runner.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
 
 using nxrt::graph::Attribute;
-using nxrt::graph::AttributeType;
 using nxrt_test::EighthsTensor;
+using nxrt_test::FloatAttribute;
 using nxrt_test::HostTensor;
+using nxrt_test::IntAttribute;
+using nxrt_test::IntsAttribute;
 using nxrt_test::MakeSingleNodeGraph;
-using nxrt_test::TestDim;
 
-Attribute Int(const std::string& name, int64_t value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
-
-Attribute Ints(const std::string& name, std::vector<int64_t> values) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
-  a.ints = std::move(values);
-  return a;
-}
-
-Attribute Float(const std::string& name, float value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloat;
-  a.f = value;
-  return a;
-}
-
-std::vector<TestDim> Dims(const std::vector<int64_t>& dims) {
-  return std::vector<TestDim>(dims.begin(), dims.end());
-}
-
-class CudaKernels : public ::testing::Test {
+class CudaKernels : public nxrt_test::CudaVsCpuTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    cuda_ = nxrt_test::CudaProvider(&why);
-    if (!cuda_) {
-      if (const size_t at = why.find("no CUDA device"); at != std::string::npos) {
-        GTEST_SKIP() << why.substr(at);
-      }
-      FAIL() << "the CUDA EP could not be created: " << why;
-    }
-    cpu_ = nxrt_test::CpuProvider();
-    ASSERT_NE(cpu_, nullptr);
-  }
-
   // Runs `op` on both EPs and compares every output.
   void Compare(const std::string& op, const std::vector<HostTensor>& inputs,
                std::vector<Attribute> attributes = {}, int64_t opset = 17,
                const std::set<size_t>& constants = {}, double rtol = 1e-4, double atol = 1e-5) {
-    std::vector<std::vector<TestDim>> dims;
-    for (const HostTensor& t : inputs) dims.push_back(Dims(t.dims));
+    const auto dims = nxrt_test::InputDims(inputs);
     auto on_cuda = MakeSingleNodeGraph(op, dims, {}, attributes);
     auto on_cpu = MakeSingleNodeGraph(op, dims, {}, attributes);
     on_cuda.graph->values[on_cuda.graph->nodes[0].outputs[0]->index].shape.reset();
@@ -78,9 +37,6 @@ class CudaKernels : public ::testing::Test {
       nxrt_test::ExpectNear(actual[i], expected[i], rtol, atol);
     }
   }
-
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cuda_;
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cpu_;
 };
 
 TEST_F(CudaKernels, BinaryOpsBroadcastInEveryFloatType) {
@@ -127,7 +83,8 @@ TEST_F(CudaKernels, GemmTransposesScalesAndBroadcastsC) {
   Compare("Gemm",
           {EighthsTensor(NXRT_DTYPE_FLOAT32, {8, 4}, 1),
            EighthsTensor(NXRT_DTYPE_FLOAT32, {3, 8}, 2), EighthsTensor(NXRT_DTYPE_FLOAT32, {3}, 3)},
-          {Int("transA", 1), Int("transB", 1), Float("alpha", 0.5f), Float("beta", 2.0f)});
+          {IntAttribute("transA", 1), IntAttribute("transB", 1), FloatAttribute("alpha", 0.5f),
+           FloatAttribute("beta", 2.0f)});
   Compare("Gemm", {EighthsTensor(NXRT_DTYPE_FLOAT32, {4, 8}, 4),
                    EighthsTensor(NXRT_DTYPE_FLOAT32, {8, 3}, 5),
                    EighthsTensor(NXRT_DTYPE_FLOAT32, {4, 1}, 6)});
@@ -139,7 +96,7 @@ TEST_F(CudaKernels, SoftmaxAndNormalizations) {
   Compare("LayerNormalization",
           {EighthsTensor(NXRT_DTYPE_FLOAT32, {6, 96}, 3),
            EighthsTensor(NXRT_DTYPE_FLOAT32, {96}, 4), EighthsTensor(NXRT_DTYPE_FLOAT32, {96}, 5)},
-          {Float("epsilon", 1e-5f)});
+          {FloatAttribute("epsilon", 1e-5f)});
   Compare(
       "RMSNormalization",
       {EighthsTensor(NXRT_DTYPE_FLOAT32, {6, 96}, 6), EighthsTensor(NXRT_DTYPE_FLOAT32, {96}, 7)},
@@ -147,24 +104,25 @@ TEST_F(CudaKernels, SoftmaxAndNormalizations) {
 }
 
 TEST_F(CudaKernels, LastAxisReductions) {
-  Compare("ReduceMean", {EighthsTensor(NXRT_DTYPE_FLOAT32, {4, 5, 70}, 1)}, {Ints("axes", {-1})});
+  Compare("ReduceMean", {EighthsTensor(NXRT_DTYPE_FLOAT32, {4, 5, 70}, 1)},
+          {IntsAttribute("axes", {-1})});
   Compare("ReduceSum", {EighthsTensor(NXRT_DTYPE_FLOAT32, {4, 70}, 2)},
-          {Ints("axes", {1}), Int("keepdims", 0)}, 11);
+          {IntsAttribute("axes", {1}), IntAttribute("keepdims", 0)}, 11);
 }
 
 TEST_F(CudaKernels, DataMovement) {
   Compare("Transpose", {EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 3, 4, 5}, 1)},
-          {Ints("perm", {0, 2, 3, 1})});
+          {IntsAttribute("perm", {0, 2, 3, 1})});
   Compare("Concat",
           {EighthsTensor(NXRT_DTYPE_FLOAT16, {2, 3, 4}, 2),
            EighthsTensor(NXRT_DTYPE_FLOAT16, {2, 5, 4}, 3)},
-          {Int("axis", 1)});
+          {IntAttribute("axis", 1)});
   Compare("Gather", {EighthsTensor(NXRT_DTYPE_FLOAT32, {10, 6}, 4),
                      nxrt_test::IntTensor(NXRT_DTYPE_INT64, {2, 2}, {9, 0, -1, 3})});
   Compare("Gather",
           {EighthsTensor(NXRT_DTYPE_FLOAT32, {3, 10, 2}, 5),
            nxrt_test::IntTensor(NXRT_DTYPE_INT32, {3}, {1, 7, 2})},
-          {Int("axis", 1)});
+          {IntAttribute("axis", 1)});
   Compare("Slice",
           {EighthsTensor(NXRT_DTYPE_FLOAT32, {6, 10}, 6),
            nxrt_test::IntTensor(NXRT_DTYPE_INT64, {2}, {1, 9}),
@@ -176,7 +134,7 @@ TEST_F(CudaKernels, DataMovement) {
           {EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 3, 4}, 7),
            nxrt_test::IntTensor(NXRT_DTYPE_INT64, {2}, {-1, 4})},
           {}, 14, {1});
-  Compare("Flatten", {EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 3, 4}, 8)}, {Int("axis", 2)});
+  Compare("Flatten", {EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 3, 4}, 8)}, {IntAttribute("axis", 2)});
   Compare("Unsqueeze",
           {EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 3}, 9),
            nxrt_test::IntTensor(NXRT_DTYPE_INT64, {2}, {0, -1})},
@@ -184,12 +142,14 @@ TEST_F(CudaKernels, DataMovement) {
 }
 
 TEST_F(CudaKernels, CastsRoundTrip) {
-  Compare("Cast", {EighthsTensor(NXRT_DTYPE_FLOAT32, {17}, 1)}, {Int("to", NXRT_DTYPE_FLOAT16)});
-  Compare("Cast", {EighthsTensor(NXRT_DTYPE_BFLOAT16, {17}, 2)}, {Int("to", NXRT_DTYPE_FLOAT32)});
+  Compare("Cast", {EighthsTensor(NXRT_DTYPE_FLOAT32, {17}, 1)},
+          {IntAttribute("to", NXRT_DTYPE_FLOAT16)});
+  Compare("Cast", {EighthsTensor(NXRT_DTYPE_BFLOAT16, {17}, 2)},
+          {IntAttribute("to", NXRT_DTYPE_FLOAT32)});
   Compare("Cast", {nxrt_test::IntTensor(NXRT_DTYPE_INT64, {4}, {-3, 0, 7, 1 << 20})},
-          {Int("to", NXRT_DTYPE_INT32)});
+          {IntAttribute("to", NXRT_DTYPE_INT32)});
   Compare("Cast", {nxrt_test::FloatTensor(NXRT_DTYPE_FLOAT32, {3}, {-2.5f, 0.75f, 9.0f})},
-          {Int("to", NXRT_DTYPE_INT64)});
+          {IntAttribute("to", NXRT_DTYPE_INT64)});
 }
 
 }  // namespace

@@ -4,28 +4,21 @@
 
 #include <gtest/gtest.h>
 
-#include "device_node_runner.hpp"
+#include "gpu_test_support.hpp"
 #include "no_compute_services.hpp"
 #include "plugin_host/kernel.hpp"
 
 namespace {
 
-using nxrt::plugin_host::ExecutionProvider;
 using nxrt_test::NoServices;
 
-class CudaDevice : public ::testing::Test {
+class CudaDevice : public nxrt_test::CudaTest {
  protected:
   static constexpr int64_t kCount = 1000;
 
   void SetUp() override {
-    std::string why;
-    cuda_ = nxrt_test::CudaProvider(&why);
-    if (!cuda_) {
-      if (const size_t at = why.find("no CUDA device"); at != std::string::npos) {
-        GTEST_SKIP() << why.substr(at);
-      }
-      FAIL() << "the CUDA EP could not be created: " << why;
-    }
+    CudaTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     for (void*& buffer : buffers_) {
       auto data = cuda_->Alloc(kCount * sizeof(float), 256);
       ASSERT_TRUE(data.ok()) << data.status().ToString();
@@ -72,7 +65,6 @@ class CudaDevice : public ::testing::Test {
     return kernel.Compute(services, inputs, outputs);
   }
 
-  std::shared_ptr<ExecutionProvider> cuda_;
   nxrt_test::SingleNodeGraph graph_;
   void* buffers_[3] = {};
   int64_t count_ = kCount;

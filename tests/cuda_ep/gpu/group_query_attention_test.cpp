@@ -10,27 +10,18 @@
 #include <cmath>
 #include <vector>
 
-#include "device_node_runner.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
 
 using nxrt::graph::Attribute;
-using nxrt::graph::AttributeType;
 using nxrt_test::HostTensor;
-using nxrt_test::TestDim;
+using nxrt_test::IntAttribute;
 
 constexpr int64_t kHeads = 8;
 constexpr int64_t kKvHeads = 2;
 constexpr int64_t kDepth = 32;
 constexpr int64_t kCacheRows = 16;
-
-Attribute Int(const std::string& name, int64_t value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
 
 std::vector<float> Floats(const HostTensor& t) {
   std::vector<float> values(t.count());
@@ -144,19 +135,8 @@ void ExpectNear(const HostTensor& actual, const std::vector<double>& expected,
   EXPECT_EQ(reported, 0u) << "elements out of tolerance";
 }
 
-class CudaGroupQueryAttention : public ::testing::Test {
+class CudaGroupQueryAttention : public nxrt_test::CudaTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    cuda_ = nxrt_test::CudaProvider(&why);
-    if (!cuda_) {
-      if (const size_t at = why.find("no CUDA device"); at != std::string::npos) {
-        GTEST_SKIP() << why.substr(at);
-      }
-      FAIL() << "the CUDA EP could not be created: " << why;
-    }
-  }
-
   void Check(const Case& c) {
     std::vector<float> cos(kCacheRows * c.rotary_half), sin(cos.size());
     for (int64_t p = 0; p < kCacheRows; ++p) {
@@ -177,12 +157,11 @@ class CudaGroupQueryAttention : public ::testing::Test {
         nxrt_test::FloatTensor(c.dtype, {kCacheRows, c.rotary_half}, cos),
         nxrt_test::FloatTensor(c.dtype, {kCacheRows, c.rotary_half}, sin),
     };
-    std::vector<std::vector<TestDim>> dims;
-    for (const HostTensor& t : inputs) dims.emplace_back(t.dims.begin(), t.dims.end());
+    const auto dims = nxrt_test::InputDims(inputs);
     auto graph = nxrt_test::MakeSingleNodeGraph(
         "GroupQueryAttention", dims, {},
-        {Int("num_heads", kHeads), Int("kv_num_heads", kKvHeads), Int("do_rotary", 1),
-         Int("rotary_interleaved", c.interleaved ? 1 : 0)});
+        {IntAttribute("num_heads", kHeads), IntAttribute("kv_num_heads", kKvHeads),
+         IntAttribute("do_rotary", 1), IntAttribute("rotary_interleaved", c.interleaved ? 1 : 0)});
     nxrt::graph::Graph& g = *graph.graph;
     g.opset_imports["com.microsoft"] = 1;
     auto& node = g.nodes[graph.node.index];
@@ -215,8 +194,6 @@ class CudaGroupQueryAttention : public ::testing::Test {
       ExpectNear(actual[2], expected.present_value, present_dims, tolerance);
     }
   }
-
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cuda_;
 };
 
 TEST_F(CudaGroupQueryAttention, DecodeStepWithRaggedValidLengths) {

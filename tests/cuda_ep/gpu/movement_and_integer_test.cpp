@@ -6,34 +6,18 @@
 
 #include <random>
 
-#include "device_node_runner.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
 
 using nxrt::graph::Attribute;
-using nxrt::graph::AttributeType;
 using nxrt_test::EighthsTensor;
 using nxrt_test::HostTensor;
+using nxrt_test::IntAttribute;
+using nxrt_test::IntsAttribute;
 using nxrt_test::IntTensor;
 using nxrt_test::MakeSingleNodeGraph;
 using nxrt_test::SingleNodeGraph;
-using nxrt_test::TestDim;
-
-Attribute Int(const std::string& name, int64_t value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
-
-Attribute Ints(const std::string& name, std::vector<int64_t> values) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
-  a.ints = std::move(values);
-  return a;
-}
 
 // Integers in [-1000, 1000] from a fixed seed: products stay exact as doubles.
 HostTensor RandomIntegers(nxrt_dtype dtype, std::vector<int64_t> dims, uint32_t seed) {
@@ -46,28 +30,12 @@ HostTensor RandomIntegers(nxrt_dtype dtype, std::vector<int64_t> dims, uint32_t 
   return IntTensor(dtype, std::move(dims), data);
 }
 
-class CudaMovementAndInteger : public ::testing::Test {
+class CudaMovementAndInteger : public nxrt_test::CudaVsCpuTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    cuda_ = nxrt_test::CudaProvider(&why);
-    if (!cuda_) {
-      if (const size_t at = why.find("no CUDA device"); at != std::string::npos) {
-        GTEST_SKIP() << why.substr(at);
-      }
-      FAIL() << "the CUDA EP could not be created: " << why;
-    }
-    cpu_ = nxrt_test::CpuProvider();
-    ASSERT_NE(cpu_, nullptr);
-  }
-
   // The node with `outputs` outputs of unknown shape.
   static SingleNodeGraph Node(const std::string& op, const std::vector<HostTensor>& inputs,
                               const std::vector<Attribute>& attributes, size_t outputs) {
-    std::vector<std::vector<TestDim>> dims;
-    for (const HostTensor& t : inputs)
-      dims.push_back(std::vector<TestDim>(t.dims.begin(), t.dims.end()));
-    SingleNodeGraph g = MakeSingleNodeGraph(op, dims, {}, attributes);
+    SingleNodeGraph g = MakeSingleNodeGraph(op, nxrt_test::InputDims(inputs), {}, attributes);
     auto& node_outputs = g.graph->nodes[g.node.index].outputs;
     g.graph->values[node_outputs[0]->index].shape.reset();
     while (node_outputs.size() < outputs) {
@@ -95,22 +63,19 @@ class CudaMovementAndInteger : public ::testing::Test {
       nxrt_test::ExpectNear(actual[i], expected[i], 0.0, 0.0);
     }
   }
-
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cuda_;
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cpu_;
 };
 
 TEST_F(CudaMovementAndInteger, SplitByAttributeSizesAlongAMiddleAxis) {
   Compare("Split", {EighthsTensor(NXRT_DTYPE_FLOAT32, {3, 6, 4}, 1)},
-          {Int("axis", 1), Ints("split", {1, 2, 3})}, 11, 3);
+          {IntAttribute("axis", 1), IntsAttribute("split", {1, 2, 3})}, 11, 3);
 }
 
 TEST_F(CudaMovementAndInteger, SplitIntoUnevenNumOutputsAlongTheLastAxis) {
   // 7 into 3 parts: 3, 3 and 1.
   Compare("Split", {EighthsTensor(NXRT_DTYPE_FLOAT16, {2, 3, 7}, 2)},
-          {Int("axis", -1), Int("num_outputs", 3)}, 18, 3);
+          {IntAttribute("axis", -1), IntAttribute("num_outputs", 3)}, 18, 3);
   Compare("Split", {RandomIntegers(NXRT_DTYPE_INT64, {4, 5}, 3)},
-          {Int("axis", 1), Int("num_outputs", 2)}, 18, 2);
+          {IntAttribute("axis", 1), IntAttribute("num_outputs", 2)}, 18, 2);
 }
 
 TEST_F(CudaMovementAndInteger, SplitBySizesFromAConstantInput) {
@@ -120,15 +85,16 @@ TEST_F(CudaMovementAndInteger, SplitBySizesFromAConstantInput) {
 }
 
 TEST_F(CudaMovementAndInteger, SplitEquallyByOutputCount) {
-  Compare("Split", {EighthsTensor(NXRT_DTYPE_FLOAT32, {4, 6}, 5)}, {Int("axis", 1)}, 13, 3);
+  Compare("Split", {EighthsTensor(NXRT_DTYPE_FLOAT32, {4, 6}, 5)}, {IntAttribute("axis", 1)}, 13,
+          3);
 }
 
 TEST_F(CudaMovementAndInteger, ShapeWholeAndBetweenStartAndEnd) {
   const HostTensor x = EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 3, 4, 5}, 6);
   Compare("Shape", {x}, {}, 13);
-  Compare("Shape", {x}, {Int("start", 1), Int("end", -1)}, 15);
-  Compare("Shape", {x}, {Int("start", -2)}, 21);
-  Compare("Shape", {x}, {Int("start", 3), Int("end", 1)}, 19);
+  Compare("Shape", {x}, {IntAttribute("start", 1), IntAttribute("end", -1)}, 15);
+  Compare("Shape", {x}, {IntAttribute("start", -2)}, 21);
+  Compare("Shape", {x}, {IntAttribute("start", 3), IntAttribute("end", 1)}, 19);
   Compare("Shape", {RandomIntegers(NXRT_DTYPE_INT64, {7}, 7)}, {}, 21);
 }
 
@@ -149,19 +115,19 @@ TEST_F(CudaMovementAndInteger, IntegerAddSubMulWithBroadcasting) {
 TEST_F(CudaMovementAndInteger, IntegerReduceSumKeepdims) {
   // The decoder's mask lengths: axes a constant input, keepdims 0.
   const HostTensor mask = IntTensor(NXRT_DTYPE_INT64, {2, 6}, {1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1});
-  Compare("ReduceSum", {mask, IntTensor(NXRT_DTYPE_INT64, {1}, {1})}, {Int("keepdims", 0)}, 23, 1,
-          {1});
+  Compare("ReduceSum", {mask, IntTensor(NXRT_DTYPE_INT64, {1}, {1})}, {IntAttribute("keepdims", 0)},
+          23, 1, {1});
   const HostTensor x = RandomIntegers(NXRT_DTYPE_INT64, {3, 4, 5}, 13);
   for (int64_t keepdims : {0, 1}) {
     SCOPED_TRACE("keepdims " + std::to_string(keepdims));
     Compare("ReduceSum", {x, IntTensor(NXRT_DTYPE_INT64, {2}, {0, -1})},
-            {Int("keepdims", keepdims)}, 13, 1, {1});
-    Compare("ReduceSum", {x}, {Ints("axes", {1}), Int("keepdims", keepdims)}, 11);
+            {IntAttribute("keepdims", keepdims)}, 13, 1, {1});
+    Compare("ReduceSum", {x}, {IntsAttribute("axes", {1}), IntAttribute("keepdims", keepdims)}, 11);
     // No axes: every axis.
     Compare("ReduceSum", {RandomIntegers(NXRT_DTYPE_INT32, {3, 4, 5}, 14)},
-            {Int("keepdims", keepdims)}, 13);
+            {IntAttribute("keepdims", keepdims)}, 13);
   }
-  Compare("ReduceSum", {x}, {Int("noop_with_empty_axes", 1)}, 13);
+  Compare("ReduceSum", {x}, {IntAttribute("noop_with_empty_axes", 1)}, 13);
 }
 
 }  // namespace

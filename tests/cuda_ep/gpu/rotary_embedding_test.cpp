@@ -8,24 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "device_node_runner.hpp"
+#include "gpu_test_support.hpp"
 
 namespace {
 
 using nxrt::graph::Attribute;
-using nxrt::graph::AttributeType;
 using nxrt_test::EighthsTensor;
 using nxrt_test::HostTensor;
+using nxrt_test::IntAttribute;
 using nxrt_test::IntTensor;
-using nxrt_test::TestDim;
-
-Attribute Int(const std::string& name, int64_t value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
 
 // Positions 0..rows-1 in a scattered order, `count` of them.
 HostTensor Positions(std::vector<int64_t> dims, int64_t count, int64_t rows) {
@@ -34,26 +25,12 @@ HostTensor Positions(std::vector<int64_t> dims, int64_t count, int64_t rows) {
   return IntTensor(NXRT_DTYPE_INT64, std::move(dims), values);
 }
 
-class CudaRotaryEmbedding : public ::testing::Test {
+class CudaRotaryEmbedding : public nxrt_test::CudaVsCpuTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    cuda_ = nxrt_test::CudaProvider(&why);
-    if (!cuda_) {
-      if (const size_t at = why.find("no CUDA device"); at != std::string::npos) {
-        GTEST_SKIP() << why.substr(at);
-      }
-      FAIL() << "the CUDA EP could not be created: " << why;
-    }
-    cpu_ = nxrt_test::CpuProvider();
-    ASSERT_NE(cpu_, nullptr);
-  }
-
   // Runs RotaryEmbedding of `domain` on both EPs and compares the output.
   void Compare(const std::string& domain, const std::vector<HostTensor>& inputs,
                const std::vector<Attribute>& attributes, double tolerance = 1e-5) {
-    std::vector<std::vector<TestDim>> dims;
-    for (const HostTensor& t : inputs) dims.emplace_back(t.dims.begin(), t.dims.end());
+    const auto dims = nxrt_test::InputDims(inputs);
     auto make = [&] {
       auto graph = nxrt_test::MakeSingleNodeGraph("RotaryEmbedding", dims, {}, attributes);
       nxrt::graph::Graph& g = *graph.graph;
@@ -72,9 +49,6 @@ class CudaRotaryEmbedding : public ::testing::Test {
     EXPECT_EQ(actual[0].dtype, expected[0].dtype);
     nxrt_test::ExpectNear(actual[0], expected[0], tolerance, tolerance);
   }
-
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cuda_;
-  std::shared_ptr<nxrt::plugin_host::ExecutionProvider> cpu_;
 };
 
 TEST_F(CudaRotaryEmbedding, HeadsFirstHalfSplitAndInterleaved) {
@@ -84,7 +58,7 @@ TEST_F(CudaRotaryEmbedding, HeadsFirstHalfSplitAndInterleaved) {
             {EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 4, 5, 16}, 1),
              EighthsTensor(NXRT_DTYPE_FLOAT32, {12, 8}, 2),
              EighthsTensor(NXRT_DTYPE_FLOAT32, {12, 8}, 3), Positions({2, 5}, 10, 12)},
-            {Int("interleaved", interleaved)});
+            {IntAttribute("interleaved", interleaved)});
   }
 }
 
@@ -95,7 +69,8 @@ TEST_F(CudaRotaryEmbedding, SequenceFirstWithPartialRotaryDim) {
             {EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 5, 4 * 16}, 4),
              EighthsTensor(NXRT_DTYPE_FLOAT32, {12, 4}, 5),
              EighthsTensor(NXRT_DTYPE_FLOAT32, {12, 4}, 6), Positions({2, 5}, 10, 12)},
-            {Int("interleaved", interleaved), Int("num_heads", 4), Int("rotary_embedding_dim", 8)});
+            {IntAttribute("interleaved", interleaved), IntAttribute("num_heads", 4),
+             IntAttribute("rotary_embedding_dim", 8)});
   }
 }
 
@@ -113,7 +88,7 @@ TEST_F(CudaRotaryEmbedding, SixteenBitTypesComputeInFloat) {
     Compare("",
             {EighthsTensor(dtype, {2, 5, 4 * 16}, 10), EighthsTensor(dtype, {12, 6}, 11),
              EighthsTensor(dtype, {12, 6}, 12), Positions({2, 5}, 10, 12)},
-            {Int("num_heads", 4), Int("rotary_embedding_dim", 12)},
+            {IntAttribute("num_heads", 4), IntAttribute("rotary_embedding_dim", 12)},
             dtype == NXRT_DTYPE_FLOAT16 ? 2e-3 : 1e-2);
   }
 }
@@ -125,7 +100,7 @@ TEST_F(CudaRotaryEmbedding, MicrosoftDomainPositionsOrOneOffset) {
             {EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 5, 4 * 16}, 13), Positions({2, 5}, 10, 12),
              EighthsTensor(NXRT_DTYPE_FLOAT32, {12, 8}, 14),
              EighthsTensor(NXRT_DTYPE_FLOAT32, {12, 8}, 15)},
-            {Int("interleaved", interleaved), Int("num_heads", 4)});
+            {IntAttribute("interleaved", interleaved), IntAttribute("num_heads", 4)});
   }
   Compare("com.microsoft",
           {EighthsTensor(NXRT_DTYPE_FLOAT32, {2, 5, 4 * 16}, 16),

@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "attribute_builders.hpp"
 #include "claim_rules.hpp"
 #include "nxrt_test/single_node_graph.hpp"
 #include "plugin_host/host_api.hpp"
@@ -8,35 +9,14 @@
 namespace {
 
 using nxrt::graph::Attribute;
-using nxrt::graph::AttributeType;
 using nxrt::graph::DataType;
+using nxrt_test::FloatAttribute;
+using nxrt_test::IntAttribute;
+using nxrt_test::IntsAttribute;
 using nxrt_test::MakeSingleNodeGraph;
 using nxrt_test::SingleNodeGraph;
+using nxrt_test::StringAttribute;
 using ::testing::HasSubstr;
-
-Attribute IntAttribute(const std::string& name, int64_t value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
-
-Attribute IntsAttribute(const std::string& name, std::vector<int64_t> values) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
-  a.ints = std::move(values);
-  return a;
-}
-
-Attribute StringAttribute(const std::string& name, const std::string& value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kString;
-  a.s = value;
-  return a;
-}
 
 nxrt::graph::Value& Input(SingleNodeGraph& g, size_t index) {
   return g.graph->values[g.graph->nodes[g.node.index].inputs[index]->index];
@@ -311,14 +291,6 @@ TEST(CudaClaims, StringTensorsNeverMoveToTheDevice) {
   const auto result = Claim(g);
   EXPECT_FALSE(result.claimed);
   EXPECT_THAT(result.reason, HasSubstr("string"));
-}
-
-Attribute FloatAttribute(const std::string& name, float value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloat;
-  a.f = value;
-  return a;
 }
 
 // The bundled decoder's attention: 8 heads, 2 KV heads, head size 32, rotary

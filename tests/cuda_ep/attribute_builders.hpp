@@ -1,0 +1,46 @@
+// Node attributes built in one expression, for the CUDA EP's claim tests
+// (host) and kernel tests (gpu), which describe nodes inline.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nxrt/graph/ir.hpp"
+
+namespace nxrt_test {
+
+inline nxrt::graph::Attribute IntAttribute(const std::string& name, int64_t value) {
+  nxrt::graph::Attribute a;
+  a.name = name;
+  a.type = nxrt::graph::AttributeType::kInt;
+  a.i = value;
+  return a;
+}
+
+inline nxrt::graph::Attribute IntsAttribute(const std::string& name, std::vector<int64_t> values) {
+  nxrt::graph::Attribute a;
+  a.name = name;
+  a.type = nxrt::graph::AttributeType::kInts;
+  a.ints = std::move(values);
+  return a;
+}
+
+inline nxrt::graph::Attribute FloatAttribute(const std::string& name, float value) {
+  nxrt::graph::Attribute a;
+  a.name = name;
+  a.type = nxrt::graph::AttributeType::kFloat;
+  a.f = value;
+  return a;
+}
+
+inline nxrt::graph::Attribute StringAttribute(const std::string& name, const std::string& value) {
+  nxrt::graph::Attribute a;
+  a.name = name;
+  a.type = nxrt::graph::AttributeType::kString;
+  a.s = value;
+  return a;
+}
+
+}  // namespace nxrt_test
