@@ -13,6 +13,7 @@
 #include "kernel_cache/kernel_cache.hpp"
 #include "nxrt/ep_abi.h"
 #include "nxrt/graph/ids.hpp"
+#include "plugin_host/kernel.hpp"
 #include "plugin_host/node_view.hpp"
 
 namespace nxrt::executor {
@@ -38,6 +39,7 @@ struct PlannedNode {
   uint64_t settled_generation = 0;
   uint64_t settled_erasures = 0;
   kernel_cache::KernelRef kernel;
+  plugin_host::Kernel::ComputeEntry compute;  // the kernel's, kept with the node
   // The ABI values of the node's inputs then outputs, back to back in one
   // array of the executor (neighbouring nodes' values are neighbours too).
   std::span<nxrt_value> inputs;

@@ -901,7 +901,10 @@ bool Executor::BindInPlace(PlannedNode& node, size_t output) {
 
 Status Executor::LookUpKernel(PlannedNode& node) {
   node.kernel = shared_.cache->GetPrebound(node.binding, node.input_shapes);
-  if (node.kernel) return Status::Ok();
+  if (node.kernel) {
+    node.compute = node.kernel->compute_entry();
+    return Status::Ok();
+  }
   kernel_cache::KernelRequest request;
   request.node = node.view;
   request.provider = shared_.providers[node.provider].provider.get();
@@ -910,14 +913,18 @@ Status Executor::LookUpKernel(PlannedNode& node) {
   request.capture_seq_independent = node.capture_eligible;
   request.artifact = plugin_host::ArtifactConfig{shared_.executor_id, 0};
   NXRT_ASSIGN_OR_RETURN(node.kernel, shared_.cache->GetOrCreate(request, node.binding));
+  node.compute = node.kernel->compute_entry();
   return Status::Ok();
 }
 
 Status Executor::ComputeNode(PlannedNode& node) {
   computing_ = &node;
-  Status status = node.kernel->Compute(*this, node.inputs, node.outputs);
+  nxrt_compute_context ctx{this};
+  nxrt_status* failed =
+      node.compute.compute(node.compute.handle, &ctx, node.inputs.data(), node.inputs.size(),
+                           node.outputs.data(), node.outputs.size());
   computing_ = nullptr;
-  return status;
+  return failed == nullptr ? Status::Ok() : node.kernel->ComputeStatus(failed);
 }
 
 void Executor::FinishNode(PlannedNode& node) {

@@ -25,8 +25,11 @@ std::string Kernel::Describe() const {
 Status Kernel::Compute(ComputeServices& services, std::span<const nxrt_value> inputs,
                        std::span<nxrt_value> outputs) {
   nxrt_compute_context ctx{&services};
-  nxrt_status* failed =
-      api_->compute(handle_, &ctx, inputs.data(), inputs.size(), outputs.data(), outputs.size());
+  return ComputeStatus(
+      api_->compute(handle_, &ctx, inputs.data(), inputs.size(), outputs.data(), outputs.size()));
+}
+
+Status Kernel::ComputeStatus(nxrt_status* failed) const {
   if (failed == nullptr) return Status::Ok();
   return TakeStatus(failed).WithContext(Describe() + ": compute failed");
 }

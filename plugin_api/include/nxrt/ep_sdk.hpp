@@ -278,8 +278,14 @@ class SharedState {
   virtual ~SharedState() = default;
 };
 
+class ComputeRecorder;
+namespace detail {
+struct KernelHandle;
+}
+
 // One kernel. Only Compute is required; every other function has the ABI's
-// default behaviour.
+// default behaviour. The SDK hands the kernel itself to the host as its
+// nxrt_kernel handle.
 class Kernel {
  public:
   virtual ~Kernel() = default;
@@ -302,6 +308,14 @@ class Kernel {
   // nullopt: nothing observed.
   virtual std::optional<nxrt_telemetry> TelemetrySnapshot() { return std::nullopt; }
   virtual void TelemetryDisarm() {}
+
+ private:
+  friend struct detail::KernelHandle;
+  // Set by the SDK as it hands the kernel over: the host of the kernel's EP
+  // and the EP's call recorder (null unless the EP records calls). Kept in
+  // the kernel, so a compute call reads no other allocation to reach it.
+  std::optional<Host> host_;
+  std::shared_ptr<ComputeRecorder> recorder_;
 };
 
 // The answer to a claim.
@@ -388,10 +402,20 @@ struct EpBox {
   std::unique_ptr<ExecutionProvider> ep;
 };
 
-struct KernelBox {
-  Host host;
-  std::unique_ptr<Kernel> kernel;
-  std::shared_ptr<ComputeRecorder> recorder;  // null unless the EP records calls
+// The kernel behind an nxrt_kernel handle, and what the SDK keeps in it.
+struct KernelHandle {
+  static nxrt_kernel* Adopt(std::unique_ptr<Kernel> kernel, const Host& host,
+                            std::shared_ptr<ComputeRecorder> recorder) {
+    kernel->host_.emplace(host);
+    kernel->recorder_ = std::move(recorder);
+    return reinterpret_cast<nxrt_kernel*>(kernel.release());
+  }
+  static Kernel* Of(nxrt_kernel* handle) { return reinterpret_cast<Kernel*>(handle); }
+  static const Kernel* Of(const nxrt_kernel* handle) {
+    return reinterpret_cast<const Kernel*>(handle);
+  }
+  static const Host& HostOf(const Kernel& kernel) { return *kernel.host_; }
+  static ComputeRecorder* RecorderOf(const Kernel& kernel) { return kernel.recorder_.get(); }
 };
 
 // The C handle for shared state: the plugin's reference count around the
@@ -406,12 +430,6 @@ inline EpBox* Unbox(nxrt_ep* ep) {
 }
 inline const EpBox* Unbox(const nxrt_ep* ep) {
   return reinterpret_cast<const EpBox*>(ep);
-}
-inline KernelBox* Unbox(nxrt_kernel* k) {
-  return reinterpret_cast<KernelBox*>(k);
-}
-inline const KernelBox* Unbox(const nxrt_kernel* k) {
-  return reinterpret_cast<const KernelBox*>(k);
 }
 inline SharedStateBox* Unbox(nxrt_shared_state* s) {
   return reinterpret_cast<SharedStateBox*>(s);
@@ -476,8 +494,7 @@ inline nxrt_status* CreateKernel(nxrt_ep* ep, const nxrt_artifact_config* config
     auto kernel =
         box->ep->CreateKernel(*config, Node(box->host, node), SpanOf(inputs, input_count), opset);
     if (!kernel) throw Error(NXRT_STATUS_INTERNAL, "the EP made no kernel");
-    *out = reinterpret_cast<nxrt_kernel*>(
-        new KernelBox{box->host, std::move(kernel), box->ep->CallRecorder()});
+    *out = KernelHandle::Adopt(std::move(kernel), box->host, box->ep->CallRecorder());
   });
 }
 
@@ -512,29 +529,28 @@ inline nxrt_status* Reset(nxrt_ep* ep, nxrt_graph_token token) noexcept {
 inline nxrt_status* Compute(nxrt_kernel* kernel, nxrt_compute_context* ctx,
                             const nxrt_value* inputs, size_t input_count, nxrt_value* outputs,
                             size_t output_count) noexcept {
-  KernelBox* box = Unbox(kernel);
-  return Guard(box->host, [&] {
+  Kernel* k = KernelHandle::Of(kernel);
+  const Host& host = KernelHandle::HostOf(*k);
+  return Guard(host, [&] {
     const std::span<const nxrt_value> in = SpanOf(inputs, input_count);
     const std::span<nxrt_value> out =
         outputs ? std::span<nxrt_value>(outputs, output_count) : std::span<nxrt_value>();
-    if (box->recorder && box->recorder->capturing() &&
-        box->recorder->Record(*box->kernel, in, out)) {
-      return;
-    }
-    ComputeContext context(box->host, ctx);
-    box->kernel->Compute(context, in, out);
+    ComputeRecorder* recorder = KernelHandle::RecorderOf(*k);
+    if (recorder && recorder->capturing() && recorder->Record(*k, in, out)) return;
+    ComputeContext context(host, ctx);
+    k->Compute(context, in, out);
   });
 }
 
 inline void DestroyKernel(nxrt_kernel* kernel) noexcept {
-  KernelBox* box = Unbox(kernel);
-  if (box->recorder) box->recorder->KernelDestroyed(*box->kernel);
-  delete box;
+  Kernel* k = KernelHandle::Of(kernel);
+  if (ComputeRecorder* recorder = KernelHandle::RecorderOf(*k)) recorder->KernelDestroyed(*k);
+  delete k;
 }
 
 inline void SetConstantInputs(nxrt_kernel* kernel, const nxrt_bool* flags, size_t count) noexcept {
   try {
-    Unbox(kernel)->kernel->SetConstantInputs(SpanOf(flags, count));
+    KernelHandle::Of(kernel)->SetConstantInputs(SpanOf(flags, count));
   } catch (...) {
     // A notification cannot report failure; the kernel keeps its defaults.
   }
@@ -542,13 +558,14 @@ inline void SetConstantInputs(nxrt_kernel* kernel, const nxrt_bool* flags, size_
 
 inline nxrt_status* PrepareConstantInputs(nxrt_kernel* kernel, const nxrt_constant_input* constants,
                                           size_t count) noexcept {
-  KernelBox* box = Unbox(kernel);
-  return Guard(box->host, [&] { box->kernel->PrepareConstantInputs(SpanOf(constants, count)); });
+  Kernel* k = KernelHandle::Of(kernel);
+  return Guard(KernelHandle::HostOf(*k),
+               [&] { k->PrepareConstantInputs(SpanOf(constants, count)); });
 }
 
 inline nxrt_shared_state* ShareableConstantState(nxrt_kernel* kernel) noexcept {
   try {
-    auto state = Unbox(kernel)->kernel->ShareableConstantState();
+    auto state = KernelHandle::Of(kernel)->ShareableConstantState();
     if (!state) return nullptr;
     auto* box = new SharedStateBox();
     box->state = std::move(state);
@@ -560,9 +577,9 @@ inline nxrt_shared_state* ShareableConstantState(nxrt_kernel* kernel) noexcept {
 
 inline nxrt_status* AdoptShareableConstantState(nxrt_kernel* kernel, nxrt_shared_state* state,
                                                 nxrt_bool* adopted) noexcept {
-  KernelBox* box = Unbox(kernel);
-  return Guard(box->host, [&] {
-    *adopted = state && box->kernel->AdoptShareableConstantState(Unbox(state)->state) ? 1 : 0;
+  Kernel* k = KernelHandle::Of(kernel);
+  return Guard(KernelHandle::HostOf(*k), [&] {
+    *adopted = state && k->AdoptShareableConstantState(Unbox(state)->state) ? 1 : 0;
   });
 }
 
@@ -578,7 +595,7 @@ inline void SharedStateRelease(nxrt_shared_state* state) noexcept {
 
 inline void SetCaptureSeqIndependent(nxrt_kernel* kernel, nxrt_bool independent) noexcept {
   try {
-    Unbox(kernel)->kernel->SetCaptureSeqIndependent(independent != 0);
+    KernelHandle::Of(kernel)->SetCaptureSeqIndependent(independent != 0);
   } catch (...) {
     // A notification cannot report failure; the host's decision still stands.
   }
@@ -586,7 +603,7 @@ inline void SetCaptureSeqIndependent(nxrt_kernel* kernel, nxrt_bool independent)
 
 inline nxrt_bool CaptureSafe(const nxrt_kernel* kernel) noexcept {
   try {
-    return Unbox(kernel)->kernel->CaptureSafe() ? 1 : 0;
+    return KernelHandle::Of(kernel)->CaptureSafe() ? 1 : 0;
   } catch (...) {
     return 0;
   }
@@ -594,20 +611,20 @@ inline nxrt_bool CaptureSafe(const nxrt_kernel* kernel) noexcept {
 
 inline nxrt_status* TelemetryArm(nxrt_kernel* kernel, uint32_t request_id,
                                  nxrt_bool* armed) noexcept {
-  KernelBox* box = Unbox(kernel);
-  return Guard(box->host, [&] { *armed = box->kernel->TelemetryArm(request_id) ? 1 : 0; });
+  Kernel* k = KernelHandle::Of(kernel);
+  return Guard(KernelHandle::HostOf(*k), [&] { *armed = k->TelemetryArm(request_id) ? 1 : 0; });
 }
 
 inline nxrt_status* TelemetryReset(nxrt_kernel* kernel) noexcept {
-  KernelBox* box = Unbox(kernel);
-  return Guard(box->host, [&] { box->kernel->TelemetryReset(); });
+  Kernel* k = KernelHandle::Of(kernel);
+  return Guard(KernelHandle::HostOf(*k), [&] { k->TelemetryReset(); });
 }
 
 inline nxrt_status* TelemetrySnapshot(nxrt_kernel* kernel, nxrt_telemetry* out,
                                       nxrt_bool* observed) noexcept {
-  KernelBox* box = Unbox(kernel);
-  return Guard(box->host, [&] {
-    auto snapshot = box->kernel->TelemetrySnapshot();
+  Kernel* k = KernelHandle::Of(kernel);
+  return Guard(KernelHandle::HostOf(*k), [&] {
+    auto snapshot = k->TelemetrySnapshot();
     *observed = snapshot ? 1 : 0;
     if (!snapshot) return;
     // Write only the fields both sides know; the host sized `out`.
@@ -618,8 +635,8 @@ inline nxrt_status* TelemetrySnapshot(nxrt_kernel* kernel, nxrt_telemetry* out,
 }
 
 inline nxrt_status* TelemetryDisarm(nxrt_kernel* kernel) noexcept {
-  KernelBox* box = Unbox(kernel);
-  return Guard(box->host, [&] { box->kernel->TelemetryDisarm(); });
+  Kernel* k = KernelHandle::Of(kernel);
+  return Guard(KernelHandle::HostOf(*k), [&] { k->TelemetryDisarm(); });
 }
 
 inline nxrt_kernel_api MakeKernelApi() {
