@@ -30,7 +30,7 @@ struct Transfer {
 };
 
 struct PlannedNode {
-  // What a settled dispatch reads, together (Executor::RunSettled): the
+  // What a settled dispatch reads, together (Executor::ComputeSettled): the
   // shape generation at which the last dispatch left the values below as a
   // dispatch at the same shapes would make them again (0 when not so; a run
   // resolves shapes first, so the generations it sees start at 1), the

@@ -662,24 +662,33 @@ Status Executor::Execute(std::optional<nxrt_graph_slot> slot) {
     for (device_graph::Segment& segment : *segments) segment.prepared_for = -1;
   }
   settled_hits_ = 0;
-  Status status;
-  for (size_t i = 0; i < nodes_.size() && status.ok();) {
+  // Each step's status is constructed in place, never assigned: a run
+  // dispatches thousands of nodes and moving a status is not free.
+  Status failed;
+  for (size_t i = 0; i < nodes_.size();) {
     if (slot && segments != nullptr && segment_at_[i] != kNoSlot) {
       device_graph::Segment& segment = (*segments)[segment_at_[i]];
-      status = RunSegment(segment, *slot);
+      Status ran = RunSegment(segment, *slot);
+      if (!ran.ok()) {
+        failed = std::move(ran);
+        break;
+      }
       i = segment.end;
       continue;
     }
-    status = RunNode(nodes_[i]);
+    Status ran = RunNode(nodes_[i]);
+    if (!ran.ok()) {
+      failed = std::move(ran);
+      break;
+    }
     ++i;
   }
   shared_.cache->AddPreboundHits(settled_hits_);
-  return status;
+  return failed;
 }
 
 Status Executor::RunNode(PlannedNode& node) {
-  Status settled;
-  if (RunSettled(node, settled)) return settled;
+  if (IsSettled(node)) return ComputeSettled(node);
   NXRT_RETURN_IF_ERROR(RunTransfers(node));
   NXRT_RETURN_IF_ERROR(PrepareNode(node));
   NXRT_RETURN_IF_ERROR(LookUpKernel(node));
@@ -722,24 +731,25 @@ void Executor::Settle(PlannedNode& node) {
   node.settled_erasures = shared_.cache->erasures();
 }
 
+bool Executor::IsSettled(const PlannedNode& node) const {
+  return node.settled_generation == shape_generation_ &&
+         node.settled_erasures == shared_.cache->erasures();
+}
+
 // Computes a settled node: no values rebuilt, no shapes compared. Its
 // outputs keep their buffers (only its own dispatch reserves them, and the
 // planned sizes hold while the generation does) and stay ready from the
 // dispatch that settled it. An input may live elsewhere this run (a
 // caller's new tensor); its dims and dtype are fixed by the generation, so
 // only its address is updated.
-bool Executor::RunSettled(PlannedNode& node, Status& status) {
-  if (node.settled_generation != shape_generation_ ||
-      node.settled_erasures != shared_.cache->erasures()) {
-    return false;
-  }
+Status Executor::ComputeSettled(PlannedNode& node) {
   for (uint32_t i : node.moving_inputs) {
     node.inputs[i].tensor.data = slots_[node.input_slots[i]].data;
   }
   ++settled_hits_;
-  status = ComputeNode(node);
-  if (!status.ok()) node.settled_generation = 0;
-  return true;
+  Status computed = ComputeNode(node);
+  if (!computed.ok()) node.settled_generation = 0;
+  return computed;
 }
 
 Status Executor::RunTransfers(PlannedNode& node) {

@@ -121,7 +121,8 @@ class Executor : private plugin_host::ComputeServices {
   Status ComputeNode(PlannedNode& node);
   void FinishNode(PlannedNode& node);
   Status RunNode(PlannedNode& node);
-  bool RunSettled(PlannedNode& node, Status& status);
+  bool IsSettled(const PlannedNode& node) const;
+  Status ComputeSettled(PlannedNode& node);
   void Settle(PlannedNode& node);
   Status RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot);
   Status RunSegmentEagerly(device_graph::Segment& segment);
