@@ -64,13 +64,7 @@ class ConvKernel : public CudaKernel {
     const WindowAxis& wd = axes[1];
     padded_ = !h.CudnnExpresses() || !wd.CudnnExpresses();
     if (padded_) {
-      pad_ = {.planes = batch * channels,
-              .in_h = h.in,
-              .in_w = wd.in,
-              .out_h = h.PaddedIn(),
-              .out_w = wd.PaddedIn(),
-              .pad_h = h.pad_begin,
-              .pad_w = wd.pad_begin};
+      pad_ = PaddingOf(batch * channels, h, wd);
       pad_buffer_ = std::make_unique<DeviceBuffer>(pad_.planes * pad_.out_h * pad_.out_w *
                                                    ElementSize(dtype_));
     }

@@ -70,13 +70,7 @@ class PoolKernel : public CudaKernel {
     }
     padded_ = !h.CudnnExpresses() || !w.CudnnExpresses();
     if (padded_) {
-      pad_ = {.planes = x[0] * x[1],
-              .in_h = h.in,
-              .in_w = w.in,
-              .out_h = h.PaddedIn(),
-              .out_w = w.PaddedIn(),
-              .pad_h = h.pad_begin,
-              .pad_w = w.pad_begin};
+      pad_ = PaddingOf(x[0] * x[1], h, w);
       pad_buffer_ = std::make_unique<DeviceBuffer>(pad_.planes * pad_.out_h * pad_.out_w *
                                                    ElementSize(dtype_));
       fill_ = max ? -INFINITY : 0.0f;

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "nxrt/ep_abi.h"
+#include "window_geometry.hpp"
 
 namespace nxrt::cuda {
 
@@ -29,6 +30,18 @@ struct PadGeometry {
 
 void LaunchPadPlanes(nxrt_dtype dtype, const void* in, void* out, const PadGeometry& geometry,
                      float fill, cudaStream_t stream);
+
+// The copy of `planes` planes that gives windows over axes `h` and `w` their
+// pads, for cuDNN to run on unpadded.
+inline PadGeometry PaddingOf(int64_t planes, const WindowAxis& h, const WindowAxis& w) {
+  return {.planes = planes,
+          .in_h = h.in,
+          .in_w = w.in,
+          .out_h = h.PaddedIn(),
+          .out_w = w.PaddedIn(),
+          .pad_h = h.pad_begin,
+          .pad_w = w.pad_begin};
+}
 
 // y = x * s + (bias - mean * s) with s = scale / sqrt(var + epsilon), per
 // channel of x viewed as [batch, channels, plane] (`count` elements). The
