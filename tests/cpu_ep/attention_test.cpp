@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "attribute_builders.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "plugin_host/execution_provider.hpp"
 #include "plugin_host/kernel.hpp"
@@ -43,14 +44,6 @@ struct NodeInput {
   DataType dtype = DataType::kFloat32;
   std::vector<int64_t> dims;
 };
-
-nxrt::graph::Attribute IntAttr(const std::string& name, int64_t value) {
-  nxrt::graph::Attribute a;
-  a.name = name;
-  a.type = nxrt::graph::AttributeType::kInt;
-  a.i = value;
-  return a;
-}
 
 // A graph of one node with the given inputs, attributes and output count.
 struct OneNode {
@@ -180,8 +173,8 @@ std::pair<HostTensor, HostTensor> RotaryCaches() {
 }
 
 std::vector<nxrt::graph::Attribute> GqaAttributes() {
-  return {IntAttr("num_heads", kHeads), IntAttr("kv_num_heads", kKvHeads), IntAttr("do_rotary", 1),
-          IntAttr("rotary_interleaved", 0)};
+  return {IntAttribute("num_heads", kHeads), IntAttribute("kv_num_heads", kKvHeads),
+          IntAttribute("do_rotary", 1), IntAttribute("rotary_interleaved", 0)};
 }
 
 // One GroupQueryAttention call of `seq` new tokens over a past of `past`
@@ -426,8 +419,8 @@ std::vector<NodeInput> GqaInputs(DataType dtype) {
 
 TEST(CpuEpAttention, DeclinesWhatItDoesNotImplement) {
   auto ep = CpuEp();
-  const std::vector<nxrt::graph::Attribute> heads{IntAttr("num_heads", 4),
-                                                  IntAttr("kv_num_heads", 2)};
+  const std::vector<nxrt::graph::Attribute> heads{IntAttribute("num_heads", 4),
+                                                  IntAttribute("kv_num_heads", 2)};
   EXPECT_EQ(DeclineReason(*ep,
                           OneNode("GroupQueryAttention", "com.microsoft",
                                   GqaInputs(DataType::kFloat32), heads, 3),
@@ -451,7 +444,7 @@ TEST(CpuEpAttention, DeclinesWhatItDoesNotImplement) {
   EXPECT_NE(quantized.find("k_scale"), std::string::npos) << quantized;
 
   auto rotary_attrs = heads;
-  rotary_attrs.push_back(IntAttr("do_rotary", 1));
+  rotary_attrs.push_back(IntAttribute("do_rotary", 1));
   const std::string no_cache =
       DeclineReason(*ep,
                     OneNode("GroupQueryAttention", "com.microsoft", GqaInputs(DataType::kFloat32),
@@ -460,7 +453,7 @@ TEST(CpuEpAttention, DeclinesWhatItDoesNotImplement) {
   EXPECT_NE(no_cache.find("cos_cache"), std::string::npos) << no_cache;
 
   auto bidirectional = heads;
-  bidirectional.push_back(IntAttr("causal", 0));
+  bidirectional.push_back(IntAttribute("causal", 0));
   const std::string causal = DeclineReason(*ep,
                                            OneNode("GroupQueryAttention", "com.microsoft",
                                                    GqaInputs(DataType::kFloat32), bidirectional, 3),
@@ -488,7 +481,7 @@ TEST(CpuEpAttention, DeclinesWhatItDoesNotImplement) {
                              {"position_ids", DataType::kInt64, {1, 2}},
                              {"cos", DataType::kFloat32, {8, 8}},
                              {"sin", DataType::kFloat32, {8, 8}}},
-                            {IntAttr("is_packed_batching", 1)}, 1),
+                            {IntAttribute("is_packed_batching", 1)}, 1),
                     1);
   EXPECT_NE(packed_batching.find("is_packed_batching"), std::string::npos) << packed_batching;
 }

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "attribute_builders.hpp"
 #include "no_compute_services.hpp"
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/ir.hpp"
@@ -38,14 +39,6 @@ using nxrt::graph::Dim;
 using nxrt::graph::ValueId;
 
 constexpr int64_t kOnnxInt32 = 6;  // TensorProto.INT32, Cast's "to"
-
-nxrt::graph::Attribute IntAttr(const std::string& name, int64_t value) {
-  nxrt::graph::Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
 
 // Builds a graph of static-shaped inputs, int64 constants and nodes whose
 // output shapes shape inference finds.
@@ -158,8 +151,8 @@ TEST(CpuCaptureSafety, GatherReplaysFollowNewTableAndIndices) {
   const ValueId table = b.Input("table", DataType::kFloat32, {3, 4});
   const ValueId ids = b.Input("ids", DataType::kInt64, {2});
   const ValueId picks = b.Input("picks", DataType::kInt32, {3});
-  b.Output(b.Node("Gather", {table, ids}, "rows", DataType::kFloat32, {IntAttr("axis", 0)}));
-  b.Output(b.Node("Gather", {table, picks}, "cols", DataType::kFloat32, {IntAttr("axis", 1)}));
+  b.Output(b.Node("Gather", {table, ids}, "rows", DataType::kFloat32, {IntAttribute("axis", 0)}));
+  b.Output(b.Node("Gather", {table, picks}, "cols", DataType::kFloat32, {IntAttribute("axis", 1)}));
   auto session = CpuSession(b.Take());
   ASSERT_NE(session, nullptr);
 
@@ -204,13 +197,13 @@ TEST(CpuCaptureSafety, MaskLengthsReplayFollowNewMaskValues) {
   const ValueId axis = b.Int64Constant("axis_1", {1}, {1});
   const ValueId one = b.Int64Constant("one", {}, {1});
   const ValueId sum =
-      b.Node("ReduceSum", {mask, axis}, "sum", DataType::kInt64, {IntAttr("keepdims", 0)});
+      b.Node("ReduceSum", {mask, axis}, "sum", DataType::kInt64, {IntAttribute("keepdims", 0)});
   const ValueId less = b.Node("Sub", {sum, one}, "less", DataType::kInt64);
-  b.Output(b.Node("Cast", {less}, "seqlens", DataType::kInt32, {IntAttr("to", kOnnxInt32)}));
+  b.Output(b.Node("Cast", {less}, "seqlens", DataType::kInt32, {IntAttribute("to", kOnnxInt32)}));
   const ValueId shape = b.Node("Shape", {mask}, "shape", DataType::kInt64);
   const ValueId length =
-      b.Node("Gather", {shape, one}, "length", DataType::kInt64, {IntAttr("axis", 0)});
-  b.Output(b.Node("Cast", {length}, "total", DataType::kInt32, {IntAttr("to", kOnnxInt32)}));
+      b.Node("Gather", {shape, one}, "length", DataType::kInt64, {IntAttribute("axis", 0)});
+  b.Output(b.Node("Cast", {length}, "total", DataType::kInt32, {IntAttribute("to", kOnnxInt32)}));
   b.Output(shape);
   auto session = CpuSession(b.Take());
   ASSERT_NE(session, nullptr);
@@ -246,12 +239,12 @@ TEST(CpuCaptureSafety, RelabelReduceAndSoftmaxReplayFollowNewValues) {
   const ValueId two = b.Int64Constant("two", {1}, {2});
   const ValueId pairs = b.Node("Reshape", {x, shape}, "pairs", DataType::kFloat32);
   const ValueId batched = b.Node("Unsqueeze", {pairs, zero}, "batched", DataType::kFloat32);
-  const ValueId summed =
-      b.Node("ReduceSum", {batched, two}, "summed", DataType::kFloat32, {IntAttr("keepdims", 0)});
+  const ValueId summed = b.Node("ReduceSum", {batched, two}, "summed", DataType::kFloat32,
+                                {IntAttribute("keepdims", 0)});
   const ValueId sums = b.Node("Squeeze", {summed, zero}, "sums", DataType::kFloat32);
   const ValueId same = b.Node("Identity", {sums}, "same", DataType::kFloat32);
   b.Output(sums);
-  b.Output(b.Node("Softmax", {same}, "probs", DataType::kFloat32, {IntAttr("axis", -1)}));
+  b.Output(b.Node("Softmax", {same}, "probs", DataType::kFloat32, {IntAttribute("axis", -1)}));
   auto session = CpuSession(b.Take());
   ASSERT_NE(session, nullptr);
 
@@ -295,7 +288,8 @@ TEST(CpuCaptureSafety, TransposeSliceAndConcatReplayFollowNewValues) {
   const ValueId axes = b.Int64Constant("axes", {1}, {0});
   const ValueId turned = b.Node("Transpose", {x}, "turned", DataType::kFloat32);
   const ValueId tail = b.Node("Slice", {turned, starts, ends, axes}, "tail", DataType::kFloat32);
-  b.Output(b.Node("Concat", {turned, tail}, "joined", DataType::kFloat32, {IntAttr("axis", 0)}));
+  b.Output(
+      b.Node("Concat", {turned, tail}, "joined", DataType::kFloat32, {IntAttribute("axis", 0)}));
   auto session = CpuSession(b.Take());
   ASSERT_NE(session, nullptr);
 
@@ -409,7 +403,7 @@ TEST(CpuCaptureSafety, ArgMaxCumSumAndTriluReplayFollowNewValues) {
   const ValueId x = b.Input("x", DataType::kFloat32, {2, 3});
   const ValueId axis = b.Int64Constant("axis", {}, {1});
   b.Output(b.Node("ArgMax", {x}, "best", DataType::kInt64,
-                  {IntAttr("axis", 1), IntAttr("keepdims", 0)}));
+                  {IntAttribute("axis", 1), IntAttribute("keepdims", 0)}));
   b.Output(b.Node("CumSum", {x, axis}, "running", DataType::kFloat32));
   b.Output(b.Node("Trilu", {x}, "upper", DataType::kFloat32));
   auto session = CpuSession(b.Take());

@@ -299,7 +299,7 @@ TEST(CpuEpControlFlow, LoopCarriedValueMayGrowEachTrip) {
   const auto x_in = body.Input("x_in", std::nullopt);
   body.Output(body.Tensor("Identity", {cond_in}, "cond_out", DataType::kBool));
   body.Output(
-      body.Tensor("Concat", {x_in, x_in}, "x_out", DataType::kFloat32, {IntAttr("axis", 0)}));
+      body.Tensor("Concat", {x_in, x_in}, "x_out", DataType::kFloat32, {IntAttribute("axis", 0)}));
   body.Output(body.Tensor("Shape", {x_in}, "length", DataType::kInt64));
 
   IrModelBuilder m(16, "growing_loop");
@@ -338,9 +338,9 @@ TEST(CpuEpControlFlow, Scan8BatchRowsFollowTheirSequenceLengths) {
   const auto lens = m.Int64s("lens", {2}, {2, 3});
   const auto init = m.Input("init", std::vector<int64_t>{2, 1});
   const auto x = m.Input("x", std::vector<int64_t>{2, 3, 1});
-  const auto outs =
-      m.Node("Scan", {lens, init, x}, {"final", "ys"}, nxrt::graph::ValueKind::kTensor,
-             DataType::kFloat32, {IntAttr("num_scan_inputs", 1), GraphAttr("body", body.Take())});
+  const auto outs = m.Node("Scan", {lens, init, x}, {"final", "ys"},
+                           nxrt::graph::ValueKind::kTensor, DataType::kFloat32,
+                           {IntAttribute("num_scan_inputs", 1), GraphAttr("body", body.Take())});
   m.Output(outs[0]);
   m.Output(outs[1]);
   auto session = CpuSessionOf(m.Take());

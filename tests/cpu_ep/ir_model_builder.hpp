@@ -10,20 +10,13 @@
 #include <utility>
 #include <vector>
 
+#include "attribute_builders.hpp"
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/graph/weight_store.hpp"
 #include "nxrt/session.hpp"
 
 namespace nxrt_test {
-
-inline nxrt::graph::Attribute IntAttr(const std::string& name, int64_t value) {
-  nxrt::graph::Attribute a;
-  a.name = name;
-  a.type = nxrt::graph::AttributeType::kInt;
-  a.i = value;
-  return a;
-}
 
 inline nxrt::graph::Attribute GraphAttr(const std::string& name, nxrt::graph::Graph body) {
   nxrt::graph::Attribute a;

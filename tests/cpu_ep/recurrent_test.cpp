@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "attribute_builders.hpp"
 #include "node_case_runner.hpp"
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/ir.hpp"
@@ -222,14 +223,6 @@ Outputs Reference(const Case& c, const Inputs& in) {
   return out;
 }
 
-nxrt::graph::Attribute IntAttr(const std::string& name, int64_t value) {
-  nxrt::graph::Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
-
 // The dims of input `name` of a case.
 std::vector<int64_t> InputDims(const Case& c, const std::string& name) {
   const int64_t d = c.directions();
@@ -251,15 +244,15 @@ std::vector<int64_t> InputDims(const Case& c, const std::string& name) {
 // The node's attributes; activation_alpha and activation_beta list the
 // values of the activations that take them, in order.
 std::vector<nxrt::graph::Attribute> Attributes(const Case& c) {
-  std::vector<nxrt::graph::Attribute> attrs{IntAttr("hidden_size", c.hidden)};
+  std::vector<nxrt::graph::Attribute> attrs{IntAttribute("hidden_size", c.hidden)};
   nxrt::graph::Attribute direction;
   direction.name = "direction";
   direction.type = AttributeType::kString;
   direction.s = c.direction;
   attrs.push_back(direction);
-  if (c.batch_major) attrs.push_back(IntAttr("layout", 1));
-  if (c.linear_before_reset) attrs.push_back(IntAttr("linear_before_reset", 1));
-  if (c.input_forget) attrs.push_back(IntAttr("input_forget", 1));
+  if (c.batch_major) attrs.push_back(IntAttribute("layout", 1));
+  if (c.linear_before_reset) attrs.push_back(IntAttribute("linear_before_reset", 1));
+  if (c.input_forget) attrs.push_back(IntAttribute("input_forget", 1));
   if (c.clip) {
     nxrt::graph::Attribute clip;
     clip.name = "clip";

@@ -37,7 +37,7 @@ TEST(CpuEpSequences, EraseInsertAtAndConcatWithNegativePositions) {
   IrModelBuilder m(17, "sequences");
   const ValueId x = m.Input("x", std::vector<int64_t>{3, 2});
   const ValueId t = m.Input("t", std::vector<int64_t>{2});
-  const ValueId rows = m.Sequence("SplitToSequence", {x}, "rows", {IntAttr("keepdims", 0)});
+  const ValueId rows = m.Sequence("SplitToSequence", {x}, "rows", {IntAttribute("keepdims", 0)});
   const ValueId erased = m.Sequence("SequenceErase", {rows, m.Int64s("first", {}, {-3})}, "erased");
   const ValueId inserted =
       m.Sequence("SequenceInsert", {erased, t, m.Int64s("middle", {}, {1})}, "inserted");
@@ -45,9 +45,9 @@ TEST(CpuEpSequences, EraseInsertAtAndConcatWithNegativePositions) {
   m.Output(
       m.Tensor("SequenceAt", {inserted, m.Int64s("last", {}, {-1})}, "tail", DataType::kFloat32));
   m.Output(m.Tensor("ConcatFromSequence", {inserted}, "stacked", DataType::kFloat32,
-                    {IntAttr("axis", 1), IntAttr("new_axis", 1)}));
+                    {IntAttribute("axis", 1), IntAttribute("new_axis", 1)}));
   m.Output(m.Tensor("ConcatFromSequence", {inserted}, "joined", DataType::kFloat32,
-                    {IntAttr("axis", 0)}));
+                    {IntAttribute("axis", 0)}));
   auto session = CpuSessionOf(m.Take());
   ASSERT_NE(session, nullptr);
 
@@ -70,12 +70,12 @@ TEST(CpuEpSequences, SplitLengthsThenConcatGivesTheInputBack) {
   IrModelBuilder m(17, "sequences");
   const ValueId x = m.Input("x", std::vector<int64_t>{2, 3});
   const ValueId parts = m.Sequence("SplitToSequence", {x, m.Int64s("split", {2}, {1, 2})}, "parts",
-                                   {IntAttr("axis", 1)});
+                                   {IntAttribute("axis", 1)});
   const ValueId chunks = m.Sequence("SplitToSequence", {x, m.Int64s("chunk", {}, {2})}, "chunks",
-                                    {IntAttr("axis", 1)});
+                                    {IntAttribute("axis", 1)});
   m.Output(m.Tensor("SequenceAt", {parts, m.Int64s("one", {}, {1})}, "second", DataType::kFloat32));
-  m.Output(
-      m.Tensor("ConcatFromSequence", {parts}, "back", DataType::kFloat32, {IntAttr("axis", -1)}));
+  m.Output(m.Tensor("ConcatFromSequence", {parts}, "back", DataType::kFloat32,
+                    {IntAttribute("axis", -1)}));
   m.Output(m.Tensor("SequenceAt", {chunks, m.Int64s("end", {}, {-1})}, "rest", DataType::kFloat32));
   auto session = CpuSessionOf(m.Take());
   ASSERT_NE(session, nullptr);

@@ -73,38 +73,6 @@ nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode spec) {
   return session->Run(bound);
 }
 
-nxrt::graph::Attribute IntAttribute(const std::string& name, int64_t value) {
-  nxrt::graph::Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
-
-nxrt::graph::Attribute FloatAttribute(const std::string& name, float value) {
-  nxrt::graph::Attribute a;
-  a.name = name;
-  a.type = AttributeType::kFloat;
-  a.f = value;
-  return a;
-}
-
-nxrt::graph::Attribute StringAttribute(const std::string& name, const std::string& value) {
-  nxrt::graph::Attribute a;
-  a.name = name;
-  a.type = AttributeType::kString;
-  a.s = value;
-  return a;
-}
-
-nxrt::graph::Attribute IntsAttribute(const std::string& name, std::vector<int64_t> values) {
-  nxrt::graph::Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInts;
-  a.ints = std::move(values);
-  return a;
-}
-
 nxrt::graph::Attribute StringsAttribute(const std::string& name, std::vector<std::string> values) {
   nxrt::graph::Attribute a;
   a.name = name;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "attribute_builders.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/session.hpp"
 #include "nxrt/support/status.hpp"
@@ -29,10 +30,6 @@ struct TensorNode {
 
 nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode node);
 
-nxrt::graph::Attribute IntAttribute(const std::string& name, int64_t value);
-nxrt::graph::Attribute FloatAttribute(const std::string& name, float value);
-nxrt::graph::Attribute StringAttribute(const std::string& name, const std::string& value);
-nxrt::graph::Attribute IntsAttribute(const std::string& name, std::vector<int64_t> values);
 nxrt::graph::Attribute StringsAttribute(const std::string& name, std::vector<std::string> values);
 nxrt::graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> values);
 

@@ -2,6 +2,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "attribute_builders.hpp"
 #include "capture_test_graph.hpp"
 #include "nxrt/graph/capture_classifier.hpp"
 #include "nxrt/graph/capture_explain.hpp"
@@ -14,13 +15,7 @@ using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using testing::TestGraph;
 
-Attribute IntAttribute(const std::string& name, int64_t value) {
-  Attribute a;
-  a.name = name;
-  a.type = AttributeType::kInt;
-  a.i = value;
-  return a;
-}
+using nxrt_test::IntAttribute;
 
 class CaptureAfterInference : public ::testing::Test {
  protected:

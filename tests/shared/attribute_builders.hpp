@@ -1,5 +1,5 @@
-// Node attributes built in one expression, for the CUDA EP's claim tests
-// (host) and kernel tests (gpu), which describe nodes inline.
+// Node attributes built in one expression, for tests that describe nodes
+// inline (the CPU and CUDA EP tests, the capture classifier's).
 #pragma once
 
 #include <cstdint>
