@@ -1,5 +1,5 @@
 // CPU EP kernel speed through the plugin ABI: a 1024x1024 float MatMul
-// (OpenBLAS underneath) and the dispatch cost of a one-element Add, each
+// (oneDNN underneath) and the dispatch cost of a one-element Add, each
 // timed as the host calls them, through the kernel table's compute.
 //
 // The program is its own minimal host: it loads libep_cpu.so, answers the

@@ -3,8 +3,8 @@
 #include <charconv>
 #include <string>
 
-#include "blas_threads.hpp"
 #include "device_graph/recorder.hpp"
+#include "math_threads.hpp"
 #include "op_registry.hpp"
 
 namespace nxrt::cpu {
@@ -44,7 +44,7 @@ CpuEp::CpuEp(const sdk::Host& host, const sdk::Options& options) : host_(host) {
                                                          "' (known: threads, device_graphs)");
     }
   }
-  blas_threads_ = std::make_unique<BlasThreadLease>(threads);
+  math_threads_ = std::make_unique<MathThreadLease>(threads);
   if (device_graphs) recorder_ = std::make_shared<Recorder>(host_);
 }
 

@@ -4,14 +4,13 @@
 // there, an opset before an op's first, a dtype or attribute not implemented), and makes kernels
 // that compute on host memory.
 //
-// Options: `threads` (default 1) is the number of OpenBLAS threads; one keeps
-// results bitwise reproducible from run to run. OpenBLAS has one thread count
-// per process, so it runs with the largest `threads` among live CPU EPs
-// (blas_threads.hpp). `device_graphs` (1 default, or
-// 0) says whether the EP captures device graphs: with 1 every kernel is
-// wrapped so the calls of a capture are recorded and later replayed without
-// per-node dispatch (device_graph/); with 0 kernels are bare and the host runs
-// everything eagerly.
+// Options: `threads` (default 1) is the number of threads of the math
+// libraries (oneDNN and OpenBLAS); one keeps results bitwise reproducible from
+// run to run. Their thread counts are process-wide, so they run with the
+// largest `threads` among live CPU EPs (math_threads.hpp). `device_graphs` (1
+// default, or 0) says whether the EP captures device graphs: with 1 the calls
+// of a capture are recorded and later replayed without per-node dispatch
+// (device_graph/); with 0 the host runs everything eagerly.
 #pragma once
 
 #include <memory>
@@ -21,7 +20,7 @@
 
 namespace nxrt::cpu {
 
-class BlasThreadLease;
+class MathThreadLease;
 class Recorder;
 
 class CpuEp : public sdk::ExecutionProvider {
@@ -52,7 +51,7 @@ class CpuEp : public sdk::ExecutionProvider {
   Recorder& RequireRecorder() const;
 
   sdk::Host host_;
-  std::unique_ptr<BlasThreadLease> blas_threads_;
+  std::unique_ptr<MathThreadLease> math_threads_;
   std::shared_ptr<Recorder> recorder_;  // null when device graphs are off
 };
 

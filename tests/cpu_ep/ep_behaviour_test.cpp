@@ -1,8 +1,10 @@
 // The CPU EP's contract beyond op results: option checking, honest declines,
-// capture-safety statements, constant-B packing shared between shape
-// variants of a MatMul, and the OpenBLAS worker pool following `threads`.
+// capture-safety statements, prepared constants (MatMul's B, Conv's W) shared
+// between shape variants, and the math libraries' workers following
+// `threads`.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -84,37 +86,6 @@ TEST(CpuEpBehaviour, RefusesBadOptions) {
   EXPECT_NE(unknown.status().message().find("thread"), std::string::npos);
   auto two = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"threads", "2"}});
   EXPECT_TRUE(two.ok()) << two.status().ToString();
-}
-
-// Threads of this process, from /proc.
-int ThreadCount() {
-  int count = 0;
-  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
-    ++count;
-  }
-  return count;
-}
-
-// Exit code 0 when the OpenBLAS workers follow the EPs' `threads`, else the
-// number of the first check that failed.
-[[noreturn]] void CheckBlasWorkersFollowThreads() {
-  const int before_load = ThreadCount();
-  auto plugin = CpuPlugin();
-  auto one = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"threads", "1"}});
-  if (!one.ok()) std::_Exit(2);
-  // No idle worker left spinning beside a single-threaded EP.
-  if (ThreadCount() != before_load) std::_Exit(3);
-  auto three = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"threads", "3"}});
-  if (!three.ok()) std::_Exit(4);
-  // The largest request wins: three threads need two workers.
-  if (ThreadCount() < before_load + 2) std::_Exit(5);
-  std::_Exit(0);
-}
-
-TEST(CpuEpBehaviour, BlasWorkersFollowTheLargestThreadsOption) {
-  // The pool's state is per process: check it in a fresh one.
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(CheckBlasWorkersFollowThreads(), testing::ExitedWithCode(0), "");
 }
 
 TEST(CpuEpBehaviour, DeclinesWithReasons) {
@@ -259,6 +230,177 @@ TEST(CpuEpBehaviour, ShapeVariantAdoptsPackedConstantB) {
       EXPECT_FLOAT_EQ(services.data[i * 2 + j], expected) << i << "," << j;
     }
   }
+}
+
+// Y of a Conv over X [n, c, h, w] and W [m, c, kh, kw]: no pads, unit strides.
+std::vector<float> DirectConv(const std::vector<float>& x, const std::vector<int64_t>& x_dims,
+                              const std::vector<float>& w, const std::vector<int64_t>& w_dims) {
+  const int64_t n = x_dims[0], c = x_dims[1], h = x_dims[2], wd = x_dims[3];
+  const int64_t m = w_dims[0], kh = w_dims[2], kw = w_dims[3];
+  const int64_t oh = h - kh + 1, ow = wd - kw + 1;
+  std::vector<float> y(n * m * oh * ow, 0.0f);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t o = 0; o < m; ++o)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          float sum = 0;
+          for (int64_t ch = 0; ch < c; ++ch)
+            for (int64_t p = 0; p < kh; ++p)
+              for (int64_t q = 0; q < kw; ++q)
+                sum += x[((b * c + ch) * h + i + p) * wd + j + q] *
+                       w[((o * c + ch) * kh + p) * kw + q];
+          y[((b * m + o) * oh + i) * ow + j] = sum;
+        }
+  return y;
+}
+
+std::vector<float> Ramp(size_t count, float scale) {
+  std::vector<float> v(count);
+  for (size_t i = 0; i < count; ++i) v[i] = scale * static_cast<float>(static_cast<int>(i % 7) - 3);
+  return v;
+}
+
+nxrt_constant_input ConstantOf(size_t index, const std::vector<int64_t>& dims,
+                               const std::vector<float>& data) {
+  return {
+      sizeof(nxrt_constant_input), index, NXRT_DTYPE_FLOAT32, dims.size(), dims.data(), data.data(),
+      data.size() * sizeof(float)};
+}
+
+// Runs `kernel` on float inputs; the output lands in `services`.
+bool RunKernel(nxrt::plugin_host::Kernel& kernel, std::vector<std::vector<float>*> data,
+               const std::vector<std::vector<int64_t>>& dims, FloatOutputs& services) {
+  std::vector<nxrt_value> inputs;
+  for (size_t i = 0; i < data.size(); ++i) inputs.push_back(FloatValue(*data[i], dims[i]));
+  std::vector<nxrt_value> outputs(1);
+  outputs[0].struct_size = sizeof(nxrt_value);
+  outputs[0].kind = NXRT_VALUE_TENSOR;
+  return kernel.Compute(services, inputs, outputs).ok();
+}
+
+TEST(CpuEpBehaviour, ShapeVariantAdoptsPreparedConvWeights) {
+  auto ep = CpuEp();
+  const std::vector<int64_t> w_dims{4, 2, 3, 3};
+  const std::vector<float> w = Ramp(72, 0.25f);
+  OneNode conv("Conv", "",
+               {{DataType::kFloat32, {1, 2, 6, 5}, {}}, {DataType::kFloat32, w_dims, w}});
+  const std::vector<std::vector<int64_t>> first_dims{{1, 2, 6, 5}, w_dims};
+  auto first = ep->CreateKernel({}, conv.view, Shapes(first_dims), 17);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  (*first)->SetConstantInputs(std::vector<bool>{false, true});
+  const nxrt_constant_input constant = ConstantOf(1, w_dims, w);
+  ASSERT_TRUE((*first)->PrepareConstantInputs({&constant, 1}).ok());
+  auto state = (*first)->ShareableConstantState();
+  ASSERT_TRUE(static_cast<bool>(state));
+
+  const std::vector<std::vector<int64_t>> second_dims{{3, 2, 6, 5}, w_dims};
+  auto second = ep->CreateKernel({}, conv.view, Shapes(second_dims), 17);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  (*second)->SetConstantInputs(std::vector<bool>{false, true});
+  auto adopted = (*second)->AdoptShareableConstantState(state);
+  ASSERT_TRUE(adopted.ok());
+  EXPECT_TRUE(*adopted);
+
+  // The adopted weights are what the variant convolves with, whatever W
+  // buffer the call passes.
+  std::vector<float> x = Ramp(3 * 2 * 6 * 5, 0.5f);
+  std::vector<float> stale_w(w.size(), 0.0f);
+  FloatOutputs services;
+  ASSERT_TRUE(RunKernel(**second, {&x, &stale_w}, second_dims, services));
+  const std::vector<float> expected = DirectConv(x, second_dims[0], w, w_dims);
+  ASSERT_EQ(services.data.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(services.data[i], expected[i], 1e-4f * (1.0f + std::abs(expected[i]))) << i;
+  }
+}
+
+TEST(CpuEpBehaviour, SingleRowVariantSharesTheSeveralRowVariantsPackedB) {
+  // A decoder's prefill (several rows, oneDNN) and decode step (one row,
+  // gemv) run on one copy of the weights.
+  auto ep = CpuEp();
+  const std::vector<int64_t> b_dims{3, 5};
+  const std::vector<float> b = Ramp(15, 1.0f);
+  OneNode matmul("MatMul", "", {{DataType::kFloat32, {4, 3}, {}}, {DataType::kFloat32, b_dims, b}});
+  const std::vector<std::vector<int64_t>> rows_dims{{4, 3}, b_dims};
+  auto rows = ep->CreateKernel({}, matmul.view, Shapes(rows_dims), 17);
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  (*rows)->SetConstantInputs(std::vector<bool>{false, true});
+  const nxrt_constant_input constant = ConstantOf(1, b_dims, b);
+  ASSERT_TRUE((*rows)->PrepareConstantInputs({&constant, 1}).ok());
+  auto state = (*rows)->ShareableConstantState();
+  ASSERT_TRUE(static_cast<bool>(state));
+
+  const std::vector<std::vector<int64_t>> row_dims{{1, 3}, b_dims};
+  auto row = ep->CreateKernel({}, matmul.view, Shapes(row_dims), 17);
+  ASSERT_TRUE(row.ok()) << row.status().ToString();
+  (*row)->SetConstantInputs(std::vector<bool>{false, true});
+  auto adopted = (*row)->AdoptShareableConstantState(state);
+  ASSERT_TRUE(adopted.ok());
+  EXPECT_TRUE(*adopted);
+
+  std::vector<float> a{0.5f, -2.0f, 3.0f};
+  std::vector<float> stale_b(b.size(), 0.0f);
+  FloatOutputs services;
+  ASSERT_TRUE(RunKernel(**row, {&a, &stale_b}, row_dims, services));
+  ASSERT_EQ(services.data.size(), 5u);
+  for (int j = 0; j < 5; ++j) {
+    float expected = 0;
+    for (int k = 0; k < 3; ++k) expected += a[k] * b[k * 5 + j];
+    EXPECT_FLOAT_EQ(services.data[j], expected) << j;
+  }
+}
+
+// Plans and runs a small Conv and a MatMul on `ep`; false on any failure.
+bool ComputeConvAndMatMul(nxrt::plugin_host::ExecutionProvider& ep) {
+  const std::vector<int64_t> w_dims{8, 4, 3, 3};
+  OneNode conv("Conv", "",
+               {{DataType::kFloat32, {1, 4, 16, 16}, {}}, {DataType::kFloat32, w_dims, {}}});
+  const std::vector<std::vector<int64_t>> conv_dims{{1, 4, 16, 16}, w_dims};
+  auto conv_kernel = ep.CreateKernel({}, conv.view, Shapes(conv_dims), 17);
+  OneNode matmul("MatMul", "",
+                 {{DataType::kFloat32, {64, 64}, {}}, {DataType::kFloat32, {64, 64}, {}}});
+  const std::vector<std::vector<int64_t>> matmul_dims{{64, 64}, {64, 64}};
+  auto matmul_kernel = ep.CreateKernel({}, matmul.view, Shapes(matmul_dims), 17);
+  if (!conv_kernel.ok() || !matmul_kernel.ok()) return false;
+  std::vector<float> x = Ramp(4 * 16 * 16, 1.0f), w = Ramp(8 * 4 * 9, 1.0f);
+  std::vector<float> a = Ramp(64 * 64, 1.0f), b = Ramp(64 * 64, 0.5f);
+  FloatOutputs conv_out, matmul_out;
+  return RunKernel(**conv_kernel, {&x, &w}, conv_dims, conv_out) &&
+         RunKernel(**matmul_kernel, {&a, &b}, matmul_dims, matmul_out);
+}
+
+// Threads of this process, from /proc.
+int ThreadCount() {
+  int count = 0;
+  for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
+    ++count;
+  }
+  return count;
+}
+
+// Exit code 0 when the OpenBLAS and OpenMP workers follow the EPs'
+// `threads`, else the number of the first check that failed.
+[[noreturn]] void CheckMathWorkersFollowThreads() {
+  const int before_load = ThreadCount();
+  auto plugin = CpuPlugin();
+  auto one = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"threads", "1"}});
+  if (!one.ok()) std::_Exit(2);
+  // No idle worker left spinning beside a single-threaded EP, before or after
+  // oneDNN plans and runs a product and a convolution.
+  if (ThreadCount() != before_load) std::_Exit(3);
+  if (!ComputeConvAndMatMul(**one)) std::_Exit(6);
+  if (ThreadCount() != before_load) std::_Exit(7);
+  auto three = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"threads", "3"}});
+  if (!three.ok()) std::_Exit(4);
+  // The largest request wins: three threads need two workers.
+  if (ThreadCount() < before_load + 2) std::_Exit(5);
+  std::_Exit(0);
+}
+
+TEST(CpuEpBehaviour, MathWorkersFollowTheLargestThreadsOption) {
+  // The pools' state is per process: check it in a fresh one.
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(CheckMathWorkersFollowThreads(), testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

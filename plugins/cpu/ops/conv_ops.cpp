@@ -2,9 +2,11 @@
 // ConvTranspose for float and double, any number of spatial axes, with groups,
 // pads, strides, dilations and auto_pad; ConvInteger and QLinearConv run the
 // double Conv on zero-point-shifted 8-bit data (exact: every partial sum is an
-// integer far below 2^53), QLinearConv then requantising. Conv lowers each
-// image and group to im2col (a row-wise path for 2-D) + one GEMM;
-// ConvTranspose to one GEMM + col2im. The column buffer is sized when the
+// integer far below 2^53), QLinearConv then requantising. A float Conv with
+// one to three spatial axes runs on oneDNN (onednn/float_convolution.hpp),
+// its constant weights prepared once and shared between shape variants; the
+// others lower each image and group to im2col (a row-wise path for 2-D) + one
+// GEMM, and ConvTranspose to one GEMM + col2im. Buffers are sized when the
 // kernel is made, so compute allocates nothing.
 #include <cblas.h>
 
@@ -13,7 +15,10 @@
 #include <cstring>
 #include <limits>
 
+#include <optional>
+
 #include "cpu_kernel.hpp"
+#include "onednn/float_convolution.hpp"
 #include "window_geometry.hpp"
 
 namespace nxrt::cpu {
@@ -134,14 +139,42 @@ class ConvKernel : public CpuKernel {
     }
     out_dims_ = {batch_, maps_};
     out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
-    const int64_t rows = (channels_ / group_) * ElementCount(kernel);
-    columns_.resize(rows * ElementCount(geometry_.out) * (dtype_ == NXRT_DTYPE_FLOAT64 ? 2 : 1));
+    if (dtype_ != NXRT_DTYPE_FLOAT64 && ElementCount(out_dims_) > 0 && ElementCount(w) > 0) {
+      const bool bias = inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED;
+      onednn_ = onednn::FloatConvolution::Plan({batch_, channels_, maps_, group_, geometry_, bias});
+    }
+    if (!onednn_) {
+      const int64_t rows = (channels_ / group_) * ElementCount(kernel);
+      columns_.resize(rows * ElementCount(geometry_.out) * (dtype_ == NXRT_DTYPE_FLOAT64 ? 2 : 1));
+    }
     if (dtype_ == NXRT_DTYPE_FLOAT16 || dtype_ == NXRT_DTYPE_BFLOAT16) {
       wide_x_.resize(ElementCount(x));
       wide_w_.resize(ElementCount(w));
       wide_bias_.resize(maps_);
       wide_y_.resize(ElementCount(out_dims_));
     }
+  }
+
+  void PrepareConstantInputs(std::span<const nxrt_constant_input> constants) override {
+    for (const nxrt_constant_input& c : constants) {
+      if (c.input_index != 1 || !onednn_) continue;
+      if (dtype_ == NXRT_DTYPE_FLOAT32) {
+        weights_ = onednn_->PrepareWeights(static_cast<const float*>(c.bytes));
+      } else {
+        Dispatch(TypeList<Float16, BFloat16>{}, dtype_, "Conv", [&](auto tag) {
+          using T = typename decltype(tag)::type;
+          std::copy_n(static_cast<const T*>(c.bytes), wide_w_.size(), wide_w_.begin());
+        });
+        weights_ = onednn_->PrepareWeights(wide_w_.data());
+      }
+    }
+  }
+  std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return weights_; }
+  bool AdoptShareableConstantState(const std::shared_ptr<sdk::SharedState>& state) override {
+    auto weights = std::dynamic_pointer_cast<onednn::PreparedWeights>(state);
+    if (!weights || !onednn_ || !onednn_->Takes(*weights)) return false;
+    weights_ = std::move(weights);
+    return true;
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
@@ -163,7 +196,7 @@ class ConvKernel : public CpuKernel {
           std::copy_n(DataAs<T>(t), to.size(), to.begin());
         };
         widen(inputs[0].tensor, wide_x_);
-        widen(inputs[1].tensor, wide_w_);
+        if (!weights_) widen(inputs[1].tensor, wide_w_);
         if (has_bias) widen(inputs[2].tensor, wide_bias_);
         Run(wide_x_.data(), wide_w_.data(), has_bias ? wide_bias_.data() : nullptr, wide_y_.data());
         std::transform(wide_y_.begin(), wide_y_.end(), MutableDataAs<T>(out),
@@ -177,6 +210,12 @@ class ConvKernel : public CpuKernel {
  private:
   template <typename T>
   void Run(const T* x, const T* w, const T* bias, T* y) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (onednn_) {
+        onednn_->Run(x, w, weights_.get(), bias, y);
+        return;
+      }
+    }
     T* columns = reinterpret_cast<T*>(columns_.data());
     const int64_t group_channels = channels_ / group_;
     const int64_t group_maps = maps_ / group_;
@@ -213,7 +252,9 @@ class ConvKernel : public CpuKernel {
   int64_t channels_ = 0;
   int64_t maps_ = 0;
   Dims out_dims_;
-  std::vector<float> columns_;  // doubles take two floats each
+  std::optional<onednn::FloatConvolution> onednn_;
+  std::shared_ptr<onednn::PreparedWeights> weights_;  // constant W, prepared for onednn_
+  std::vector<float> columns_;                        // im2col's; doubles take two floats each
   // Float copies of 16-bit float operands and result.
   std::vector<float> wide_x_, wide_w_, wide_bias_, wide_y_;
 };

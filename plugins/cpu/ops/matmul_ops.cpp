@@ -1,9 +1,15 @@
 // MatMul (numpy batched broadcasting, 1-D promotion), Gemm, MatMulInteger and
-// QLinearMatMul. float and double go through OpenBLAS; float16 and bfloat16
-// are widened to float around sgemm; integer MatMul and MatMulInteger use
-// plain loops, QLinearMatMul exact float or double GEMM. A constant B is packed
-// once in prepare_constant_inputs (widened to the compute type, with Gemm's
-// transB applied) and shared, so a later shape variant of the node adopts it.
+// QLinearMatMul. float products of several rows run on a oneDNN plan made
+// with the kernel (onednn/float_matmul.hpp), a single row (every decode step)
+// on OpenBLAS's gemv, float16 and bfloat16 widened to float around them;
+// double goes through OpenBLAS; integer MatMul and MatMulInteger use plain
+// loops, QLinearMatMul exact float or double GEMM. A constant B is copied once
+// in prepare_constant_inputs, widened to its compute type, onto huge pages,
+// and shared, so a later shape variant of the node adopts it. The copy keeps
+// B's layout: both the gemv of a single row and the oneDNN product of several
+// read it as given, so a decoder's prefill and decode variants share one copy
+// of the weights (oneDNN's blocked layout would be a second copy, and gemv
+// cannot read it).
 #include <cblas.h>
 
 #include <algorithm>
@@ -14,26 +20,14 @@
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
 #include "huge_page_arena.hpp"
+#include "onednn/float_matmul.hpp"
 
 namespace nxrt::cpu {
 namespace {
 
-// Row-major C[M,N] = alpha * op(A) * op(B) + beta * C. A single row goes
-// through gemv: OpenBLAS's sgemm packs all of B first, which costs several
-// times the product itself when M is 1, as in every decode step.
-void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha,
-              const float* a, const float* b, float beta, float* c) {
-  if (m == 1 && k > 0) {
-    cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans,
-                static_cast<int>(trans_b ? n : k), static_cast<int>(trans_b ? k : n), alpha, b,
-                static_cast<int>(trans_b ? k : n), a, 1, beta, c, 1);
-    return;
-  }
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), alpha, a, static_cast<int>(trans_a ? m : k), b,
-              static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
-}
+// Row-major C[M,N] = alpha * op(A) * op(B) + beta * C in double. A single
+// row goes through gemv: OpenBLAS's gemm packs all of B first, which costs
+// several times the product itself when M is 1.
 void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, double alpha,
               const double* a, const double* b, double beta, double* c) {
   if (m == 1 && k > 0) {
@@ -48,18 +42,22 @@ void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, doubl
               static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
 }
 
+// y[N] = alpha * a[K] * op(B)[K,N] + beta * y through OpenBLAS's gemv, which
+// streams B as given at memory speed; oneDNN's blocked product, measured in
+// bench/cpu_kernels.cpp, falls behind on a single row once B no longer fits
+// in the last-level cache.
+void RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alpha, const float* a, const float* b,
+                    float beta, float* y) {
+  cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, static_cast<int>(trans_b ? n : k),
+              static_cast<int>(trans_b ? k : n), alpha, b, static_cast<int>(trans_b ? k : n), a, 1,
+              beta, y, 1);
+}
+
 // Out[M,N] = A[M,K] x B[K,N] for 8-bit values minus their zero points
 // (|v| <= 255), exactly: every partial sum is an integer of magnitude below
-// K * 255^2, which sgemm holds exactly under 2^24 and dgemm under 2^53.
+// K * 255^2, which dgemm holds exactly under 2^53.
 void ShiftedByteGemm(int64_t m, int64_t n, int64_t k, const double* a, const double* b,
                      double* out) {
-  if (static_cast<double>(k) * 255.0 * 255.0 < 0x1p24) {
-    const std::vector<float> af(a, a + m * k), bf(b, b + k * n);
-    std::vector<float> cf(static_cast<size_t>(m * n));
-    BlasGemm(false, false, m, n, k, 1.0f, af.data(), bf.data(), 0.0f, cf.data());
-    std::copy(cf.begin(), cf.end(), out);
-    return;
-  }
   BlasGemm(false, false, m, n, k, 1.0, a, b, 0.0, out);
 }
 
@@ -84,18 +82,13 @@ void LoopGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
   }
 }
 
-template <typename T>
-inline constexpr bool kUsesBlas = kIsFloat<T>;
-
-// A constant B widened to its compute type, shared between shape variants.
+// A constant B widened to its compute type, as given, on huge pages; shared
+// between shape variants.
 class PackedMatrix : public sdk::SharedState {
  public:
   nxrt_dtype dtype = NXRT_DTYPE_UNDEFINED;
-  Dims dims;                // of the constant as given
-  bool transposed = false;  // transB applied
+  Dims dims;  // of the constant
   std::shared_ptr<void> storage;
-  const float* floats = nullptr;  // float, float16, bfloat16
-  const double* doubles = nullptr;
 };
 
 template <typename T, typename C>
@@ -103,75 +96,58 @@ void Widen(const T* src, int64_t count, C* dst) {
   for (int64_t i = 0; i < count; ++i) dst[i] = static_cast<C>(src[i]);
 }
 
-std::shared_ptr<PackedMatrix> Pack(const nxrt_constant_input& constant, bool transpose) {
+std::shared_ptr<PackedMatrix> Pack(const nxrt_constant_input& constant) {
   auto packed = std::make_shared<PackedMatrix>();
   packed->dtype = constant.dtype;
   packed->dims.assign(constant.dims, constant.dims + constant.rank);
-  packed->transposed = transpose;
   const int64_t count = ElementCount(packed->dims);
-  const int64_t rows = constant.rank == 2 ? packed->dims[0] : 0;
-  const int64_t cols = constant.rank == 2 ? packed->dims[1] : 0;
-  auto fill = [&](auto* dst, auto widen) {
-    widen(dst);
-    if (!transpose) return;
-    std::vector<std::remove_pointer_t<decltype(dst)>> copy(dst, dst + count);
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t c = 0; c < cols; ++c) dst[c * rows + r] = copy[r * cols + c];
-    }
-  };
   Dispatch(FloatTypes{}, constant.dtype, "pack", [&](auto tag) {
     using T = typename decltype(tag)::type;
-    const T* src = static_cast<const T*>(constant.bytes);
-    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    using C = ComputeType<T>;
     packed->storage = AllocateOnHugePages(static_cast<size_t>(count) * sizeof(C));
-    C* dst = static_cast<C*>(packed->storage.get());
-    fill(dst, [&](C* out) { Widen(src, count, out); });
-    if constexpr (std::is_same_v<C, double>) {
-      packed->doubles = dst;
-    } else {
-      packed->floats = dst;
-    }
+    Widen(static_cast<const T*>(constant.bytes), count, static_cast<C*>(packed->storage.get()));
   });
   return packed;
 }
 
-// Kernel base for MatMul and Gemm: constant-B packing and sharing.
+// Kernel base for MatMul and Gemm: the float plan, and constant-B packing
+// and sharing.
 class PackingKernel : public CpuKernel {
  public:
   PackingKernel(nxrt_dtype dtype, Dims b_dims, bool transpose_b)
       : CpuKernel(true), dtype_(dtype), b_dims_(std::move(b_dims)), transpose_b_(transpose_b) {}
 
-  void SetConstantInputs(std::span<const nxrt_bool> flags) override {
-    b_constant_ = flags.size() > 1 && flags[1] != 0;
-  }
   void PrepareConstantInputs(std::span<const nxrt_constant_input> constants) override {
     if (!Contains(FloatTypes{}, dtype_)) return;
     for (const nxrt_constant_input& c : constants) {
-      if (c.input_index == 1) packed_ = Pack(c, transpose_b_ && c.rank == 2);
+      if (c.input_index == 1) packed_ = Pack(c);
     }
   }
   std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return packed_; }
   bool AdoptShareableConstantState(const std::shared_ptr<sdk::SharedState>& state) override {
     auto packed = std::dynamic_pointer_cast<PackedMatrix>(state);
-    if (!packed || packed->dtype != dtype_ || packed->dims != b_dims_ ||
-        packed->transposed != (transpose_b_ && b_dims_.size() == 2)) {
-      return false;
-    }
+    if (!packed || packed->dtype != dtype_ || packed->dims != b_dims_) return false;
     packed_ = std::move(packed);
     return true;
   }
 
  protected:
-  // B in compute type C: the packed constant, or `scratch` widened from the
-  // input. Sets *transposed to whether transB still has to be applied.
+  // Plans the float product (float, float16, bfloat16) of several rows for
+  // `shape`. A single row needs no plan: RowTimesMatrix reads B directly.
+  void PlanFloat(const onednn::MatmulShape& shape) {
+    if (dtype_ == NXRT_DTYPE_FLOAT64 || !Contains(FloatTypes{}, dtype_)) return;
+    if (shape.m > 1 && shape.n > 0 && shape.k > 0) float_matmul_.emplace(shape);
+  }
+  // Whether the float plan covers the product (false for a single row or
+  // when K is 0).
+  bool HasFloatPlan() const { return float_matmul_.has_value(); }
+  void RunFloat(const float* a, const float* b, float* y) { float_matmul_->Run(a, b, y); }
+
+  // B in compute type C: the packed constant, or `b` itself, or `scratch`
+  // widened from `b`.
   template <typename T, typename C>
-  const C* BData(const nxrt_tensor& b, std::vector<C>& scratch, bool* still_transposed) const {
-    *still_transposed = transpose_b_;
-    if (packed_) {
-      *still_transposed = transpose_b_ && !packed_->transposed;
-      if constexpr (std::is_same_v<C, double>) return packed_->doubles;
-      if constexpr (std::is_same_v<C, float>) return packed_->floats;
-    }
+  const C* BData(const nxrt_tensor& b, std::vector<C>& scratch) const {
+    if (packed_) return static_cast<const C*>(packed_->storage.get());
     if constexpr (std::is_same_v<T, C>) {
       return DataAs<T>(b);
     } else {
@@ -183,7 +159,9 @@ class PackingKernel : public CpuKernel {
   nxrt_dtype dtype_;
   Dims b_dims_;
   bool transpose_b_;
-  bool b_constant_ = false;
+
+ private:
+  std::optional<onednn::FloatMatmul> float_matmul_;
   std::shared_ptr<PackedMatrix> packed_;
 };
 
@@ -210,8 +188,9 @@ class MatMulKernel : public PackingKernel {
     out_dims_ = batch_.out_dims;
     if (!a_vector) out_dims_.push_back(m_);
     if (!b_vector) out_dims_.push_back(n_);
-    // B shared by every batch and A contiguous: one GEMM with batch*M rows.
-    fold_batch_ = ElementCount(b_batch_) == 1;
+    // B shared by every batch and A contiguous: one product with batch*M rows.
+    fold_batch_ = ElementCount(b_batch_) == 1 && ElementCount(a_batch_) == batch_.count;
+    PlanFloat({fold_batch_ ? batch_.count * m_ : m_, n_, k_});
     const int64_t out_count = ElementCount(out_dims_);
     if (dtype == NXRT_DTYPE_FLOAT16 || dtype == NXRT_DTYPE_BFLOAT16) {
       a_scratch_.resize(ElementCount(a));
@@ -228,16 +207,14 @@ class MatMulKernel : public PackingKernel {
       using T = typename decltype(tag)::type;
       if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>) {
         Widen(DataAs<T>(inputs[0].tensor), ElementCount(inputs[0].tensor), a_scratch_.data());
-        bool transposed = false;
-        const float* b = BData<T, float>(inputs[1].tensor, b_scratch_, &transposed);
+        const float* b = BData<T, float>(inputs[1].tensor, b_scratch_);
         Run<float>(a_scratch_.data(), b, out_scratch_.data());
         T* y = MutableDataAs<T>(out);
         for (size_t i = 0; i < out_scratch_.size(); ++i) y[i] = T(out_scratch_[i]);
       } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
         std::vector<T> unused;
-        bool transposed = false;
-        const T* b = BData<T, T>(inputs[1].tensor, unused, &transposed);
-        Run<T>(DataAs<T>(inputs[0].tensor), b, MutableDataAs<T>(out));
+        Run<T>(DataAs<T>(inputs[0].tensor), BData<T, T>(inputs[1].tensor, unused),
+               MutableDataAs<T>(out));
       } else {
         Run<T>(DataAs<T>(inputs[0].tensor), DataAs<T>(inputs[1].tensor), MutableDataAs<T>(out));
       }
@@ -246,19 +223,26 @@ class MatMulKernel : public PackingKernel {
 
  private:
   template <typename C>
-  void Gemm(int64_t rows, const C* a, const C* b, C* y) const {
-    if constexpr (kUsesBlas<C>) {
-      BlasGemm(false, false, rows, n_, k_, C(1), a, b, C(0), y);
+  void Gemm(int64_t rows, const C* a, const C* b, C* y) {
+    if constexpr (std::is_same_v<C, float>) {
+      if (HasFloatPlan()) {
+        RunFloat(a, b, y);
+      } else if (k_ == 0) {
+        std::fill_n(y, rows * n_, 0.0f);
+      } else {
+        RowTimesMatrix(false, n_, k_, 1.0f, a, b, 0.0f, y);
+      }
+    } else if constexpr (std::is_same_v<C, double>) {
+      BlasGemm(false, false, rows, n_, k_, 1.0, a, b, 0.0, y);
     } else {
       LoopGemm<C>(false, false, rows, n_, k_, a, b, false, y);
     }
   }
 
   template <typename C>
-  void Run(const C* a, const C* b, C* y) const {
-    const int64_t batches = batch_.count;
-    if (fold_batch_ && ElementCount(a_batch_) == batches) {
-      Gemm<C>(batches * m_, a, b, y);
+  void Run(const C* a, const C* b, C* y) {
+    if (fold_batch_) {
+      Gemm<C>(batch_.count * m_, a, b, y);
       return;
     }
     const int64_t a_step = m_ * k_;
@@ -309,6 +293,7 @@ class GemmKernel : public PackingKernel {
       if (c_plan_.out_dims != Dims{m_, n_}) FailInvalid("Gemm: C does not broadcast to (M, N)");
       has_c_ = true;
     }
+    PlanFloat({m_, n_, k_, trans_a_, transpose_b_, alpha_, has_c_ ? beta_ : 0.0f});
     if (dtype == NXRT_DTYPE_FLOAT16 || dtype == NXRT_DTYPE_BFLOAT16) {
       a_scratch_.resize(m_ * k_);
       b_scratch_.resize(k_ * n_);
@@ -332,20 +317,27 @@ class GemmKernel : public PackingKernel {
         Widen(DataAs<T>(inputs[0].tensor), m_ * k_, a_scratch_.data());
         a = a_scratch_.data();
       }
-      bool trans_b = false;
-      std::vector<C> unused;
       const C* b = nullptr;
       if constexpr (std::is_same_v<T, C>) {
-        b = BData<T, C>(inputs[1].tensor, unused, &trans_b);
+        std::vector<C> unused;
+        b = BData<T, C>(inputs[1].tensor, unused);
       } else {
-        b = BData<T, C>(inputs[1].tensor, b_scratch_, &trans_b);
+        b = BData<T, C>(inputs[1].tensor, b_scratch_);
       }
-      C beta = 0;
-      if (has_c_ && beta_ != 0.0f) {
-        FillWithC<T, C>(inputs[2].tensor, y);
-        beta = static_cast<C>(beta_);
+      const bool add_c = has_c_ && beta_ != 0.0f;
+      if (add_c) FillWithC<T, C>(inputs[2].tensor, y);
+      if constexpr (std::is_same_v<C, double>) {
+        BlasGemm(trans_a_, transpose_b_, m_, n_, k_, static_cast<double>(alpha_), a, b,
+                 add_c ? static_cast<double>(beta_) : 0.0, y);
+      } else if (HasFloatPlan()) {
+        RunFloat(a, b, y);
+      } else if (k_ > 0) {
+        RowTimesMatrix(transpose_b_, n_, k_, alpha_, a, b, add_c ? beta_ : 0.0f, y);
+      } else if (add_c) {
+        for (int64_t i = 0; i < m_ * n_; ++i) y[i] *= beta_;
+      } else {
+        std::fill_n(y, m_ * n_, 0.0f);
       }
-      BlasGemm(trans_a_, trans_b, m_, n_, k_, static_cast<C>(alpha_), a, b, beta, y);
       if constexpr (!std::is_same_v<T, C>) {
         T* dst = MutableDataAs<T>(out);
         for (int64_t i = 0; i < m_ * n_; ++i) dst[i] = T(y[i]);

@@ -1,7 +1,9 @@
-// OpenBLAS's thread count is one setting for the whole process, while each
-// CPU EP instance asks for its own `threads`. A BlasThreadLease records one
-// instance's request for as long as the instance lives; OpenBLAS runs with
-// the largest request among the live leases.
+// The math libraries' thread counts are process-wide settings (OpenBLAS has
+// one per process; oneDNN follows the calling thread's OpenMP count, which the
+// runner sets from here), while each CPU EP instance asks for its own
+// `threads`. A MathThreadLease records one instance's request for as long as
+// the instance lives; both libraries run with the largest request among the
+// live leases.
 //
 // While every request so far has been for one thread, the OpenBLAS worker
 // pool is shut down rather than left idle: the workers OpenBLAS starts when
@@ -15,17 +17,20 @@
 
 namespace nxrt::cpu {
 
-class BlasThreadLease {
+class MathThreadLease {
  public:
   // `threads` must be positive.
-  explicit BlasThreadLease(int threads);
-  ~BlasThreadLease();
+  explicit MathThreadLease(int threads);
+  ~MathThreadLease();
 
-  BlasThreadLease(const BlasThreadLease&) = delete;
-  BlasThreadLease& operator=(const BlasThreadLease&) = delete;
+  MathThreadLease(const MathThreadLease&) = delete;
+  MathThreadLease& operator=(const MathThreadLease&) = delete;
 
  private:
   int threads_;
 };
+
+// The thread count in force: the largest live request, 1 when there is none.
+int MathThreads();
 
 }  // namespace nxrt::cpu

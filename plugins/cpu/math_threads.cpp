@@ -1,7 +1,8 @@
-#include "blas_threads.hpp"
+#include "math_threads.hpp"
 
 #include <cblas.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 
@@ -19,6 +20,9 @@ struct Leases {
   bool pool_ever_widened = false;      // a lease has asked for more than one thread
 };
 
+// Read without the mutex on every oneDNN execution.
+std::atomic<int> threads_in_force{1};
+
 Leases& AllLeases() {
   static Leases leases;
   return leases;
@@ -35,23 +39,28 @@ void Apply(Leases& leases) {
     blas_thread_shutdown_();
   }
   leases.applied = wanted;
+  threads_in_force.store(wanted, std::memory_order_relaxed);
 }
 
 }  // namespace
 
-BlasThreadLease::BlasThreadLease(int threads) : threads_(threads) {
+MathThreadLease::MathThreadLease(int threads) : threads_(threads) {
   Leases& leases = AllLeases();
   std::lock_guard lock(leases.mutex);
   ++leases.live_by_threads[threads_];
   Apply(leases);
 }
 
-BlasThreadLease::~BlasThreadLease() {
+MathThreadLease::~MathThreadLease() {
   Leases& leases = AllLeases();
   std::lock_guard lock(leases.mutex);
   auto it = leases.live_by_threads.find(threads_);
   if (--it->second == 0) leases.live_by_threads.erase(it);
   Apply(leases);
+}
+
+int MathThreads() {
+  return threads_in_force.load(std::memory_order_relaxed);
 }
 
 }  // namespace nxrt::cpu

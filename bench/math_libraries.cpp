@@ -1,0 +1,144 @@
+// OpenBLAS against oneDNN on the float products of the benchmark models
+// (scripts/bench-vs-ort), one thread: the measurement behind the CPU EP's
+// choice of library for MatMul, Gemm and Conv (plugins/cpu/CMakeLists.txt).
+//
+// Products: Y[M,N] = A[M,K] x B[K,N], B constant and row-major, as the EP
+// keeps it (one copy for every shape variant). `matrices` distinct Bs are
+// cycled so that a row can stream its weights from memory, as a decoder's do.
+// Convolutions: oneDNN's whole convolution (NCHW in and out, so with its
+// layout reorders) against OpenBLAS's GEMM over the im2col matrix alone, a
+// lower bound for the im2col path.
+#include <benchmark/benchmark.h>
+#include <cblas.h>
+#include <omp.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <vector>
+
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+constexpr auto kF32 = memory::data_type::f32;
+
+const dnnl::engine& Engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+void SingleThread() {
+  openblas_set_num_threads(1);
+  omp_set_num_threads(1);
+}
+
+// Args: M, N, K, matrices.
+void BM_OpenBlasProduct(benchmark::State& state) {
+  SingleThread();
+  const int m = state.range(0), n = state.range(1), k = state.range(2);
+  std::vector<std::vector<float>> b(state.range(3), std::vector<float>(k * n, 0.01f));
+  std::vector<float> a(m * k, 0.5f), y(m * n);
+  size_t next = 0;
+  for (auto _ : state) {
+    const float* w = b[next++ % b.size()].data();
+    if (m == 1) {
+      cblas_sgemv(CblasRowMajor, CblasTrans, k, n, 1.0f, w, n, a.data(), 1, 0.0f, y.data(), 1);
+    } else {
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, w, n, 0.0f,
+                  y.data(), n);
+    }
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+
+void BM_OneDnnProduct(benchmark::State& state) {
+  SingleThread();
+  const int m = state.range(0), n = state.range(1), k = state.range(2);
+  const memory::desc a_desc({m, k}, kF32, Tag::ab), b_desc({k, n}, kF32, Tag::ab);
+  const memory::desc y_desc({m, n}, kF32, Tag::ab);
+  const dnnl::matmul::primitive_desc plan(dnnl::matmul::desc(a_desc, b_desc, y_desc), Engine());
+  dnnl::stream stream(Engine());
+  std::vector<std::vector<float>> b(state.range(3), std::vector<float>(k * n, 0.01f));
+  std::vector<float> a(m * k, 0.5f), y(m * n);
+  std::vector<memory> b_memory;
+  for (auto& matrix : b) b_memory.emplace_back(b_desc, Engine(), matrix.data());
+  memory a_memory(a_desc, Engine(), a.data()), y_memory(y_desc, Engine(), y.data());
+  const dnnl::matmul product(plan);
+  size_t next = 0;
+  for (auto _ : state) {
+    product.execute(stream, {{DNNL_ARG_SRC, a_memory},
+                             {DNNL_ARG_WEIGHTS, b_memory[next++ % b_memory.size()]},
+                             {DNNL_ARG_DST, y_memory}});
+  }
+}
+
+void ProductShapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"M", "N", "K", "matrices"});
+  b->Args({1, 1024, 1024, 4});   // mlp, batch 1
+  b->Args({64, 1024, 1024, 4});  // mlp, batch 64
+  b->Args({128, 768, 256, 1});   // bert_layer: qkv
+  b->Args({128, 256, 256, 1});   // bert_layer: attention output
+  b->Args({128, 1024, 256, 1});  // bert_layer: ffn up
+  b->Args({128, 256, 1024, 1});  // bert_layer: ffn down
+  b->Args({1, 1536, 512, 16});   // decoder step: MLP weights streamed from memory
+  b->Args({8, 1536, 512, 16});   // decoder prefill or verify
+}
+BENCHMARK(BM_OpenBlasProduct)->Apply(ProductShapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_OneDnnProduct)->Apply(ProductShapes)->Unit(benchmark::kMicrosecond);
+
+// Args: channels, maps, side (3x3 kernel, pads 1).
+void BM_OpenBlasIm2ColGemm(benchmark::State& state) {
+  SingleThread();
+  const int c = state.range(0), maps = state.range(1), side = state.range(2);
+  const int rows = c * 9, cols = side * side;
+  std::vector<float> w(maps * rows, 0.1f), columns(rows * cols, 0.5f), y(maps * cols);
+  for (auto _ : state) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, maps, cols, rows, 1.0f, w.data(), rows,
+                columns.data(), cols, 0.0f, y.data(), cols);
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+
+void BM_OneDnnConvolution(benchmark::State& state) {
+  SingleThread();
+  const int c = state.range(0), maps = state.range(1), side = state.range(2);
+  const memory::dims x_dims{1, c, side, side}, w_dims{maps, c, 3, 3}, y_dims{1, maps, side, side};
+  using Conv = dnnl::convolution_forward;
+  const Conv::primitive_desc plan(
+      Conv::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                 memory::desc(x_dims, kF32, Tag::any), memory::desc(w_dims, kF32, Tag::any),
+                 memory::desc({maps}, kF32, Tag::a), memory::desc(y_dims, kF32, Tag::any), {1, 1},
+                 {0, 0}, {1, 1}, {1, 1}),
+      Engine());
+  dnnl::stream stream(Engine());
+  std::vector<float> x(c * side * side, 0.5f), w(maps * c * 9, 0.1f), bias(maps),
+      y(maps * side * side);
+  memory x_plain({x_dims, kF32, Tag::nchw}, Engine(), x.data());
+  memory y_plain({y_dims, kF32, Tag::nchw}, Engine(), y.data());
+  memory w_plain({w_dims, kF32, Tag::oihw}, Engine(), w.data());
+  memory bias_memory({{maps}, kF32, Tag::a}, Engine(), bias.data());
+  memory x_blocked(plan.src_desc(), Engine()), y_blocked(plan.dst_desc(), Engine());
+  memory w_blocked(plan.weights_desc(), Engine());
+  dnnl::reorder(w_plain, w_blocked).execute(stream, w_plain, w_blocked);
+  const dnnl::reorder to_blocked(x_plain, x_blocked), to_plain(y_blocked, y_plain);
+  const Conv convolution(plan);
+  for (auto _ : state) {
+    to_blocked.execute(stream, x_plain, x_blocked);
+    convolution.execute(stream, {{DNNL_ARG_SRC, x_blocked},
+                                 {DNNL_ARG_WEIGHTS, w_blocked},
+                                 {DNNL_ARG_BIAS, bias_memory},
+                                 {DNNL_ARG_DST, y_blocked}});
+    to_plain.execute(stream, y_blocked, y_plain);
+  }
+}
+
+void ConvolutionShapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"C", "maps", "side"});
+  b->Args({3, 16, 64});   // cnn: conv0
+  b->Args({16, 32, 32});  // cnn: conv1
+}
+BENCHMARK(BM_OpenBlasIm2ColGemm)->Apply(ConvolutionShapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_OneDnnConvolution)->Apply(ConvolutionShapes)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,115 @@
+#include "float_convolution.hpp"
+
+#include <vector>
+
+namespace nxrt::cpu::onednn {
+namespace {
+
+using Desc = dnnl::memory::desc;
+using dnnl::memory;
+
+memory::format_tag PlainTag(size_t rank) {
+  static constexpr memory::format_tag kTags[] = {
+      memory::format_tag::a,    memory::format_tag::ab,    memory::format_tag::abc,
+      memory::format_tag::abcd, memory::format_tag::abcde, memory::format_tag::abcdef};
+  return kTags[rank - 1];
+}
+
+Desc Plain(const memory::dims& dims) {
+  return Desc(dims, memory::data_type::f32, PlainTag(dims.size()));
+}
+Desc Any(const memory::dims& dims) {
+  return Desc(dims, memory::data_type::f32, memory::format_tag::any);
+}
+
+PrimitiveRunner ReorderRunner(const Desc& from, const Desc& to) {
+  const dnnl::reorder::primitive_desc plan(Engine(), from, Engine(), to, PlanningAttributes());
+  const std::pair<int, Desc> args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  return PrimitiveRunner(dnnl::reorder(plan), plan.scratchpad_desc(), args);
+}
+
+memory::dims Concat(memory::dims head, const Dims& tail) {
+  head.insert(head.end(), tail.begin(), tail.end());
+  return head;
+}
+
+}  // namespace
+
+std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& shape) {
+  if (shape.geometry.in.empty() || shape.geometry.in.size() > 3) return std::nullopt;
+  FloatConvolution c;
+  const WindowGeometry& g = shape.geometry;
+  const memory::dims x_dims = Concat({shape.batch, shape.channels}, g.in);
+  const memory::dims y_dims = Concat({shape.batch, shape.maps}, g.out);
+  const int64_t group_channels = shape.channels / shape.group;
+  const memory::dims w_plain = Concat({shape.maps, group_channels}, g.kernel);
+  const memory::dims w_dims =
+      shape.group == 1 ? w_plain
+                       : Concat({shape.group, shape.maps / shape.group, group_channels}, g.kernel);
+  memory::dims dilations;
+  for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
+  const memory::dims strides(g.strides.begin(), g.strides.end());
+  const memory::dims pad_begin(g.pad_begin.begin(), g.pad_begin.end());
+  const memory::dims pad_end(g.pad_end.begin(), g.pad_end.end());
+  try {
+    const auto kind = dnnl::prop_kind::forward_inference;
+    const auto direct = dnnl::algorithm::convolution_direct;
+    using Conv = dnnl::convolution_forward;
+    const Conv::desc op =
+        shape.bias ? Conv::desc(kind, direct, Any(x_dims), Any(w_dims), Plain({shape.maps}),
+                                Any(y_dims), strides, dilations, pad_begin, pad_end)
+                   : Conv::desc(kind, direct, Any(x_dims), Any(w_dims), Any(y_dims), strides,
+                                dilations, pad_begin, pad_end);
+    const Conv::primitive_desc plan(op, PlanningAttributes(), Engine());
+    c.given_w_desc_ = Plain(w_dims);
+    c.w_desc_ = plan.weights_desc();
+    c.w_prepared_ = memory(c.w_desc_, Engine());
+    c.w_reorder_ = ReorderRunner(c.given_w_desc_, c.w_desc_);
+    c.reorder_x_ = plan.src_desc() != Plain(x_dims);
+    if (c.reorder_x_) {
+      c.x_blocked_ = memory(plan.src_desc(), Engine());
+      c.x_reorder_ = ReorderRunner(Plain(x_dims), plan.src_desc());
+    }
+    c.reorder_y_ = plan.dst_desc() != Plain(y_dims);
+    if (c.reorder_y_) {
+      c.y_blocked_ = memory(plan.dst_desc(), Engine());
+      c.y_reorder_ = ReorderRunner(plan.dst_desc(), Plain(y_dims));
+    }
+    std::vector<std::pair<int, Desc>> args = {{DNNL_ARG_SRC, plan.src_desc()},
+                                              {DNNL_ARG_WEIGHTS, c.w_desc_},
+                                              {DNNL_ARG_DST, plan.dst_desc()}};
+    if (shape.bias) args.emplace_back(DNNL_ARG_BIAS, plan.bias_desc());
+    c.convolution_ = PrimitiveRunner(Conv(plan), plan.scratchpad_desc(), args);
+  } catch (const dnnl::error&) {
+    return std::nullopt;
+  }
+  return c;
+}
+
+std::shared_ptr<PreparedWeights> FloatConvolution::PrepareWeights(const float* w) const {
+  return std::make_shared<PreparedWeights>(given_w_desc_, w, w_desc_);
+}
+
+void FloatConvolution::Run(const float* x, const float* w, const PreparedWeights* prepared,
+                           const float* bias, float* y) {
+  const void* x_in = x;
+  if (reorder_x_) {
+    x_in = x_blocked_.get_data_handle();
+    const void* buffers[] = {x, x_in};
+    x_reorder_.Run(buffers);
+  }
+  const void* w_in = prepared != nullptr ? prepared->data() : w_prepared_.get_data_handle();
+  if (prepared == nullptr) {
+    const void* buffers[] = {w, w_in};
+    w_reorder_.Run(buffers);
+  }
+  void* y_out = reorder_y_ ? y_blocked_.get_data_handle() : y;
+  const void* buffers[] = {x_in, w_in, y_out, bias};
+  convolution_.Run(std::span(buffers, bias != nullptr ? 4 : 3));
+  if (reorder_y_) {
+    const void* back[] = {y_out, y};
+    y_reorder_.Run(back);
+  }
+}
+
+}  // namespace nxrt::cpu::onednn

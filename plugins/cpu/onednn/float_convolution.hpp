@@ -1,0 +1,58 @@
+// A float convolution (1 to 3 spatial axes, groups, strides, dilations,
+// uneven pads) planned once for its shape through oneDNN. oneDNN computes in
+// channel-blocked layouts; the plan reorders X into one, computes, and
+// reorders Y back to NCHW, through buffers it owns. The weights are
+// reordered on every call, or prepared once (PrepareWeights) when constant.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+
+#include "prepared_weights.hpp"
+#include "primitive_runner.hpp"
+#include "window_geometry.hpp"
+
+namespace nxrt::cpu::onednn {
+
+struct ConvolutionShape {
+  int64_t batch = 0;
+  int64_t channels = 0;
+  int64_t maps = 0;
+  int64_t group = 1;
+  WindowGeometry geometry;
+  bool bias = false;
+};
+
+class FloatConvolution {
+ public:
+  // The plan for `shape`, or nullopt when oneDNN has none (more than three
+  // spatial axes, say). Every extent must be positive.
+  static std::optional<FloatConvolution> Plan(const ConvolutionShape& shape);
+
+  // W as given ([maps, channels / group, kernel...]) in the layout the plan takes.
+  std::shared_ptr<PreparedWeights> PrepareWeights(const float* w) const;
+  bool Takes(const PreparedWeights& w) const { return w.desc() == w_desc_; }
+
+  // `prepared`: W prepared by PrepareWeights, or null to reorder `w` now.
+  // `bias` is null when the shape has none.
+  void Run(const float* x, const float* w, const PreparedWeights* prepared, const float* bias,
+           float* y);
+
+ private:
+  FloatConvolution() = default;
+
+  dnnl::memory::desc given_w_desc_;
+  dnnl::memory::desc w_desc_;
+  dnnl::memory x_blocked_;   // empty when X is taken as given
+  dnnl::memory w_prepared_;  // W reordered on each call, when not constant
+  dnnl::memory y_blocked_;   // empty when Y is written as given
+  PrimitiveRunner x_reorder_;
+  PrimitiveRunner w_reorder_;
+  PrimitiveRunner convolution_;
+  PrimitiveRunner y_reorder_;
+  bool reorder_x_ = false;
+  bool reorder_y_ = false;
+};
+
+}  // namespace nxrt::cpu::onednn

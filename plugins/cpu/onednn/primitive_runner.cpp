@@ -1,0 +1,76 @@
+#include "primitive_runner.hpp"
+
+#include <dlfcn.h>
+#include <omp.h>
+
+#include "math_threads.hpp"
+
+namespace nxrt::cpu::onednn {
+namespace {
+
+// OpenMP's worker threads outlive every parallel region; were the host to
+// unload this EP and with it the OpenMP runtime, they would wake up in
+// unmapped code. Pinning the runtime keeps it for the life of the process.
+void PinOpenMpRuntime() {
+  omp_get_max_threads();  // loads the runtime, if nothing has yet
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&omp_get_max_threads), &info) != 0) {
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+  }
+}
+
+// The calling thread's OpenMP thread count, set to the EP's.
+void ApplyThreads() {
+  const int threads = MathThreads();
+  if (omp_get_max_threads() != threads) omp_set_num_threads(threads);
+}
+
+}  // namespace
+
+const dnnl::engine& Engine() {
+  static const dnnl::engine engine = [] {
+    PinOpenMpRuntime();
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
+  return engine;
+}
+
+dnnl::primitive_attr PlanningAttributes() {
+  ApplyThreads();
+  dnnl::primitive_attr attributes;
+  attributes.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attributes;
+}
+
+PrimitiveRunner::PrimitiveRunner(dnnl::primitive primitive, const dnnl::memory::desc& scratchpad,
+                                 std::span<const std::pair<int, dnnl::memory::desc>> args)
+    : primitive_(std::move(primitive)), stream_(Engine()), scratchpad_(scratchpad, Engine()) {
+  memories_.reserve(args.size() + 1);
+  args_.reserve(args.size() + 1);
+  for (const auto& [name, desc] : args) {
+    memories_.emplace_back(desc, Engine(), static_cast<void*>(DNNL_MEMORY_NONE));
+    args_.push_back({name, memories_.back().get()});
+  }
+  args_.push_back({DNNL_ARG_SCRATCHPAD, scratchpad_.get()});
+}
+
+void PrimitiveRunner::Run(std::span<const void* const> buffers) {
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i] != nullptr) memories_[i].set_data_handle(const_cast<void*>(buffers[i]));
+  }
+  ApplyThreads();
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(primitive_.get(), stream_.get(),
+                                                 static_cast<int>(args_.size()), args_.data()),
+                          "oneDNN could not run a primitive");
+}
+
+void ReorderOnce(const dnnl::memory::desc& from_desc, const void* from,
+                 const dnnl::memory::desc& to_desc, void* to) {
+  dnnl::memory source(from_desc, Engine(), const_cast<void*>(from));
+  dnnl::memory target(to_desc, Engine(), to);
+  dnnl::stream stream(Engine());
+  ApplyThreads();
+  dnnl::reorder(source, target).execute(stream, source, target);
+}
+
+}  // namespace nxrt::cpu::onednn
