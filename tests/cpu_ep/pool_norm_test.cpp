@@ -1,4 +1,5 @@
 // Pooling, normalisation and softmax ops on the ONNX node test cases;
+// LayerNormalization over trailing axes with and without a bias,
 // GroupNormalization (per-group affine at opset 18, per-channel at 21),
 // LpNormalization, BatchNormalization in training mode and float16 Softmax's
 // intermediate rounding against references computed here.
@@ -112,6 +113,35 @@ TEST(CpuEpPoolNorm, GroupNormalizationAffinePerGroupThenPerChannel) {
           return v * s[at] + b[at];
         });
     ExpectClose(ValuesAsDouble(*y), expected, per_channel ? "opset 21" : "opset 18");
+  }
+}
+
+TEST(CpuEpPoolNorm, LayerNormalizationOverTrailingAxesWithAndWithoutBias) {
+  const std::vector<int64_t> dims{2, 3, 4, 5};
+  const std::vector<float> x = Wave(120, 0.37);
+  for (const int64_t axis : {1, 2, -1}) {
+    const size_t first = axis < 0 ? dims.size() + axis : axis;
+    const std::vector<int64_t> row(dims.begin() + first, dims.end());
+    size_t columns = 1;
+    for (int64_t d : row) columns *= d;
+    std::vector<float> scale(columns), bias(columns);
+    for (size_t i = 0; i < columns; ++i) {
+      scale[i] = 0.5f + 0.01f * static_cast<float>(i);
+      bias[i] = 0.25f * static_cast<float>(i % 3) - 0.25f;
+    }
+    for (const bool with_bias : {true, false}) {
+      std::vector<NodeInput> inputs{Input("x", DataType::kFloat32, dims, x),
+                                    Input("scale", DataType::kFloat32, row, scale)};
+      if (with_bias) inputs.push_back(Input("bias", DataType::kFloat32, row, bias));
+      auto y = RunSingleNode("LayerNormalization", 17, inputs,
+                             {IntAttribute("axis", axis), FloatAttribute("epsilon", 1e-3f)},
+                             DataType::kFloat32);
+      ASSERT_TRUE(y.has_value()) << axis;
+      const auto expected = NormaliseRuns(
+          x, x.size() / columns, 1e-3,
+          [&](size_t, size_t i, double v) { return v * scale[i] + (with_bias ? bias[i] : 0.0); });
+      ExpectClose(ValuesAsDouble(*y), expected, with_bias ? "with bias" : "without bias");
+    }
   }
 }
 

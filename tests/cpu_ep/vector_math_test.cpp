@@ -1,12 +1,14 @@
-// The CPU EP's float Exp, Erf, Sigmoid and Softmax against the standard
-// library in double, over inputs that sweep every binade the functions
-// care about, the edges of the float range, and the special values.
+// The CPU EP's float Exp, Erf, Sigmoid, Tanh, Gelu, Softmax and LogSoftmax
+// against the standard library in double, over inputs that sweep every
+// binade the functions care about, the edges of the float range, and the
+// special values.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 #include <vector>
 
+#include "attribute_builders.hpp"
 #include "single_node_session.hpp"
 
 namespace nxrt_test {
@@ -41,10 +43,12 @@ std::vector<float> Sweep(float limit) {
   return xs;
 }
 
-std::vector<float> RunUnaryOp(const std::string& op, const std::vector<float>& xs) {
-  auto out =
-      RunSingleNode(op, 17, {Input("x", DataType::kFloat32, {static_cast<int64_t>(xs.size())}, xs)},
-                    {}, DataType::kFloat32);
+std::vector<float> RunUnaryOp(const std::string& op, const std::vector<float>& xs,
+                              int64_t opset = 17,
+                              std::vector<nxrt::graph::Attribute> attributes = {}) {
+  auto out = RunSingleNode(op, opset,
+                           {Input("x", DataType::kFloat32, {static_cast<int64_t>(xs.size())}, xs)},
+                           std::move(attributes), DataType::kFloat32);
   if (!out) return {};
   auto values = out->values<float>();
   return {values.begin(), values.end()};
@@ -105,6 +109,51 @@ TEST(CpuEpVectorMath, SigmoidIsWithinThreeUlps) {
   }
 }
 
+TEST(CpuEpVectorMath, TanhIsWithinTwoUlps) {
+  std::vector<float> xs = Sweep(12.0f);
+  const std::vector<float> ys = RunUnaryOp("Tanh", xs);
+  ASSERT_EQ(ys.size(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    EXPECT_LE(Ulps(ys[i], std::tanh(static_cast<double>(xs[i]))), 2.0)
+        << "tanh(" << xs[i] << ") = " << ys[i];
+  }
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> special = RunUnaryOp("Tanh", {inf, -inf, std::nanf("")});
+  ASSERT_EQ(special.size(), 3u);
+  EXPECT_EQ(special[0], 1.0f);
+  EXPECT_EQ(special[1], -1.0f);
+  EXPECT_TRUE(std::isnan(special[2]));
+}
+
+// Both forms of Gelu: within 1e-6 absolutely everywhere, and within 1e-5
+// relatively where |gelu| >= 0.05. Nearer zero on the negative side the
+// result is 0.5 x (1 + erf) with erf near -1, a cancellation in float: even a
+// correctly rounded erf leaves a relative error of 5e-5 at gelu = -1e-3.
+TEST(CpuEpVectorMath, GeluMatchesTheDoubleReference) {
+  const std::vector<float> xs = Sweep(10.0f);
+  for (const std::string approximate : {"none", "tanh"}) {
+    const std::vector<float> ys =
+        RunUnaryOp("Gelu", xs, 20, {StringAttribute("approximate", approximate)});
+    ASSERT_EQ(ys.size(), xs.size()) << approximate;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double x = xs[i];
+      const double expected =
+          approximate == "none"
+              ? 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))
+              : 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+      const double error = std::fabs(ys[i] - expected);
+      EXPECT_LE(error, 1e-6) << approximate << " gelu(" << x << ") = " << ys[i];
+      if (std::fabs(expected) >= 0.05) {
+        EXPECT_LE(error, 1e-5 * std::fabs(expected))
+            << approximate << " gelu(" << x << ") = " << ys[i];
+      }
+    }
+    EXPECT_TRUE(std::isnan(
+        RunUnaryOp("Gelu", {std::nanf("")}, 20, {StringAttribute("approximate", approximate)})
+            .at(0)));
+  }
+}
+
 TEST(CpuEpVectorMath, SoftmaxRowsMatchTheDoubleReference) {
   constexpr int64_t kRows = 7;
   constexpr int64_t kCols = 333;
@@ -125,6 +174,31 @@ TEST(CpuEpVectorMath, SoftmaxRowsMatchTheDoubleReference) {
       const double expected = std::exp(xs[r * kCols + c] - max) / sum;
       EXPECT_NEAR(ys[r * kCols + c], expected, 1e-6 * expected + 1e-12)
           << "row " << r << " col " << c;
+    }
+  }
+}
+
+TEST(CpuEpVectorMath, LogSoftmaxAlongAMiddleAxisMatchesTheDoubleReference) {
+  constexpr int64_t kOuter = 3, kN = 50, kInner = 4;
+  std::vector<float> xs(kOuter * kN * kInner);
+  for (size_t i = 0; i < xs.size(); ++i) xs[i] = 30.0f * std::cos(0.71f * static_cast<float>(i));
+  auto out =
+      RunSingleNode("LogSoftmax", 13, {Input("x", DataType::kFloat32, {kOuter, kN, kInner}, xs)},
+                    {IntAttribute("axis", 1)}, DataType::kFloat32);
+  ASSERT_TRUE(out.has_value());
+  auto ys = out->values<float>();
+  for (int64_t o = 0; o < kOuter; ++o) {
+    for (int64_t j = 0; j < kInner; ++j) {
+      auto at = [&](int64_t i) { return (o * kN + i) * kInner + j; };
+      double max = -std::numeric_limits<double>::infinity();
+      for (int64_t i = 0; i < kN; ++i) max = std::max(max, double{xs[at(i)]});
+      double sum = 0;
+      for (int64_t i = 0; i < kN; ++i) sum += std::exp(xs[at(i)] - max);
+      for (int64_t i = 0; i < kN; ++i) {
+        const double expected = xs[at(i)] - max - std::log(sum);
+        EXPECT_NEAR(ys[at(i)], expected, 1e-5 * (1.0 + std::fabs(expected)))
+            << o << "," << i << "," << j;
+      }
     }
   }
 }

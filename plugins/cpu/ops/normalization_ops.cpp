@@ -2,12 +2,17 @@
 // LayerNormalization (with its optional Mean and InvStdDev outputs),
 // InstanceNormalization, GroupNormalization, MeanVarianceNormalization,
 // LpNormalization and LRN. Statistics are taken in double and the result is
-// written back in the input's dtype.
+// written back in the input's dtype; float BatchNormalization at inference
+// applies its per-channel affine in float. A float LayerNormalization with a
+// full-size scale and no statistics outputs runs on oneDNN
+// (onednn/float_layer_norm.hpp).
 #include <array>
 #include <cmath>
+#include <optional>
 #include <utility>
 
 #include "cpu_kernel.hpp"
+#include "onednn/float_layer_norm.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -91,8 +96,14 @@ class BatchNormKernel : public CpuKernel {
           const auto [scale, shift] = affine(ch);
           for (int64_t b = 0; b < n; ++b) {
             const int64_t base = (b * c + ch) * plane;
-            for (int64_t i = 0; i < plane; ++i) {
-              y[base + i] = From<T>(At(xp, base + i) * scale + shift);
+            if constexpr (std::is_same_v<T, float>) {
+              const float scale_f = static_cast<float>(scale);
+              const float shift_f = static_cast<float>(shift);
+              for (int64_t i = 0; i < plane; ++i) y[base + i] = xp[base + i] * scale_f + shift_f;
+            } else {
+              for (int64_t i = 0; i < plane; ++i) {
+                y[base + i] = From<T>(At(xp, base + i) * scale + shift);
+              }
             }
           }
           continue;
@@ -124,6 +135,52 @@ class BatchNormKernel : public CpuKernel {
   bool training_;
   bool spatial_;
 };
+
+// LayerNormalization in float on oneDNN: rows of the trailing axes from
+// `axis`, a scale (and shift) of one row's size.
+class OneDnnLayerNormKernel : public CpuKernel {
+ public:
+  explicit OneDnnLayerNormKernel(onednn::FloatLayerNorm layer_norm)
+      : CpuKernel(true), layer_norm_(std::move(layer_norm)) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& x = inputs[0].tensor;
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_FLOAT32, DimsSpan(x));
+    layer_norm_.Run(DataAs<float>(x), DataAs<float>(inputs[1].tensor),
+                    IsPresent(inputs, 2) ? DataAs<float>(inputs[2].tensor) : nullptr,
+                    MutableDataAs<float>(out));
+  }
+
+ private:
+  onednn::FloatLayerNorm layer_norm_;
+};
+
+// The oneDNN plan for a LayerNormalization node at `inputs`, when it fits:
+// float, one output, a scale and shift holding exactly one row.
+std::optional<onednn::FloatLayerNorm> PlanOneDnnLayerNorm(const sdk::Node& node,
+                                                          std::span<const nxrt_shape> inputs) {
+  if (inputs[0].dtype != NXRT_DTYPE_FLOAT32 || node.output_count() > 1 || inputs.size() < 2) {
+    return std::nullopt;
+  }
+  const std::span<const int64_t> dims(inputs[0].dims, inputs[0].rank);
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  const int64_t axis = node.AttrInt("axis", -1);
+  if (axis < -rank || axis >= rank) return std::nullopt;
+  const auto split = dims.begin() + (axis < 0 ? axis + rank : axis);
+  const int64_t columns = ElementCount(std::span<const int64_t>(split, dims.end()));
+  const int64_t rows = ElementCount(std::span<const int64_t>(dims.begin(), split));
+  const bool shift = inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED;
+  auto holds_one_row = [&](const nxrt_shape& p) {
+    return p.dtype == NXRT_DTYPE_FLOAT32 &&
+           ElementCount(std::span<const int64_t>(p.dims, p.rank)) == columns;
+  };
+  if (rows <= 0 || columns <= 0 || !holds_one_row(inputs[1]) ||
+      (shift && !holds_one_row(inputs[2]))) {
+    return std::nullopt;
+  }
+  return onednn::FloatLayerNorm::Plan(rows, columns, node.AttrFloat("epsilon", 1e-5f), shift);
+}
 
 // Normalises each of `groups` runs of `size` contiguous elements, then
 // applies a per-element (LayerNorm) or per-channel (InstanceNorm) affine.
@@ -404,7 +461,11 @@ void RegisterNormalizationOps(OpRegistry& r) {
          }});
   r.Add("LayerNormalization",
         {17, ClaimInputDtype(FloatTypes{}),
-         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs,
+            int64_t) -> std::unique_ptr<sdk::Kernel> {
+           if (auto layer_norm = PlanOneDnnLayerNorm(node, inputs)) {
+             return std::make_unique<OneDnnLayerNormKernel>(std::move(*layer_norm));
+           }
            return std::make_unique<LayerNormKernel>(
                inputs[0].dtype, node.AttrInt("axis", -1), node.AttrFloat("epsilon", 1e-5f),
                LayerNormKernel::Affine::kPerElement, node.output_count() > 1);

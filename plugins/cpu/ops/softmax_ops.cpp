@@ -1,11 +1,15 @@
 // Softmax, LogSoftmax and Hardmax. Before opset 13 the input is coerced to
 // 2-D at `axis` (default 1) and normalised over each row; from opset 13 it is
 // normalised along `axis` alone (default -1). Both reduce to rows of length
-// n with a stride of `inner` between their elements.
+// n with a stride of `inner` between their elements. Softmax and LogSoftmax
+// in float run on oneDNN (onednn/float_softmax.hpp), planned for the kernel's
+// shape.
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "cpu_kernel.hpp"
+#include "onednn/float_softmax.hpp"
 #include "vector_math.hpp"
 
 namespace nxrt::cpu {
@@ -19,6 +23,43 @@ ComputeType<T> RoundedTo(ComputeType<T> v) {
   return static_cast<ComputeType<T>>(static_cast<T>(v));
 }
 
+// The [outer, n, inner] view of `dims` normalised at `axis`.
+struct RowView {
+  int64_t outer = 1;
+  int64_t n = 1;
+  int64_t inner = 1;
+};
+RowView ViewRows(std::span<const int64_t> dims, int64_t axis_attribute, bool coerce_2d) {
+  const int64_t rank = static_cast<int64_t>(dims.size());
+  const int64_t axis = NormalizeAxis(axis_attribute, rank, "Softmax");
+  RowView view;
+  for (int64_t i = 0; i < axis; ++i) view.outer *= dims[i];
+  for (int64_t i = axis; i < rank; ++i) {
+    if (coerce_2d || i == axis) {
+      view.n *= dims[i];
+    } else {
+      view.inner *= dims[i];
+    }
+  }
+  return view;
+}
+
+class OneDnnSoftmaxKernel : public CpuKernel {
+ public:
+  explicit OneDnnSoftmaxKernel(onednn::FloatSoftmax softmax)
+      : CpuKernel(true), softmax_(std::move(softmax)) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& in = inputs[0].tensor;
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_FLOAT32, DimsSpan(in));
+    softmax_.Run(DataAs<float>(in), MutableDataAs<float>(out));
+  }
+
+ private:
+  onednn::FloatSoftmax softmax_;
+};
+
 class SoftmaxKernel : public CpuKernel {
  public:
   SoftmaxKernel(SoftmaxKind kind, nxrt_dtype dtype, int64_t axis, bool coerce_2d)
@@ -29,19 +70,7 @@ class SoftmaxKernel : public CpuKernel {
     const nxrt_tensor& in = inputs[0].tensor;
     const std::span<const int64_t> dims = DimsSpan(in);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    const int64_t axis = NormalizeAxis(axis_, rank, "Softmax");
-    int64_t outer = 1;
-    for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
-    int64_t n = 1;
-    int64_t inner = 1;
-    for (int64_t i = axis; i < rank; ++i) {
-      if (coerce_2d_ || i == axis) {
-        n *= dims[i];
-      } else {
-        inner *= dims[i];
-      }
-    }
+    const auto [outer, n, inner] = ViewRows(dims, axis_, coerce_2d_);
     if (ElementCount(dims) == 0) return;
     Dispatch(FloatTypes{}, dtype_, "Softmax", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -109,10 +138,20 @@ class SoftmaxKernel : public CpuKernel {
 
 void AddSoftmax(OpRegistry& r, const char* name, SoftmaxKind kind) {
   r.Add(name, {1, ClaimInputDtype(FloatTypes{}),
-               [kind](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+               [kind](const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                      int64_t opset) -> std::unique_ptr<sdk::Kernel> {
                  const bool coerce = opset < 13;
-                 return std::make_unique<SoftmaxKernel>(
-                     kind, inputs[0].dtype, node.AttrInt("axis", coerce ? 1 : -1), coerce);
+                 const int64_t axis = node.AttrInt("axis", coerce ? 1 : -1);
+                 const std::span<const int64_t> dims(inputs[0].dims, inputs[0].rank);
+                 if (kind != SoftmaxKind::kHardmax && inputs[0].dtype == NXRT_DTYPE_FLOAT32 &&
+                     ElementCount(dims) > 0) {
+                   const RowView view = ViewRows(dims, axis, coerce);
+                   if (auto softmax = onednn::FloatSoftmax::Plan(
+                           view.outer, view.n, view.inner, kind == SoftmaxKind::kLogSoftmax)) {
+                     return std::make_unique<OneDnnSoftmaxKernel>(std::move(*softmax));
+                   }
+                 }
+                 return std::make_unique<SoftmaxKernel>(kind, inputs[0].dtype, axis, coerce);
                }});
 }
 
