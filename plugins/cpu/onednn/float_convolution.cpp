@@ -51,15 +51,19 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& s
   const memory::dims strides(g.strides.begin(), g.strides.end());
   const memory::dims pad_begin(g.pad_begin.begin(), g.pad_begin.end());
   const memory::dims pad_end(g.pad_end.begin(), g.pad_end.end());
+  // With few input channels oneDNN has direct kernels that read NCHW as it
+  // is, faster than a reorder to its blocked layout plus the blocked kernel
+  // (the 3-channel first layer of the CNN: 46 against 68 us).
+  const Desc x_desc = group_channels < 8 ? Plain(x_dims) : Any(x_dims);
   try {
     const auto kind = dnnl::prop_kind::forward_inference;
     const auto direct = dnnl::algorithm::convolution_direct;
     using Conv = dnnl::convolution_forward;
-    const Conv::desc op =
-        shape.bias ? Conv::desc(kind, direct, Any(x_dims), Any(w_dims), Plain({shape.maps}),
-                                Any(y_dims), strides, dilations, pad_begin, pad_end)
-                   : Conv::desc(kind, direct, Any(x_dims), Any(w_dims), Any(y_dims), strides,
-                                dilations, pad_begin, pad_end);
+    const Conv::desc op = shape.bias
+                              ? Conv::desc(kind, direct, x_desc, Any(w_dims), Plain({shape.maps}),
+                                           Any(y_dims), strides, dilations, pad_begin, pad_end)
+                              : Conv::desc(kind, direct, x_desc, Any(w_dims), Any(y_dims), strides,
+                                           dilations, pad_begin, pad_end);
     const Conv::primitive_desc plan(op, PlanningAttributes(), Engine());
     c.given_w_desc_ = Plain(w_dims);
     c.w_desc_ = plan.weights_desc();

@@ -2,7 +2,8 @@
 // Indices output, storage_order and dilations), AveragePool (with
 // count_include_pad), LpPool, the global forms, and MaxUnpool, which scatters
 // MaxPool's values back to the positions its indices name. Windows, pads and ceil
-// mode come from window_geometry.hpp.
+// mode come from window_geometry.hpp. A float MaxPool without the Indices
+// output runs on oneDNN (onednn/float_max_pool.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -10,7 +11,10 @@
 #include <type_traits>
 #include <vector>
 
+#include <optional>
+
 #include "cpu_kernel.hpp"
+#include "onednn/float_max_pool.hpp"
 #include "window_geometry.hpp"
 
 namespace nxrt::cpu {
@@ -42,11 +46,19 @@ class PoolKernel : public CpuKernel {
     out_dims_ = {x[0], x[1]};
     out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
     if (spatial.size() == 2) PlanColumns();
+    if (kind == PoolKind::kMax && !global && dtype_ == NXRT_DTYPE_FLOAT32 &&
+        node.output_count() == 1 && ElementCount(x) > 0 && ElementCount(out_dims_) > 0) {
+      onednn_ = onednn::FloatMaxPool::Plan(x[0], x[1], geometry_);
+    }
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
+    if (onednn_) {
+      onednn_->Run(DataAs<float>(inputs[0].tensor), MutableDataAs<float>(out));
+      return;
+    }
     int64_t* indices = nullptr;
     if (outputs.size() > 1 && outputs[1].kind == NXRT_VALUE_TENSOR) {
       indices = MutableDataAs<int64_t>(PrepareOutput(ctx, outputs, 1, NXRT_DTYPE_INT64, out_dims_));
@@ -265,6 +277,7 @@ class PoolKernel : public CpuKernel {
   std::vector<float> row_maxima_;    // Run2d's row of maxima of floats
   std::vector<int64_t> column_first_, column_last_;
   std::vector<int64_t> columns_inside_, columns_in_pads_;
+  std::optional<onednn::FloatMaxPool> onednn_;
 };
 
 using PoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
