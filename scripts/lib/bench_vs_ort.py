@@ -1,6 +1,11 @@
 """Times the generated models on nxrt (`nxrt bench --json`) and on ONNX Runtime
 in the same run, with the same input tensors, one thread each, and prints
-median latencies side by side with the ratio nxrt/ORT."""
+median latencies side by side with the ratio nxrt/ORT.
+
+Each row alternates the two engines for several rounds, so that a burst of
+load on a shared machine falls on both rather than on one: a row reports,
+per engine, the median over rounds of each round's median (and p90), and the
+range of the per-round ratios."""
 import argparse
 import os
 import subprocess
@@ -38,13 +43,16 @@ def percentile_us(samples_ns, q):
     return float(np.percentile(np.asarray(samples_ns, np.float64), q)) / 1e3
 
 
-def time_ort(model_path, feeds, runs, warmup):
+def ort_session(model_path):
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.log_severity_level = 3
-    session = ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(model_path, options, providers=["CPUExecutionProvider"])
+
+
+def time_ort(session, feeds, runs, warmup):
     for _ in range(warmup):
         session.run(None, feeds)
     samples = []
@@ -110,7 +118,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--models", help="folder of generated models (default: build/release/models, else build/models)")
     parser.add_argument("--nxrt", default=os.path.join(ROOT, "build", "release", "bin", "nxrt"), help="the nxrt binary")
-    parser.add_argument("--runs", type=int, default=50, help="timed runs per row (default 50)")
+    parser.add_argument("--runs", type=int, default=30, help="timed runs per round (default 30)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds per row, alternating the engines (default 5)")
     parser.add_argument("--warmup", type=int, default=5, help="untimed runs first (default 5)")
     parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per nxrt bench call (default 300)")
     parser.add_argument("--only", help="run only the rows whose label contains this text")
@@ -128,25 +137,42 @@ def main():
     with_nxrt = nxrt_has_bench_command(args.nxrt)
     notes = [] if with_nxrt else [f"nxrt: {args.nxrt} is missing or has no `bench` command; ORT column only."]
 
-    header = f"{'model':<32}{'nxrt median µs':>16}{'ORT median µs':>16}{'nxrt/ORT':>10}{'nxrt p90 µs':>14}{'ORT p90 µs':>13}"
-    print(f"{len(rows)} rows, {args.runs} runs after {args.warmup} warm-up runs, one thread each, models from {models}")
+    header = (f"{'model':<32}{'nxrt median µs':>16}{'ORT median µs':>16}{'nxrt/ORT':>10}{'ratio range':>14}"
+              f"{'nxrt p90 µs':>14}{'ORT p90 µs':>13}")
+    print(f"{len(rows)} rows, {args.rounds} rounds of {args.runs} runs after {args.warmup} warm-up runs per engine, "
+          f"one thread each, models from {models}")
     print(header)
     with tempfile.TemporaryDirectory(prefix="bench-vs-ort-") as scratch:
         for n, (label, file, dims) in enumerate(rows):
             model_path = os.path.join(models, file)
             feeds = random_feeds(load_model_header(model_path), dims, seed=n)
             input_files = write_inputs(os.path.join(scratch, f"row{n}"), feeds)
-            ort_median, ort_p90 = time_ort(model_path, feeds, args.runs, args.warmup)
-            nxrt_median, nxrt_p90, ratio = "n/a", "n/a", "n/a"
-            if with_nxrt:
+            session = ort_session(model_path)
+            ort_rounds, nxrt_rounds = [], []
+            for _ in range(args.rounds):
+                ort_rounds.append(time_ort(session, feeds, args.runs, args.warmup))
+                if not with_nxrt:
+                    continue
                 try:
-                    nxrt_median, nxrt_p90 = time_nxrt(args.nxrt, model_path, input_files, args.runs, args.warmup, args.timeout,
-                                                      NXRT_FLAGS.get(label, ()))
-                    ratio = f"{nxrt_median / ort_median:.2f}"
+                    nxrt_rounds.append(time_nxrt(args.nxrt, model_path, input_files, args.runs, args.warmup,
+                                                 args.timeout, NXRT_FLAGS.get(label, ())))
                 except RuntimeError as error:
-                    nxrt_median = nxrt_p90 = "error"
                     notes.append(f"nxrt {label}: {error}")
-            print(f"{label:<32}{fmt(nxrt_median):>16}{fmt(ort_median):>16}{ratio:>10}{fmt(nxrt_p90):>14}{fmt(ort_p90):>13}", flush=True)
+                    nxrt_rounds = None
+                    break
+            ort_median = float(np.median([r[0] for r in ort_rounds]))
+            ort_p90 = float(np.median([r[1] for r in ort_rounds]))
+            nxrt_median, nxrt_p90, ratio, spread = "n/a", "n/a", "n/a", "n/a"
+            if nxrt_rounds is None:
+                nxrt_median = nxrt_p90 = "error"
+            elif nxrt_rounds:
+                nxrt_median = float(np.median([r[0] for r in nxrt_rounds]))
+                nxrt_p90 = float(np.median([r[1] for r in nxrt_rounds]))
+                ratio = f"{nxrt_median / ort_median:.2f}"
+                per_round = [x[0] / o[0] for x, o in zip(nxrt_rounds, ort_rounds)]
+                spread = f"{min(per_round):.2f}-{max(per_round):.2f}"
+            print(f"{label:<32}{fmt(nxrt_median):>16}{fmt(ort_median):>16}{ratio:>10}{spread:>14}"
+                  f"{fmt(nxrt_p90):>14}{fmt(ort_p90):>13}", flush=True)
     for note in notes:
         print(note)
     return 0
