@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "nxrt/graph/ir.hpp"
@@ -187,41 +188,91 @@ nxrt_value FloatValue(std::vector<float>& data, const std::vector<int64_t>& dims
   return v;
 }
 
+std::vector<float> Ramp(size_t count, float scale) {
+  std::vector<float> v(count);
+  for (size_t i = 0; i < count; ++i) v[i] = scale * static_cast<float>(static_cast<int>(i % 7) - 3);
+  return v;
+}
+
+nxrt_constant_input ConstantOf(size_t index, const std::vector<int64_t>& dims,
+                               const std::vector<float>& data) {
+  return {
+      sizeof(nxrt_constant_input), index, NXRT_DTYPE_FLOAT32, dims.size(), dims.data(), data.data(),
+      data.size() * sizeof(float)};
+}
+
+// Runs `kernel` on float inputs; the output lands in `services`.
+bool RunKernel(nxrt::plugin_host::Kernel& kernel, std::vector<std::vector<float>*> data,
+               const std::vector<std::vector<int64_t>>& dims, FloatOutputs& services) {
+  std::vector<nxrt_value> inputs;
+  for (size_t i = 0; i < data.size(); ++i) inputs.push_back(FloatValue(*data[i], dims[i]));
+  std::vector<nxrt_value> outputs(1);
+  outputs[0].struct_size = sizeof(nxrt_value);
+  outputs[0].kind = NXRT_VALUE_TENSOR;
+  return kernel.Compute(services, inputs, outputs).ok();
+}
+
+struct Variant {
+  std::unique_ptr<nxrt::plugin_host::Kernel> kernel;
+  bool adopted = false;
+};
+
+// Makes `node`'s kernel at `first` dims and prepares `constant` (input 1,
+// constant) for it; then makes the kernel at `second` dims and offers it the
+// first's shareable state. nullopt, with the failure recorded, when a step
+// fails.
+std::optional<Variant> AdoptingVariant(nxrt::plugin_host::ExecutionProvider& ep,
+                                       const OneNode& node,
+                                       const std::vector<std::vector<int64_t>>& first,
+                                       const std::vector<std::vector<int64_t>>& second,
+                                       const nxrt_constant_input& constant) {
+  const std::vector<bool> constant_b{false, true};
+  auto preparing = ep.CreateKernel({}, node.view, Shapes(first), 17);
+  if (!preparing.ok()) {
+    ADD_FAILURE() << preparing.status().ToString();
+    return std::nullopt;
+  }
+  (*preparing)->SetConstantInputs(constant_b);
+  if (!(*preparing)->PrepareConstantInputs({&constant, 1}).ok()) {
+    ADD_FAILURE() << "prepare failed";
+    return std::nullopt;
+  }
+  auto state = (*preparing)->ShareableConstantState();
+  if (!state) {
+    ADD_FAILURE() << "no shareable state";
+    return std::nullopt;
+  }
+  auto adopting = ep.CreateKernel({}, node.view, Shapes(second), 17);
+  if (!adopting.ok()) {
+    ADD_FAILURE() << adopting.status().ToString();
+    return std::nullopt;
+  }
+  (*adopting)->SetConstantInputs(constant_b);
+  auto adopted = (*adopting)->AdoptShareableConstantState(state);
+  if (!adopted.ok()) {
+    ADD_FAILURE() << adopted.status().ToString();
+    return std::nullopt;
+  }
+  return Variant{std::move(*adopting), *adopted};
+}
+
 TEST(CpuEpBehaviour, ShapeVariantAdoptsPackedConstantB) {
   auto ep = CpuEp();
-  const std::vector<float> b{1, 2, 3, 4, 5, 6};  // [3, 2]
-  OneNode matmul("MatMul", "", {{DataType::kFloat32, {2, 3}, {}}, {DataType::kFloat32, {3, 2}, b}});
-  const std::vector<std::vector<int64_t>> first_dims{{2, 3}, {3, 2}};
-  auto first = ep->CreateKernel({}, matmul.view, Shapes(first_dims), 17);
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
-  (*first)->SetConstantInputs(std::vector<bool>{false, true});
   const std::vector<int64_t> b_dims{3, 2};
-  const nxrt_constant_input constant{
-      sizeof(nxrt_constant_input), 1, NXRT_DTYPE_FLOAT32, 2, b_dims.data(), b.data(),
-      b.size() * sizeof(float)};
-  ASSERT_TRUE((*first)->PrepareConstantInputs({&constant, 1}).ok());
-  auto state = (*first)->ShareableConstantState();
-  ASSERT_TRUE(static_cast<bool>(state));
-
-  const std::vector<std::vector<int64_t>> second_dims{{4, 3}, {3, 2}};
-  auto second = ep->CreateKernel({}, matmul.view, Shapes(second_dims), 17);
-  ASSERT_TRUE(second.ok()) << second.status().ToString();
-  (*second)->SetConstantInputs(std::vector<bool>{false, true});
-  auto adopted = (*second)->AdoptShareableConstantState(state);
-  ASSERT_TRUE(adopted.ok());
-  EXPECT_TRUE(*adopted);
+  const std::vector<float> b{1, 2, 3, 4, 5, 6};
+  OneNode matmul("MatMul", "", {{DataType::kFloat32, {2, 3}, {}}, {DataType::kFloat32, b_dims, b}});
+  const std::vector<std::vector<int64_t>> second_dims{{4, 3}, b_dims};
+  auto second =
+      AdoptingVariant(*ep, matmul, {{2, 3}, b_dims}, second_dims, ConstantOf(1, b_dims, b));
+  ASSERT_TRUE(second.has_value());
+  EXPECT_TRUE(second->adopted);
 
   // The adopted packing is what the variant multiplies by, whatever B buffer
   // the call passes.
   std::vector<float> a{1, 0, 2, -1, 3, 0.5f, 2, 2, 2, 0, 0, 1};
-  const std::vector<int64_t> a_dims{4, 3};
   std::vector<float> stale_b(6, 0.0f);
-  std::vector<nxrt_value> inputs{FloatValue(a, a_dims), FloatValue(stale_b, b_dims)};
-  std::vector<nxrt_value> outputs(1);
-  outputs[0].struct_size = sizeof(nxrt_value);
-  outputs[0].kind = NXRT_VALUE_TENSOR;
   FloatOutputs services;
-  ASSERT_TRUE((*second)->Compute(services, inputs, outputs).ok());
+  ASSERT_TRUE(RunKernel(*second->kernel, {&a, &stale_b}, second_dims, services));
   ASSERT_EQ(services.data.size(), 8u);
   for (int i = 0; i < 4; ++i) {
     for (int j = 0; j < 2; ++j) {
@@ -254,59 +305,24 @@ std::vector<float> DirectConv(const std::vector<float>& x, const std::vector<int
   return y;
 }
 
-std::vector<float> Ramp(size_t count, float scale) {
-  std::vector<float> v(count);
-  for (size_t i = 0; i < count; ++i) v[i] = scale * static_cast<float>(static_cast<int>(i % 7) - 3);
-  return v;
-}
-
-nxrt_constant_input ConstantOf(size_t index, const std::vector<int64_t>& dims,
-                               const std::vector<float>& data) {
-  return {
-      sizeof(nxrt_constant_input), index, NXRT_DTYPE_FLOAT32, dims.size(), dims.data(), data.data(),
-      data.size() * sizeof(float)};
-}
-
-// Runs `kernel` on float inputs; the output lands in `services`.
-bool RunKernel(nxrt::plugin_host::Kernel& kernel, std::vector<std::vector<float>*> data,
-               const std::vector<std::vector<int64_t>>& dims, FloatOutputs& services) {
-  std::vector<nxrt_value> inputs;
-  for (size_t i = 0; i < data.size(); ++i) inputs.push_back(FloatValue(*data[i], dims[i]));
-  std::vector<nxrt_value> outputs(1);
-  outputs[0].struct_size = sizeof(nxrt_value);
-  outputs[0].kind = NXRT_VALUE_TENSOR;
-  return kernel.Compute(services, inputs, outputs).ok();
-}
-
 TEST(CpuEpBehaviour, ShapeVariantAdoptsPreparedConvWeights) {
   auto ep = CpuEp();
   const std::vector<int64_t> w_dims{4, 2, 3, 3};
   const std::vector<float> w = Ramp(72, 0.25f);
   OneNode conv("Conv", "",
                {{DataType::kFloat32, {1, 2, 6, 5}, {}}, {DataType::kFloat32, w_dims, w}});
-  const std::vector<std::vector<int64_t>> first_dims{{1, 2, 6, 5}, w_dims};
-  auto first = ep->CreateKernel({}, conv.view, Shapes(first_dims), 17);
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
-  (*first)->SetConstantInputs(std::vector<bool>{false, true});
-  const nxrt_constant_input constant = ConstantOf(1, w_dims, w);
-  ASSERT_TRUE((*first)->PrepareConstantInputs({&constant, 1}).ok());
-  auto state = (*first)->ShareableConstantState();
-  ASSERT_TRUE(static_cast<bool>(state));
-
   const std::vector<std::vector<int64_t>> second_dims{{3, 2, 6, 5}, w_dims};
-  auto second = ep->CreateKernel({}, conv.view, Shapes(second_dims), 17);
-  ASSERT_TRUE(second.ok()) << second.status().ToString();
-  (*second)->SetConstantInputs(std::vector<bool>{false, true});
-  auto adopted = (*second)->AdoptShareableConstantState(state);
-  ASSERT_TRUE(adopted.ok());
-  EXPECT_TRUE(*adopted);
+  auto second =
+      AdoptingVariant(*ep, conv, {{1, 2, 6, 5}, w_dims}, second_dims, ConstantOf(1, w_dims, w));
+  ASSERT_TRUE(second.has_value());
+  EXPECT_TRUE(second->adopted);
 
   // The adopted weights are what the variant convolves with, whatever W
   // buffer the call passes.
   std::vector<float> x = Ramp(3 * 2 * 6 * 5, 0.5f);
   std::vector<float> stale_w(w.size(), 0.0f);
   FloatOutputs services;
-  ASSERT_TRUE(RunKernel(**second, {&x, &stale_w}, second_dims, services));
+  ASSERT_TRUE(RunKernel(*second->kernel, {&x, &stale_w}, second_dims, services));
   const std::vector<float> expected = DirectConv(x, second_dims[0], w, w_dims);
   ASSERT_EQ(services.data.size(), expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -321,27 +337,15 @@ TEST(CpuEpBehaviour, SingleRowVariantSharesTheSeveralRowVariantsPackedB) {
   const std::vector<int64_t> b_dims{3, 5};
   const std::vector<float> b = Ramp(15, 1.0f);
   OneNode matmul("MatMul", "", {{DataType::kFloat32, {4, 3}, {}}, {DataType::kFloat32, b_dims, b}});
-  const std::vector<std::vector<int64_t>> rows_dims{{4, 3}, b_dims};
-  auto rows = ep->CreateKernel({}, matmul.view, Shapes(rows_dims), 17);
-  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
-  (*rows)->SetConstantInputs(std::vector<bool>{false, true});
-  const nxrt_constant_input constant = ConstantOf(1, b_dims, b);
-  ASSERT_TRUE((*rows)->PrepareConstantInputs({&constant, 1}).ok());
-  auto state = (*rows)->ShareableConstantState();
-  ASSERT_TRUE(static_cast<bool>(state));
-
   const std::vector<std::vector<int64_t>> row_dims{{1, 3}, b_dims};
-  auto row = ep->CreateKernel({}, matmul.view, Shapes(row_dims), 17);
-  ASSERT_TRUE(row.ok()) << row.status().ToString();
-  (*row)->SetConstantInputs(std::vector<bool>{false, true});
-  auto adopted = (*row)->AdoptShareableConstantState(state);
-  ASSERT_TRUE(adopted.ok());
-  EXPECT_TRUE(*adopted);
+  auto row = AdoptingVariant(*ep, matmul, {{4, 3}, b_dims}, row_dims, ConstantOf(1, b_dims, b));
+  ASSERT_TRUE(row.has_value());
+  EXPECT_TRUE(row->adopted);
 
   std::vector<float> a{0.5f, -2.0f, 3.0f};
   std::vector<float> stale_b(b.size(), 0.0f);
   FloatOutputs services;
-  ASSERT_TRUE(RunKernel(**row, {&a, &stale_b}, row_dims, services));
+  ASSERT_TRUE(RunKernel(*row->kernel, {&a, &stale_b}, row_dims, services));
   ASSERT_EQ(services.data.size(), 5u);
   for (int j = 0; j < 5; ++j) {
     float expected = 0;

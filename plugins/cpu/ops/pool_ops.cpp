@@ -3,7 +3,7 @@
 // count_include_pad), LpPool, the global forms, and MaxUnpool, which scatters
 // MaxPool's values back to the positions its indices name. Windows, pads and ceil
 // mode come from window_geometry.hpp. A float MaxPool without the Indices
-// output runs on oneDNN (onednn/float_max_pool.hpp).
+// output runs on oneDNN (onednn/plain_primitive.hpp).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -11,10 +11,8 @@
 #include <type_traits>
 #include <vector>
 
-#include <optional>
-
 #include "cpu_kernel.hpp"
-#include "onednn/float_max_pool.hpp"
+#include "onednn/plain_primitive_kernel.hpp"
 #include "window_geometry.hpp"
 
 namespace nxrt::cpu {
@@ -46,19 +44,22 @@ class PoolKernel : public CpuKernel {
     out_dims_ = {x[0], x[1]};
     out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
     if (spatial.size() == 2) PlanColumns();
-    if (kind == PoolKind::kMax && !global && dtype_ == NXRT_DTYPE_FLOAT32 &&
-        node.output_count() == 1 && ElementCount(x) > 0 && ElementCount(out_dims_) > 0) {
-      onednn_ = onednn::FloatMaxPool::Plan(x[0], x[1], geometry_);
+  }
+
+  // The oneDNN kernel of a float MaxPool without indices, when oneDNN plans it.
+  std::unique_ptr<sdk::Kernel> OneDnnForm(const sdk::Node& node) const {
+    if (kind_ != PoolKind::kMax || global_ || dtype_ != NXRT_DTYPE_FLOAT32 ||
+        node.output_count() != 1 || planes_ == 0 || ElementCount(out_dims_) == 0) {
+      return nullptr;
     }
+    auto pool = onednn::PlanMaxPool(out_dims_[0], out_dims_[1], geometry_);
+    if (!pool) return nullptr;
+    return std::make_unique<PlainPrimitiveKernel>(std::move(*pool), out_dims_);
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
-    if (onednn_) {
-      onednn_->Run(DataAs<float>(inputs[0].tensor), MutableDataAs<float>(out));
-      return;
-    }
     int64_t* indices = nullptr;
     if (outputs.size() > 1 && outputs[1].kind == NXRT_VALUE_TENSOR) {
       indices = MutableDataAs<int64_t>(PrepareOutput(ctx, outputs, 1, NXRT_DTYPE_INT64, out_dims_));
@@ -277,7 +278,6 @@ class PoolKernel : public CpuKernel {
   std::vector<float> row_maxima_;    // Run2d's row of maxima of floats
   std::vector<int64_t> column_first_, column_last_;
   std::vector<int64_t> columns_inside_, columns_in_pads_;
-  std::optional<onednn::FloatMaxPool> onednn_;
 };
 
 using PoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
@@ -293,8 +293,11 @@ void AddPool(OpRegistry& r, const char* name, PoolKind kind, bool global) {
                  }
                  return ClaimUnless(CheckInputDtype(node, inputs, 0, PoolTypes{}));
                },
-               [kind, global](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-                 return std::make_unique<PoolKernel>(kind, global, node, inputs);
+               [kind, global](const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                              int64_t) -> std::unique_ptr<sdk::Kernel> {
+                 auto pool = std::make_unique<PoolKernel>(kind, global, node, inputs);
+                 if (auto fast = pool->OneDnnForm(node)) return fast;
+                 return pool;
                }});
 }
 

@@ -2,14 +2,14 @@
 // 2-D at `axis` (default 1) and normalised over each row; from opset 13 it is
 // normalised along `axis` alone (default -1). Both reduce to rows of length
 // n with a stride of `inner` between their elements. Softmax and LogSoftmax
-// in float run on oneDNN (onednn/float_softmax.hpp), planned for the kernel's
+// in float run on oneDNN (onednn/plain_primitive.hpp), planned for the kernel's
 // shape.
 #include <cmath>
 #include <limits>
 #include <optional>
 
 #include "cpu_kernel.hpp"
-#include "onednn/float_softmax.hpp"
+#include "onednn/plain_primitive_kernel.hpp"
 #include "vector_math.hpp"
 
 namespace nxrt::cpu {
@@ -43,22 +43,6 @@ RowView ViewRows(std::span<const int64_t> dims, int64_t axis_attribute, bool coe
   }
   return view;
 }
-
-class OneDnnSoftmaxKernel : public CpuKernel {
- public:
-  explicit OneDnnSoftmaxKernel(onednn::FloatSoftmax softmax)
-      : CpuKernel(true), softmax_(std::move(softmax)) {}
-
-  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
-               std::span<nxrt_value> outputs) override {
-    const nxrt_tensor& in = inputs[0].tensor;
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_FLOAT32, DimsSpan(in));
-    softmax_.Run(DataAs<float>(in), MutableDataAs<float>(out));
-  }
-
- private:
-  onednn::FloatSoftmax softmax_;
-};
 
 class SoftmaxKernel : public CpuKernel {
  public:
@@ -146,9 +130,10 @@ void AddSoftmax(OpRegistry& r, const char* name, SoftmaxKind kind) {
                  if (kind != SoftmaxKind::kHardmax && inputs[0].dtype == NXRT_DTYPE_FLOAT32 &&
                      ElementCount(dims) > 0) {
                    const RowView view = ViewRows(dims, axis, coerce);
-                   if (auto softmax = onednn::FloatSoftmax::Plan(
-                           view.outer, view.n, view.inner, kind == SoftmaxKind::kLogSoftmax)) {
-                     return std::make_unique<OneDnnSoftmaxKernel>(std::move(*softmax));
+                   if (auto softmax = onednn::PlanSoftmax(view.outer, view.n, view.inner,
+                                                          kind == SoftmaxKind::kLogSoftmax)) {
+                     return std::make_unique<PlainPrimitiveKernel>(std::move(*softmax),
+                                                                   Dims(dims.begin(), dims.end()));
                    }
                  }
                  return std::make_unique<SoftmaxKernel>(kind, inputs[0].dtype, axis, coerce);

@@ -2,7 +2,7 @@
 // computed in a flat loop over contiguous memory (the 16-bit floats in
 // float). Parameters come from attributes (alpha, beta, gamma...), or for
 // Clip from optional inputs. Gelu and Tanh in float run on oneDNN
-// (onednn/float_eltwise.hpp), whose vector erf and tanh the loops here cannot
+// (onednn/plain_primitive.hpp), whose vector erf and tanh the loops here cannot
 // match at baseline x86-64; its exp, log and logistic are less accurate than
 // vector_math.hpp's (tests/cpu_ep/vector_math_test.cpp), so those stay here.
 #include <cmath>
@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "cpu_kernel.hpp"
-#include "onednn/float_eltwise.hpp"
+#include "onednn/plain_primitive_kernel.hpp"
 #include "vector_math.hpp"
 
 namespace nxrt::cpu {
@@ -205,23 +205,6 @@ class UnaryKernel : public CpuKernel {
   nxrt_dtype out_dtype_;
 };
 
-// A float op on oneDNN, planned for the kernel's element count.
-class EltwiseKernel : public CpuKernel {
- public:
-  explicit EltwiseKernel(onednn::FloatEltwise eltwise)
-      : CpuKernel(true), eltwise_(std::move(eltwise)) {}
-
-  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
-               std::span<nxrt_value> outputs) override {
-    const nxrt_tensor& in = inputs[0].tensor;
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_FLOAT32, DimsSpan(in));
-    eltwise_.Run(DataAs<float>(in), MutableDataAs<float>(out));
-  }
-
- private:
-  onednn::FloatEltwise eltwise_;
-};
-
 using ParamsFn = UnaryParams (*)(const sdk::Node&);
 UnaryParams NoParams(const sdk::Node&) {
   return {};
@@ -233,28 +216,27 @@ template <typename Op, typename List>
 void AddUnary(OpRegistry& registry, const char* name, List list, ParamsFn read = NoParams,
               std::optional<dnnl::algorithm> onednn = std::nullopt) {
   registry.Add(
-      name,
-      {1, ClaimInputDtype(list),
-       [list, read, name, onednn](const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                                  int64_t) -> std::unique_ptr<sdk::Kernel> {
-         const nxrt_dtype dtype = inputs[0].dtype;
-         const UnaryParams params = read(node);
-         const int64_t count =
-             ElementCount(std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
-         if (onednn && dtype == NXRT_DTYPE_FLOAT32 && count > 0) {
-           if (auto eltwise = onednn::FloatEltwise::Plan(*onednn, static_cast<float>(params.alpha),
-                                                         static_cast<float>(params.beta), count)) {
-             return std::make_unique<EltwiseKernel>(std::move(*eltwise));
-           }
-         }
-         nxrt_dtype out_dtype = dtype;
-         UnaryFn fn = Dispatch(list, dtype, name, [&](auto tag) -> UnaryFn {
-           using T = typename decltype(tag)::type;
-           out_dtype = kDtypeOf<decltype(Op::template Output<T>())>;
-           return &RunUnary<T, Op>;
-         });
-         return std::make_unique<UnaryKernel>(fn, params, out_dtype);
-       }});
+      name, {1, ClaimInputDtype(list),
+             [list, read, name, onednn](const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                                        int64_t) -> std::unique_ptr<sdk::Kernel> {
+               const nxrt_dtype dtype = inputs[0].dtype;
+               const UnaryParams params = read(node);
+               const Dims dims(inputs[0].dims, inputs[0].dims + inputs[0].rank);
+               if (onednn && dtype == NXRT_DTYPE_FLOAT32 && ElementCount(dims) > 0) {
+                 if (auto eltwise =
+                         onednn::PlanEltwise(*onednn, static_cast<float>(params.alpha),
+                                             static_cast<float>(params.beta), ElementCount(dims))) {
+                   return std::make_unique<PlainPrimitiveKernel>(std::move(*eltwise), dims);
+                 }
+               }
+               nxrt_dtype out_dtype = dtype;
+               UnaryFn fn = Dispatch(list, dtype, name, [&](auto tag) -> UnaryFn {
+                 using T = typename decltype(tag)::type;
+                 out_dtype = kDtypeOf<decltype(Op::template Output<T>())>;
+                 return &RunUnary<T, Op>;
+               });
+               return std::make_unique<UnaryKernel>(fn, params, out_dtype);
+             }});
 }
 
 // Clip: bounds from attributes before opset 11, from optional inputs after.
