@@ -1,5 +1,6 @@
 #include "executor/value_buffer.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <utility>
 
@@ -44,8 +45,12 @@ Status ValueBuffer::Reserve(plugin_host::ExecutionProvider* provider, size_t byt
                             BufferFreeListener* listener) {
   plugin_host::ExecutionProvider* owner = MemoryOwner(provider);
   if (data_ != nullptr && capacity_ >= bytes && owner == provider_) return Status::Ok();
+  // A buffer outgrown in its own memory (a growing KV cache gains a row each
+  // decode step) takes half as much again, so a value that creeps up is
+  // reallocated a few times rather than on every run.
+  const bool outgrown = data_ != nullptr && owner == provider_;
+  const size_t size = std::max<size_t>(outgrown ? capacity_ + capacity_ / 2 : 1, bytes);
   Release();
-  const size_t size = bytes == 0 ? 1 : bytes;
   void* data = nullptr;
   if (owner != nullptr) {
     NXRT_ASSIGN_OR_RETURN(data, owner->Alloc(size, kBufferAlignment));

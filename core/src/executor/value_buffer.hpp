@@ -34,7 +34,8 @@ class ValueBuffer {
 
   // Makes the buffer hold at least `bytes` in `provider`'s memory (host memory
   // when `provider` is null or has no memory of its own). Keeps the current
-  // allocation when it is large enough and in the same memory.
+  // allocation when it is large enough and in the same memory; one it
+  // outgrows is replaced by one at least half as large again.
   Status Reserve(plugin_host::ExecutionProvider* provider, size_t bytes,
                  BufferFreeListener* listener);
   void Release();
