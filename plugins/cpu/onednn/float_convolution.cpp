@@ -67,7 +67,6 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& s
     const Conv::primitive_desc plan(op, PlanningAttributes(), Engine());
     c.given_w_desc_ = Plain(w_dims);
     c.w_desc_ = plan.weights_desc();
-    c.w_prepared_ = memory(c.w_desc_, Engine());
     c.w_reorder_ = ReorderRunner(c.given_w_desc_, c.w_desc_);
     c.reorder_x_ = plan.src_desc() != Plain(x_dims);
     if (c.reorder_x_) {
@@ -102,8 +101,12 @@ void FloatConvolution::Run(const float* x, const float* w, const PreparedWeights
     const void* buffers[] = {x, x_in};
     x_reorder_.Run(buffers);
   }
-  const void* w_in = prepared != nullptr ? prepared->data() : w_prepared_.get_data_handle();
+  const void* w_in = prepared != nullptr ? prepared->data() : nullptr;
   if (prepared == nullptr) {
+    // Weights that are not constant: reordered on every call, into a buffer
+    // made on the first (constant weights never need it).
+    if (!w_prepared_) w_prepared_ = memory(w_desc_, Engine());
+    w_in = w_prepared_.get_data_handle();
     const void* buffers[] = {w, w_in};
     w_reorder_.Run(buffers);
   }

@@ -34,6 +34,12 @@ class PrimitiveRunner {
   // execution takes, with its memory descriptor.
   PrimitiveRunner(dnnl::primitive primitive, const dnnl::memory::desc& scratchpad,
                   std::span<const std::pair<int, dnnl::memory::desc>> args);
+  // Moves only: a copy would share the argument memories the original
+  // re-points.
+  PrimitiveRunner(PrimitiveRunner&&) = default;
+  PrimitiveRunner& operator=(PrimitiveRunner&&) = default;
+  PrimitiveRunner(const PrimitiveRunner&) = delete;
+  PrimitiveRunner& operator=(const PrimitiveRunner&) = delete;
 
   // Runs the primitive on `buffers`, one per argument in construction order;
   // a null pointer leaves that argument's previous buffer.

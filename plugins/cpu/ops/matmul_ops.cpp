@@ -43,9 +43,9 @@ void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, doubl
 }
 
 // y[N] = alpha * a[K] * op(B)[K,N] + beta * y through OpenBLAS's gemv, which
-// streams B as given at memory speed; oneDNN's blocked product, measured in
-// bench/cpu_kernels.cpp, falls behind on a single row once B no longer fits
-// in the last-level cache.
+// streams B as given at memory speed; oneDNN's product falls behind on a
+// single row (bench/math_libraries.cpp), most of all once B no longer fits in
+// the last-level cache.
 void RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alpha, const float* a, const float* b,
                     float beta, float* y) {
   cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, static_cast<int>(trans_b ? n : k),
