@@ -1,7 +1,8 @@
 // What every CPU kernel shares: its capture-safety statement (true when
 // compute allocates nothing and writes only into preallocated outputs, so a
-// recorded call can be replayed without the host) and the claim checks op
-// families build on.
+// recorded call can be replayed without the host; the one allocation allowed
+// is inside oneDNN, which builds a small argument map on every call it runs)
+// and the claim checks op families build on.
 #pragma once
 
 #include <optional>
