@@ -1,8 +1,9 @@
 // The CPU EP's shape, indexing, movement, generator and reduction kernels
-// inside device graphs. Small models of Gather, Shape, ReduceSum, Sub, Cast,
-// Reshape, Unsqueeze, Squeeze, Softmax, Identity, Transpose, Slice, Concat,
-// Where, Sum, Max, Range, ConstantOfShape, EyeLike, ArgMax, CumSum and Trilu
-// run on the primary slot, are captured once with no segment falling back as
+// inside device graphs, and those that run on oneDNN. Small models of Gather,
+// Shape, ReduceSum, Sub, Cast, Reshape, Unsqueeze, Squeeze, Softmax, Identity,
+// Transpose, Slice, Concat, Where, Sum, Max, Range, ConstantOfShape, EyeLike,
+// ArgMax, CumSum, Trilu, Conv, MaxPool, MatMul and Tanh run on the primary
+// slot, are captured once with no segment falling back as
 // not capture-safe, and their replays follow new input values written in
 // place, checked against results computed here. A Reshape whose shape input
 // is not a constant replays while the shape values stay, and once they change
@@ -69,6 +70,18 @@ class ModelBuilder {
     std::memcpy(bytes.data(), values.data(), bytes.size());
     graph_.value(id).initializer =
         graph_.weights->AddOwned(DataType::kInt64, dims, std::move(bytes));
+    return id;
+  }
+
+  ValueId FloatConstant(const std::string& name, const std::vector<int64_t>& dims,
+                        const std::vector<float>& values) {
+    nxrt::graph::Shape shape;
+    for (int64_t d : dims) shape.push_back(Dim::Static(d));
+    const ValueId id = AddValue(name, DataType::kFloat32, shape);
+    std::vector<std::byte> bytes(values.size() * sizeof(float));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    graph_.value(id).initializer =
+        graph_.weights->AddOwned(DataType::kFloat32, dims, std::move(bytes));
     return id;
   }
 
@@ -446,6 +459,75 @@ nxrt_value TensorValue(nxrt_dtype dtype, std::vector<T>& data, const std::vector
   v.tensor = nxrt_tensor{sizeof(nxrt_tensor), dtype,       NXRT_MEMORY_HOST,       dims.size(),
                          dims.data(),         data.data(), data.size() * sizeof(T)};
   return v;
+}
+
+TEST(CpuCaptureSafety, OneDnnKernelsReplayFollowNewValues) {
+  // y = Tanh(MatMul(Reshape(MaxPool(Conv(x, w, bias)), [4, 16]), m)): a
+  // padded 3x3 Conv of x [1, 2, 8, 8] into 4 maps, a 2x2 MaxPool, and a
+  // four-row product with m [16, 5]; every weight a constant.
+  ModelBuilder b(17);
+  std::vector<float> w(4 * 2 * 9), bias{0.1f, -0.2f, 0.3f, 0.0f}, m(16 * 5);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = 0.05f * static_cast<float>(int(i % 11) - 5);
+  for (size_t i = 0; i < m.size(); ++i) m[i] = 0.02f * static_cast<float>(int(i % 13) - 6);
+  const ValueId x = b.Input("x", DataType::kFloat32, {1, 2, 8, 8});
+  const ValueId conv =
+      b.Node("Conv", {x, b.FloatConstant("w", {4, 2, 3, 3}, w), b.FloatConstant("bias", {4}, bias)},
+             "conv", DataType::kFloat32, {IntsAttribute("pads", {1, 1, 1, 1})});
+  const ValueId pooled =
+      b.Node("MaxPool", {conv}, "pooled", DataType::kFloat32,
+             {IntsAttribute("kernel_shape", {2, 2}), IntsAttribute("strides", {2, 2})});
+  const ValueId rows = b.Node("Reshape", {pooled, b.Int64Constant("shape", {2}, {4, 16})}, "rows",
+                              DataType::kFloat32);
+  const ValueId product =
+      b.Node("MatMul", {rows, b.FloatConstant("m", {16, 5}, m)}, "product", DataType::kFloat32);
+  b.Output(b.Node("Tanh", {product}, "y", DataType::kFloat32));
+  auto session = CpuSession(b.Take());
+  ASSERT_NE(session, nullptr);
+
+  std::vector<float> v(2 * 8 * 8);
+  const std::vector<nxrt::NamedTensor> inputs{Bind("x", DataType::kFloat32, {1, 2, 8, 8}, v)};
+  std::vector<nxrt::Tensor> outputs;
+  const int runs = 5;
+  for (int run = 0; run < runs; ++run) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.3f * static_cast<float>(i + 7 * run));
+    ASSERT_TRUE(RunPrimary(*session, inputs, outputs));
+    ASSERT_EQ(outputs.size(), 1u);
+    ASSERT_EQ(outputs[0].shape(), (std::vector<int64_t>{4, 5}));
+    // The same computation in double.
+    double feature[4][8][8];
+    for (int o = 0; o < 4; ++o) {
+      for (int r = 0; r < 8; ++r) {
+        for (int c = 0; c < 8; ++c) {
+          double sum = bias[o];
+          for (int ch = 0; ch < 2; ++ch) {
+            for (int p = 0; p < 3; ++p) {
+              for (int q = 0; q < 3; ++q) {
+                const int rr = r + p - 1, cc = c + q - 1;
+                if (rr < 0 || rr >= 8 || cc < 0 || cc >= 8) continue;
+                sum += double{v[(ch * 8 + rr) * 8 + cc]} * w[((o * 2 + ch) * 3 + p) * 3 + q];
+              }
+            }
+          }
+          feature[o][r][c] = sum;
+        }
+      }
+    }
+    const std::vector<float> got = ValuesOf<float>(outputs[0]);
+    for (int row = 0; row < 4; ++row) {
+      for (int col = 0; col < 5; ++col) {
+        double sum = 0;
+        for (int k = 0; k < 16; ++k) {
+          const int r = k / 4, c = k % 4;
+          const double pooled_value =
+              std::max({feature[row][2 * r][2 * c], feature[row][2 * r][2 * c + 1],
+                        feature[row][2 * r + 1][2 * c], feature[row][2 * r + 1][2 * c + 1]});
+          sum += pooled_value * m[k * 5 + col];
+        }
+        EXPECT_NEAR(got[row * 5 + col], std::tanh(sum), 1e-5) << "run " << run;
+      }
+    }
+  }
+  ExpectCapturedOnceAndReplayed(*session, runs);
 }
 
 TEST(CpuCaptureSafety, ReshapeReplayRefusesShapeValuesThatChanged) {

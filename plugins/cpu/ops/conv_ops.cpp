@@ -170,6 +170,11 @@ class ConvKernel : public CpuKernel {
     }
   }
   std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return weights_; }
+  // Compute allocates nothing on oneDNN with prepared weights, or through the
+  // row-wise 2-D im2col; the general window walk keeps counters on the heap.
+  bool CaptureSafe() const override {
+    return onednn_ ? weights_ != nullptr : geometry_.in.size() == 2;
+  }
   bool AdoptShareableConstantState(const std::shared_ptr<sdk::SharedState>& state) override {
     auto weights = std::dynamic_pointer_cast<onednn::PreparedWeights>(state);
     if (!weights || !onednn_ || !onednn_->Takes(*weights)) return false;
