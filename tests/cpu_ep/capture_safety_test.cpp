@@ -2,8 +2,8 @@
 // inside device graphs, and those that run on oneDNN. Small models of Gather,
 // Shape, ReduceSum, Sub, Cast, Reshape, Unsqueeze, Squeeze, Softmax, Identity,
 // Transpose, Slice, Concat, Where, Sum, Max, Range, ConstantOfShape, EyeLike,
-// ArgMax, CumSum, Trilu, Conv, MaxPool, MatMul and Tanh run on the primary
-// slot, are captured once with no segment falling back as
+// ArgMax, CumSum, Trilu, Conv, MaxPool, GlobalAveragePool, MatMul and Tanh
+// run on the primary slot, are captured once with no segment falling back as
 // not capture-safe, and their replays follow new input values written in
 // place, checked against results computed here. A Reshape whose shape input
 // is not a constant replays while the shape values stay, and once they change
@@ -461,10 +461,11 @@ nxrt_value TensorValue(nxrt_dtype dtype, std::vector<T>& data, const std::vector
   return v;
 }
 
-TEST(CpuCaptureSafety, OneDnnKernelsReplayFollowNewValues) {
+TEST(CpuCaptureSafety, ConvPoolMatMulAndTanhReplayFollowNewValues) {
   // y = Tanh(MatMul(Reshape(MaxPool(Conv(x, w, bias)), [4, 16]), m)): a
   // padded 3x3 Conv of x [1, 2, 8, 8] into 4 maps, a 2x2 MaxPool, and a
-  // four-row product with m [16, 5]; every weight a constant.
+  // four-row product with m [16, 5]; every weight a constant. Beside it,
+  // means = GlobalAveragePool(Conv(...)).
   ModelBuilder b(17);
   std::vector<float> w(4 * 2 * 9), bias{0.1f, -0.2f, 0.3f, 0.0f}, m(16 * 5);
   for (size_t i = 0; i < w.size(); ++i) w[i] = 0.05f * static_cast<float>(int(i % 11) - 5);
@@ -481,6 +482,7 @@ TEST(CpuCaptureSafety, OneDnnKernelsReplayFollowNewValues) {
   const ValueId product =
       b.Node("MatMul", {rows, b.FloatConstant("m", {16, 5}, m)}, "product", DataType::kFloat32);
   b.Output(b.Node("Tanh", {product}, "y", DataType::kFloat32));
+  b.Output(b.Node("GlobalAveragePool", {conv}, "means", DataType::kFloat32));
   auto session = CpuSession(b.Take());
   ASSERT_NE(session, nullptr);
 
@@ -491,8 +493,9 @@ TEST(CpuCaptureSafety, OneDnnKernelsReplayFollowNewValues) {
   for (int run = 0; run < runs; ++run) {
     for (size_t i = 0; i < v.size(); ++i) v[i] = std::sin(0.3f * static_cast<float>(i + 7 * run));
     ASSERT_TRUE(RunPrimary(*session, inputs, outputs));
-    ASSERT_EQ(outputs.size(), 1u);
+    ASSERT_EQ(outputs.size(), 2u);
     ASSERT_EQ(outputs[0].shape(), (std::vector<int64_t>{4, 5}));
+    ASSERT_EQ(outputs[1].shape(), (std::vector<int64_t>{1, 4, 1, 1}));
     // The same computation in double.
     double feature[4][8][8];
     for (int o = 0; o < 4; ++o) {
@@ -525,6 +528,14 @@ TEST(CpuCaptureSafety, OneDnnKernelsReplayFollowNewValues) {
         }
         EXPECT_NEAR(got[row * 5 + col], std::tanh(sum), 1e-5) << "run " << run;
       }
+    }
+    const std::vector<float> means = ValuesOf<float>(outputs[1]);
+    for (int o = 0; o < 4; ++o) {
+      double sum = 0;
+      for (int r = 0; r < 8; ++r) {
+        for (int c = 0; c < 8; ++c) sum += feature[o][r][c];
+      }
+      EXPECT_NEAR(means[o], sum / 64, 1e-5) << "run " << run << " map " << o;
     }
   }
   ExpectCapturedOnceAndReplayed(*session, runs);

@@ -44,7 +44,13 @@ class PoolKernel : public CpuKernel {
     out_dims_ = {x[0], x[1]};
     out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
     if (spatial.size() == 2) PlanColumns();
+    // The global and 2-D paths allocate nothing; the general window walk and
+    // the Indices output do.
+    capture_safe_ =
+        kind != PoolKind::kLp && node.output_count() == 1 && (global || spatial.size() == 2);
   }
+
+  bool CaptureSafe() const override { return capture_safe_; }
 
   // The oneDNN kernel of a float MaxPool without indices, when oneDNN plans it.
   std::unique_ptr<sdk::Kernel> OneDnnForm(const sdk::Node& node) const {
@@ -278,6 +284,7 @@ class PoolKernel : public CpuKernel {
   std::vector<float> row_maxima_;    // Run2d's row of maxima of floats
   std::vector<int64_t> column_first_, column_last_;
   std::vector<int64_t> columns_inside_, columns_in_pads_;
+  bool capture_safe_ = false;
 };
 
 using PoolTypes = TypeList<float, double, Float16, BFloat16, int8_t, uint8_t>;
