@@ -4,13 +4,13 @@
 
 namespace nxrt::cpu {
 
-std::optional<OwnedTensor> ReadTensorAttribute(const sdk::Host& host, const sdk::Node& node,
-                                               const char* name) {
+std::optional<AttributeTensor> ReadTensorAttribute(const sdk::Host& host, const sdk::Node& node,
+                                                   const char* name) {
   if (node.attr_type(name) != NXRT_ATTR_TENSOR) return std::nullopt;
   nxrt_tensor view{};
   view.struct_size = sizeof(view);
   host.Check(host.api().node_attr_tensor(node.handle(), name, &view));
-  OwnedTensor owned;
+  AttributeTensor owned;
   owned.dtype = view.dtype;
   owned.dims = DimsOf(view);
   if (view.dtype == NXRT_DTYPE_STRING) {
@@ -25,8 +25,8 @@ std::optional<OwnedTensor> ReadTensorAttribute(const sdk::Host& host, const sdk:
   return owned;
 }
 
-void WriteOwnedTensor(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs, size_t index,
-                      const OwnedTensor& tensor) {
+void WriteAttributeTensor(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs, size_t index,
+                          const AttributeTensor& tensor) {
   nxrt_tensor& out = PrepareOutput(ctx, outputs, index, tensor.dtype, tensor.dims);
   if (tensor.dtype == NXRT_DTYPE_STRING) {
     for (size_t i = 0; i < tensor.strings.size(); ++i) {

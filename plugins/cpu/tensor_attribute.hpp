@@ -13,7 +13,9 @@
 
 namespace nxrt::cpu {
 
-struct OwnedTensor {
+// A tensor attribute's value, copied out of the node (owned_value.hpp's
+// OwnedTensor is the EP's run-time value; this is a plain record).
+struct AttributeTensor {
   nxrt_dtype dtype = NXRT_DTYPE_UNDEFINED;
   Dims dims;
   std::vector<std::byte> bytes;      // raw little-endian layout
@@ -21,11 +23,11 @@ struct OwnedTensor {
 };
 
 // nullopt when the node has no tensor attribute `name`.
-std::optional<OwnedTensor> ReadTensorAttribute(const sdk::Host& host, const sdk::Node& node,
-                                               const char* name);
+std::optional<AttributeTensor> ReadTensorAttribute(const sdk::Host& host, const sdk::Node& node,
+                                                   const char* name);
 
 // Writes `tensor` to output `index` (strings through the host).
-void WriteOwnedTensor(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs, size_t index,
-                      const OwnedTensor& tensor);
+void WriteAttributeTensor(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs, size_t index,
+                          const AttributeTensor& tensor);
 
 }  // namespace nxrt::cpu

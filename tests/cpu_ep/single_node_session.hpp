@@ -29,7 +29,7 @@ template <typename T>
 NodeInput Input(const std::string& name, nxrt::graph::DataType dtype, std::vector<int64_t> dims,
                 const std::vector<T>& values) {
   NodeInput input{name, dtype, std::move(dims), std::vector<std::byte>(values.size() * sizeof(T))};
-  std::memcpy(input.bytes.data(), values.data(), input.bytes.size());
+  if (!values.empty()) std::memcpy(input.bytes.data(), values.data(), input.bytes.size());
   return input;
 }
 

@@ -8,16 +8,18 @@
 namespace nxrt::cpu::onednn {
 namespace {
 
-// OpenMP's worker threads outlive every parallel region; were the host to
-// unload this EP and with it the OpenMP runtime, they would wake up in
-// unmapped code. Pinning the runtime keeps it for the life of the process.
-void PinOpenMpRuntime() {
-  omp_get_max_threads();  // loads the runtime, if nothing has yet
+// oneDNN and its OpenMP runtime stay loaded for the life of the process once
+// this library loads, even if the host unloads the EP: OpenMP's worker
+// threads outlive every parallel region and would wake up in unmapped code,
+// and oneDNN keeps process-wide caches (primitives, JIT code) it never frees.
+bool PinLibraryOf(const void* symbol) {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&omp_get_max_threads), &info) != 0) {
-    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-  }
+  if (dladdr(symbol, &info) == 0) return false;
+  return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != nullptr;
 }
+[[maybe_unused]] const bool libraries_pinned =
+    PinLibraryOf(reinterpret_cast<const void*>(&omp_get_max_threads)) &&
+    PinLibraryOf(reinterpret_cast<const void*>(&dnnl_engine_create));
 
 // The calling thread's OpenMP thread count, set to the EP's.
 void ApplyThreads() {
@@ -28,10 +30,7 @@ void ApplyThreads() {
 }  // namespace
 
 const dnnl::engine& Engine() {
-  static const dnnl::engine engine = [] {
-    PinOpenMpRuntime();
-    return dnnl::engine(dnnl::engine::kind::cpu, 0);
-  }();
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   return engine;
 }
 

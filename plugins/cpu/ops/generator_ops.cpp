@@ -11,8 +11,8 @@ namespace nxrt::cpu {
 namespace {
 
 template <typename T>
-OwnedTensor OwnedFrom(const std::vector<T>& values, Dims dims) {
-  OwnedTensor t;
+AttributeTensor OwnedFrom(const std::vector<T>& values, Dims dims) {
+  AttributeTensor t;
   t.dtype = kDtypeOf<T>;
   t.dims = std::move(dims);
   t.bytes.resize(values.size() * sizeof(T));
@@ -20,7 +20,7 @@ OwnedTensor OwnedFrom(const std::vector<T>& values, Dims dims) {
   return t;
 }
 
-OwnedTensor ConstantValue(const sdk::Host& host, const sdk::Node& node) {
+AttributeTensor ConstantValue(const sdk::Host& host, const sdk::Node& node) {
   if (auto tensor = ReadTensorAttribute(host, node, "value")) return *tensor;
   if (node.attr_type("value_float") != NXRT_ATTR_UNDEFINED) {
     return OwnedFrom(std::vector<float>{node.AttrFloat("value_float", 0)}, {});
@@ -37,7 +37,7 @@ OwnedTensor ConstantValue(const sdk::Host& host, const sdk::Node& node) {
     return OwnedFrom(v, {static_cast<int64_t>(v.size())});
   }
   if (node.attr_type("value_string") != NXRT_ATTR_UNDEFINED) {
-    OwnedTensor t;
+    AttributeTensor t;
     t.dtype = NXRT_DTYPE_STRING;
     t.strings.push_back(node.AttrString("value_string", ""));
     return t;
@@ -49,16 +49,16 @@ OwnedTensor ConstantValue(const sdk::Host& host, const sdk::Node& node) {
 
 class ConstantKernel : public CpuKernel {
  public:
-  explicit ConstantKernel(OwnedTensor value)
+  explicit ConstantKernel(AttributeTensor value)
       : CpuKernel(value.dtype != NXRT_DTYPE_STRING), value_(std::move(value)) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value>,
                std::span<nxrt_value> outputs) override {
-    WriteOwnedTensor(ctx, outputs, 0, value_);
+    WriteAttributeTensor(ctx, outputs, 0, value_);
   }
 
  private:
-  OwnedTensor value_;
+  AttributeTensor value_;
 };
 
 // The output dims are the values of input 0, read into a member sized when
@@ -66,7 +66,7 @@ class ConstantKernel : public CpuKernel {
 // other dims than the values give is refused by PrepareOutput: capture-safe.
 class ConstantOfShapeKernel : public CpuKernel {
  public:
-  ConstantOfShapeKernel(OwnedTensor value, std::span<const int64_t> shape_dims)
+  ConstantOfShapeKernel(AttributeTensor value, std::span<const int64_t> shape_dims)
       : CpuKernel(true), value_(std::move(value)), dims_(ElementCount(shape_dims), 0) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
@@ -86,7 +86,7 @@ class ConstantOfShapeKernel : public CpuKernel {
   }
 
  private:
-  OwnedTensor value_;
+  AttributeTensor value_;
   Dims dims_;
 };
 
@@ -178,8 +178,8 @@ void RegisterGeneratorOps(OpRegistry& r) {
         {9, ClaimInputDtype(TypeList<int64_t>{}),
          [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
             int64_t) -> std::unique_ptr<sdk::Kernel> {
-           OwnedTensor value = ReadTensorAttribute(host, node, "value")
-                                   .value_or(OwnedFrom(std::vector<float>{0.0f}, {1}));
+           AttributeTensor value = ReadTensorAttribute(host, node, "value")
+                                       .value_or(OwnedFrom(std::vector<float>{0.0f}, {1}));
            if (value.dtype == NXRT_DTYPE_STRING || value.bytes.size() != DtypeSize(value.dtype)) {
              FailUnsupported("ConstantOfShape: value must be one numeric element");
            }

@@ -29,8 +29,8 @@ bool LabelDtype(nxrt_dtype dtype) {
 }
 
 template <typename T>
-OwnedTensor OwnedNumbers(const std::vector<T>& values) {
-  OwnedTensor t;
+AttributeTensor OwnedNumbers(const std::vector<T>& values) {
+  AttributeTensor t;
   t.dtype = kDtypeOf<T>;
   t.dims = {static_cast<int64_t>(values.size())};
   const auto* begin = reinterpret_cast<const std::byte*>(values.data());
@@ -38,8 +38,8 @@ OwnedTensor OwnedNumbers(const std::vector<T>& values) {
   return t;
 }
 
-OwnedTensor OwnedStrings(std::vector<std::string> values) {
-  OwnedTensor t;
+AttributeTensor OwnedStrings(std::vector<std::string> values) {
+  AttributeTensor t;
   t.dtype = NXRT_DTYPE_STRING;
   t.dims = {static_cast<int64_t>(values.size())};
   t.strings = std::move(values);
@@ -48,8 +48,8 @@ OwnedTensor OwnedStrings(std::vector<std::string> values) {
 
 // The keys or values of a LabelEncoder: the `<prefix>_tensor` attribute or
 // one of the `<prefix>_strings|int64s|floats` lists; nullopt when none is set.
-std::optional<OwnedTensor> ReadLabels(const sdk::Host& host, const sdk::Node& node,
-                                      const std::string& prefix) {
+std::optional<AttributeTensor> ReadLabels(const sdk::Host& host, const sdk::Node& node,
+                                          const std::string& prefix) {
   if (auto t = ReadTensorAttribute(host, node, (prefix + "_tensor").c_str())) return t;
   const std::string strings = prefix + "_strings";
   const std::string ints = prefix + "_int64s";
@@ -68,7 +68,7 @@ std::optional<OwnedTensor> ReadLabels(const sdk::Host& host, const sdk::Node& no
 
 // The value for keys not found: default_tensor, else the scalar default
 // attribute of the values' kind ("_Unused", -1, -0.0 unless set).
-OwnedTensor ReadLabelDefault(const sdk::Host& host, const sdk::Node& node, nxrt_dtype dtype) {
+AttributeTensor ReadLabelDefault(const sdk::Host& host, const sdk::Node& node, nxrt_dtype dtype) {
   if (auto t = ReadTensorAttribute(host, node, "default_tensor")) {
     if (t->dtype != dtype || ElementCount(t->dims) != 1) {
       FailInvalid("LabelEncoder: default_tensor must be one element of the values' dtype");
@@ -110,15 +110,15 @@ std::string KeyBytes(nxrt_dtype dtype, const void* element) {
   return std::string(static_cast<const char*>(element), DtypeSize(dtype));
 }
 
-const void* ElementOf(const OwnedTensor& t, size_t i) {
+const void* ElementOf(const AttributeTensor& t, size_t i) {
   if (t.dtype == NXRT_DTYPE_STRING) return &t.strings[i];
   return t.bytes.data() + i * DtypeSize(t.dtype);
 }
 
 class LabelEncoderKernel : public CpuKernel {
  public:
-  LabelEncoderKernel(nxrt_dtype key_dtype, const OwnedTensor& keys, OwnedTensor values,
-                     OwnedTensor fallback)
+  LabelEncoderKernel(nxrt_dtype key_dtype, const AttributeTensor& keys, AttributeTensor values,
+                     AttributeTensor fallback)
       : CpuKernel(false),
         key_dtype_(key_dtype),
         values_(std::move(values)),
@@ -144,7 +144,7 @@ class LabelEncoderKernel : public CpuKernel {
     auto* y = static_cast<std::byte*>(out.data);
     for (int64_t i = 0; i < ElementCount(in); ++i) {
       const auto found = index_.find(KeyBytes(key_dtype_, x + i * in_size));
-      const OwnedTensor& from = found == index_.end() ? default_ : values_;
+      const AttributeTensor& from = found == index_.end() ? default_ : values_;
       const size_t at = found == index_.end() ? 0 : found->second;
       if (values_.dtype == NXRT_DTYPE_STRING) {
         ctx.SetStringElement(0, i, from.strings[at]);
@@ -156,8 +156,8 @@ class LabelEncoderKernel : public CpuKernel {
 
  private:
   nxrt_dtype key_dtype_;
-  OwnedTensor values_;
-  OwnedTensor default_;
+  AttributeTensor values_;
+  AttributeTensor default_;
   std::unordered_map<std::string, size_t> index_;  // key bytes -> value index
 };
 
@@ -189,7 +189,7 @@ std::unique_ptr<sdk::Kernel> MakeLabelEncoder(const sdk::Host& host, const sdk::
   if (ElementCount(keys->dims) != ElementCount(values->dims)) {
     FailInvalid("LabelEncoder: keys and values differ in length");
   }
-  OwnedTensor fallback = ReadLabelDefault(host, node, values->dtype);
+  AttributeTensor fallback = ReadLabelDefault(host, node, values->dtype);
   return std::make_unique<LabelEncoderKernel>(key_dtype, *keys, std::move(*values),
                                               std::move(fallback));
 }
@@ -220,7 +220,7 @@ struct Forest {
   PostTransform post = PostTransform::kNone;
 };
 
-std::vector<double> AsDoubles(const OwnedTensor& t, const char* name) {
+std::vector<double> AsDoubles(const AttributeTensor& t, const char* name) {
   const auto n = static_cast<size_t>(ElementCount(t.dims));
   std::vector<double> out(n);
   if (t.dtype == NXRT_DTYPE_FLOAT32 || t.dtype == NXRT_DTYPE_FLOAT64 ||
