@@ -192,8 +192,7 @@ class BinaryKernel : public CpuKernel {
     const std::span<const int64_t> a_dims(dims_, a_rank_);
     const std::span<const int64_t> b_dims(dims_ + a_rank_, b_rank_);
     if (!DimsEqual(DimsSpan(a), a_dims) || !DimsEqual(DimsSpan(b), b_dims)) {
-      FailInvalid(op_ + ": kernel made for " + DimsText(a_dims) + " and " + DimsText(b_dims) +
-                  " got " + DimsText(DimsSpan(a)) + " and " + DimsText(DimsSpan(b)));
+      FailShapes(a, b);
     }
     const std::span<const int64_t> out_dims(dims_ + a_rank_ + b_rank_,
                                             dims_count_ - a_rank_ - b_rank_);
@@ -202,6 +201,16 @@ class BinaryKernel : public CpuKernel {
   }
 
  private:
+  // Out of line, so that the dispatch of a small node does not pay for
+  // building the message (registers saved, a large stack frame).
+  [[noreturn]] [[gnu::noinline, gnu::cold]] void FailShapes(const nxrt_tensor& a,
+                                                            const nxrt_tensor& b) const {
+    const std::span<const int64_t> a_dims(dims_, a_rank_);
+    const std::span<const int64_t> b_dims(dims_ + a_rank_, b_rank_);
+    FailInvalid(op_ + ": kernel made for " + DimsText(a_dims) + " and " + DimsText(b_dims) +
+                " got " + DimsText(DimsSpan(a)) + " and " + DimsText(DimsSpan(b)));
+  }
+
   // What every dispatch reads comes first, so a dispatch over a few
   // elements touches few lines of the kernel. The dims of a, b and the
   // output lie back to back, inside the kernel when they fit (ranks up to
