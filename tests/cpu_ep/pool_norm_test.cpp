@@ -1,10 +1,12 @@
 // Pooling, normalisation and softmax ops on the ONNX node test cases;
-// LayerNormalization over trailing axes with and without a bias,
+// max pooling whose windows lie inside the image, LayerNormalization over
+// trailing axes with and without a bias,
 // GroupNormalization (per-group affine at opset 18, per-channel at 21),
 // LpNormalization, BatchNormalization in training mode and float16 Softmax's
 // intermediate rounding against references computed here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -113,6 +115,46 @@ TEST(CpuEpPoolNorm, GroupNormalizationAffinePerGroupThenPerChannel) {
           return v * s[at] + b[at];
         });
     ExpectClose(ValuesAsDouble(*y), expected, per_channel ? "opset 21" : "opset 18");
+  }
+}
+
+// MaxPool windows inside the image: tiling and overlapping, strides 1 and 2,
+// widths the column pass specialises and one it does not, an image whose
+// last columns and rows no window reaches, against the windows' maxima.
+TEST(CpuEpPoolNorm, MaxPoolWindowsInsideTheImageMatchTheirMaxima) {
+  struct Case {
+    int64_t kh, kw, sh, sw, h, w;
+  };
+  const Case cases[] = {{2, 2, 2, 2, 8, 16}, {2, 2, 2, 2, 9, 11}, {3, 3, 2, 2, 9, 13},
+                        {3, 3, 1, 1, 7, 10}, {2, 4, 1, 3, 6, 14}, {1, 2, 1, 2, 5, 8}};
+  const int64_t planes = 6;
+  for (const Case& c : cases) {
+    const std::vector<int64_t> dims{2, planes / 2, c.h, c.w};
+    const std::vector<float> x = Wave(static_cast<size_t>(planes * c.h * c.w), 0.91);
+    auto y = RunSingleNode(
+        "MaxPool", 12, {Input("x", DataType::kFloat32, dims, x)},
+        {IntsAttribute("kernel_shape", {c.kh, c.kw}), IntsAttribute("strides", {c.sh, c.sw})},
+        DataType::kFloat32);
+    ASSERT_TRUE(y.has_value());
+    const int64_t out_h = (c.h - c.kh) / c.sh + 1, out_w = (c.w - c.kw) / c.sw + 1;
+    std::vector<double> expected;
+    for (int64_t p = 0; p < planes; ++p) {
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          float m = -INFINITY;
+          for (int64_t i = 0; i < c.kh; ++i) {
+            for (int64_t j = 0; j < c.kw; ++j) {
+              m = std::max(m, x[(p * c.h + oh * c.sh + i) * c.w + ow * c.sw + j]);
+            }
+          }
+          expected.push_back(m);
+        }
+      }
+    }
+    const std::string what = std::to_string(c.kh) + "x" + std::to_string(c.kw) + " stride " +
+                             std::to_string(c.sh) + "x" + std::to_string(c.sw) + " on " +
+                             std::to_string(c.h) + "x" + std::to_string(c.w);
+    EXPECT_EQ(ValuesAsDouble(*y), expected) << what;
   }
 }
 

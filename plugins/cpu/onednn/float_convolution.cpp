@@ -22,6 +22,17 @@ Desc Any(const memory::dims& dims) {
   return Desc(dims, memory::data_type::f32, memory::format_tag::any);
 }
 
+// The output layout asked of oneDNN. Left free, it picks channels-last for
+// mid-sized convolutions, and its reorder from there back to NCHW is slow
+// (the CNN's second layer: 19 us, against 7 us from 16-channel blocks, for an
+// equally fast convolution).
+Desc Output(const memory::dims& dims) {
+  static constexpr memory::format_tag kBlocked[] = {
+      memory::format_tag::nCw16c, memory::format_tag::nChw16c, memory::format_tag::nCdhw16c};
+  if (dims[1] % 16 != 0) return Any(dims);
+  return Desc(dims, memory::data_type::f32, kBlocked[dims.size() - 3]);
+}
+
 PrimitiveRunner ReorderRunner(const Desc& from, const Desc& to) {
   const dnnl::reorder::primitive_desc plan(Engine(), from, Engine(), to, PlanningAttributes());
   const std::pair<int, Desc> args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
@@ -61,9 +72,9 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& s
     using Conv = dnnl::convolution_forward;
     const Conv::desc op = shape.bias
                               ? Conv::desc(kind, direct, x_desc, Any(w_dims), Plain({shape.maps}),
-                                           Any(y_dims), strides, dilations, pad_begin, pad_end)
-                              : Conv::desc(kind, direct, x_desc, Any(w_dims), Any(y_dims), strides,
-                                           dilations, pad_begin, pad_end);
+                                           Output(y_dims), strides, dilations, pad_begin, pad_end)
+                              : Conv::desc(kind, direct, x_desc, Any(w_dims), Output(y_dims),
+                                           strides, dilations, pad_begin, pad_end);
     const Conv::primitive_desc plan(op, PlanningAttributes(), Engine());
     c.given_w_desc_ = Plain(w_dims);
     c.w_desc_ = plan.weights_desc();
