@@ -36,6 +36,16 @@ NodeId Graph::AddNode(Node n) {
   return id;
 }
 
+void Graph::RemoveNodes(const std::vector<bool>& removed) {
+  std::vector<Node> kept;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (i >= removed.size() || !removed[i]) kept.push_back(std::move(nodes[i]));
+  }
+  nodes.clear();
+  for (Value& value : values) value.producer = NodeId{};
+  for (Node& node : kept) AddNode(std::move(node));
+}
+
 SymbolId Graph::AddSymbol(Symbol s) {
   SymbolId id{static_cast<uint32_t>(symbols.size())};
   if (s.origin == SymbolOrigin::kDeclared && !s.name.empty()) symbol_by_name_.emplace(s.name, id);

@@ -105,6 +105,9 @@ class Session {
   Result<std::vector<Value>> RunValues(std::span<const NamedValue> inputs,
                                        std::span<const std::string> output_names = {});
 
+  // The rewrites applied before placement, one line each, naming the nodes
+  // changed (SessionOptions::rewrite_graph).
+  const std::vector<std::string>& graph_rewrites() const;
   // Placement of every node, with the declines that came before it.
   const std::vector<NodePlacement>& placements() const;
   KernelCacheStats kernel_cache_stats() const;

@@ -35,6 +35,12 @@ struct SessionOptions {
   // Record and replay device graphs for runs on a device-graph slot.
   bool device_graphs = true;
 
+  // Rewrite the graph before placing it where the meaning stays the same and
+  // runs get cheaper (graph_rewrites.hpp: a BatchNormalization folded into
+  // the Conv before it). Session::graph_rewrites() lists what changed; off,
+  // every node runs as the model spells it.
+  bool rewrite_graph = true;
+
   // The KV cache is bound at fixed capacity while decoding: its capacity axis
   // does not grow, so the attention nodes may be captured, and the caller's
   // past tensors are the cache itself.

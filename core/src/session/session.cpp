@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "nxrt/graph/graph_rewrites.hpp"
 #include "nxrt/graph/loader.hpp"
 #include "nxrt/graph/shape_inference.hpp"
 #include "nxrt/support/log.hpp"
@@ -54,6 +55,7 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   state->environment = std::move(environment);
   state->graph = std::make_unique<graph::Graph>(std::move(loaded).value());
   graph::Graph& graph = *state->graph;
+  if (options.rewrite_graph) state->graph_rewrites = graph::FoldBatchNormalizationIntoConv(graph);
   NXRT_RETURN_IF_ERROR(graph::InferShapes(graph));
 
   graph::CaptureOptions capture_options;
@@ -233,6 +235,10 @@ const std::vector<NodePlacement>& Session::placements() const {
 KernelCacheStats Session::kernel_cache_stats() const {
   const kernel_cache::CacheStats s = state_->cache->stats();
   return {s.entries, s.hits, s.misses, s.prebind_hits, s.evictions};
+}
+
+const std::vector<std::string>& Session::graph_rewrites() const {
+  return state_->graph_rewrites;
 }
 
 const graph::CaptureReport& Session::capture_report() const {

@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "device_graph/device_graphs.hpp"
@@ -32,6 +33,7 @@ class SessionState {
   std::unique_ptr<graph::Graph> graph;
   graph::CapturePlan capture_plan;
   graph::CaptureReport capture_report;
+  std::vector<std::string> graph_rewrites;  // one line per change
   std::vector<partitioner::RankedProvider> providers;
   std::unique_ptr<device_graph::DeviceGraphs> device_graphs;
   std::unique_ptr<kernel_cache::KernelCache> cache;

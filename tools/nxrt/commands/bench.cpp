@@ -36,6 +36,7 @@ struct BenchFlags {
   std::optional<int> threads;
   bool capture = false;
   bool json = false;
+  bool no_rewrites = false;
   EnvironmentFlags environment;
 };
 
@@ -44,6 +45,7 @@ Result<int> Bench(const BenchFlags& flags) {
   if (flags.warmup < 0) return InvalidArgument("--warmup must not be negative");
   SessionOptions options;
   NXRT_ASSIGN_OR_RETURN(options.providers, ParseProviderList(flags.providers, flags.threads));
+  options.rewrite_graph = !flags.no_rewrites;
   InputSources sources;
   sources.files = flags.inputs;
   sources.random_for_rest = true;
@@ -148,6 +150,8 @@ void RegisterBenchCommand(CLI::App& app, CommandAction& selected) {
   command->add_option("--threads", flags->threads, "threads of the cpu EP");
   command->add_flag("--capture", flags->capture,
                     "run on the Primary device-graph slot (capture, then replay)");
+  command->add_flag("--no-rewrites", flags->no_rewrites,
+                    "run every node as the model spells it (no BatchNormalization folding)");
   command->add_flag("--json", flags->json,
                     "print one JSON object (median_us, p90_us, kernel_cache, device_graphs)");
   AddEnvironmentOptions(*command, flags->environment);

@@ -23,6 +23,7 @@ struct InspectFlags {
   std::string model;
   std::vector<std::string> providers;
   bool json = false;
+  bool no_rewrites = false;
   EnvironmentFlags environment;
 };
 
@@ -64,6 +65,10 @@ void PrintText(const InspectFlags& flags, const Session& session) {
   std::printf("outputs:\n");
   for (const ValueDescription& output : session.outputs()) {
     std::printf("  %s\n", DescribeValue(output).c_str());
+  }
+  if (!session.graph_rewrites().empty()) {
+    std::printf("graph rewrites:\n");
+    for (const std::string& line : session.graph_rewrites()) std::printf("  %s\n", line.c_str());
   }
   const std::vector<NodePlacement>& placements = session.placements();
   std::printf("partition (%zu nodes):\n", placements.size());
@@ -130,6 +135,8 @@ void PrintJson(const InspectFlags& flags, const Session& session) {
   WriteValues(json, session.inputs());
   json.Key("outputs");
   WriteValues(json, session.outputs());
+  json.Key("graph_rewrites");
+  WriteStrings(json, session.graph_rewrites());
   json.Key("placements").BeginArray();
   const std::vector<NodePlacement>& placements = session.placements();
   for (size_t i = 0; i < placements.size(); ++i) {
@@ -192,6 +199,7 @@ void PrintJson(const InspectFlags& flags, const Session& session) {
 Result<int> Inspect(const InspectFlags& flags) {
   SessionOptions options;
   NXRT_ASSIGN_OR_RETURN(options.providers, ParseProviderList(flags.providers));
+  options.rewrite_graph = !flags.no_rewrites;
   NXRT_ASSIGN_OR_RETURN(std::shared_ptr<Environment> environment,
                         MakeEnvironment(flags.environment));
   NXRT_ASSIGN_OR_RETURN(ModelSession model,
@@ -213,6 +221,8 @@ void RegisterInspectCommand(CLI::App& app, CommandAction& selected) {
   command->add_option("model", flags->model, "the .onnx model file")->required();
   AddProviderOption(*command, flags->providers);
   command->add_flag("--json", flags->json, "print one JSON object instead of text");
+  command->add_flag("--no-rewrites", flags->no_rewrites,
+                    "run every node as the model spells it (no BatchNormalization folding)");
   AddEnvironmentOptions(*command, flags->environment);
   command->callback([flags, &selected] { selected = [flags] { return Inspect(*flags); }; });
 }

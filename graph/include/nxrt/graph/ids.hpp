@@ -1,5 +1,6 @@
 // Small stable integer ids for the IR's nodes, values and symbols. An id is an
-// index into its graph's table and never changes once assigned.
+// index into its graph's table and never changes once assigned, except that
+// graph rewrites, before anything else reads the graph, may remove nodes.
 #pragma once
 
 #include <compare>
@@ -27,5 +28,7 @@ using SymbolId = Id<SymbolTag>;
 
 template <typename Tag>
 struct std::hash<nxrt::graph::Id<Tag>> {
-  size_t operator()(nxrt::graph::Id<Tag> id) const noexcept { return std::hash<uint32_t>{}(id.index); }
+  size_t operator()(nxrt::graph::Id<Tag> id) const noexcept {
+    return std::hash<uint32_t>{}(id.index);
+  }
 };

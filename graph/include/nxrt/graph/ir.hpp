@@ -32,8 +32,8 @@ struct Value {
   std::optional<Shape> shape;             // nullopt: rank unknown
   NodeId producer;                        // invalid for inputs, initializers, outer values
   bool is_graph_input = false;
-  bool is_outer_scope = false;            // a subgraph's reference to an enclosing value
-  std::optional<WeightRef> initializer;   // set for constants
+  bool is_outer_scope = false;           // a subgraph's reference to an enclosing value
+  std::optional<WeightRef> initializer;  // set for constants
 };
 
 // Sparse tensor attributes arrive densified, as kTensor and kTensors.
@@ -100,7 +100,7 @@ class Graph {
   std::vector<Node> nodes;
   std::vector<Value> values;
   std::vector<Symbol> symbols;
-  std::vector<ValueId> inputs;   // graph inputs, initializers excluded
+  std::vector<ValueId> inputs;  // graph inputs, initializers excluded
   std::vector<ValueId> outputs;
   std::map<std::string, int64_t> opset_imports;  // domain ("" default) -> version
   std::string name;
@@ -130,6 +130,10 @@ class Graph {
   // ---- building -----------------------------------------------------------
   ValueId AddValue(Value v);
   NodeId AddNode(Node n);  // sets the producer of each output value
+  // Drops the nodes marked in `removed` (by node id) and renumbers the rest,
+  // keeping their order; only for rewrites, before anything holds a NodeId.
+  // A value a removed node produced keeps no producer.
+  void RemoveNodes(const std::vector<bool>& removed);
   SymbolId AddSymbol(Symbol s);
   // A declared symbol for `dim_param`, reusing the one already of that name.
   SymbolId DeclareSymbol(const std::string& dim_param);

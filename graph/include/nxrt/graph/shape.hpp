@@ -17,7 +17,7 @@ class Dim {
 
   bool is_static() const { return !symbol_.valid(); }
   bool is_symbolic() const { return symbol_.valid(); }
-  int64_t extent() const { return extent_; }  // only when is_static()
+  int64_t extent() const { return extent_; }   // only when is_static()
   SymbolId symbol() const { return symbol_; }  // only when is_symbolic()
 
   friend bool operator==(const Dim&, const Dim&) = default;

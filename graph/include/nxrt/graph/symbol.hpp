@@ -45,7 +45,7 @@ struct SymbolExpr {
 struct Symbol {
   std::string name;  // the dim_param, or a generated name such as "seq_kv*8"
   SymbolOrigin origin = SymbolOrigin::kDeclared;
-  SymbolExpr expr;   // meaningful for kDerived only
+  SymbolExpr expr;  // meaningful for kDerived only
 };
 
 // What shape inference recorded about symbol lineage: the input of the

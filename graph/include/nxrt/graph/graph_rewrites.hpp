@@ -1,0 +1,22 @@
+// Rewrites of a loaded graph that keep its meaning and save work at run
+// time, applied before shape inference. Each returns one line per change for
+// `nxrt inspect`, naming the nodes it touched.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "nxrt/graph/ir.hpp"
+
+namespace nxrt::graph {
+
+// Folds an inference-mode BatchNormalization into the Conv before it when
+// the Conv's weights and bias and all four statistics are float32
+// initializers that no run can override, and the Conv's output feeds nothing
+// else (no other node, subgraph or graph output). The Conv then produces the
+// BatchNormalization's output with weights W * s and bias (B - mean) * s +
+// shift, s = scale / sqrt(var + epsilon), computed in double; the original
+// initializers stay for any other reader.
+std::vector<std::string> FoldBatchNormalizationIntoConv(Graph& graph);
+
+}  // namespace nxrt::graph
