@@ -3,13 +3,16 @@
 // count_include_pad), LpPool, the global forms, and MaxUnpool, which scatters
 // MaxPool's values back to the positions its indices name. Windows, pads and ceil
 // mode come from window_geometry.hpp. A float MaxPool without the Indices
-// output runs on oneDNN (onednn/plain_primitive.hpp).
+// output runs on oneDNN (onednn/plain_primitive.hpp) unless all its windows
+// lie inside the image, where the EP's own two-pass loop is faster.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 #include <vector>
+
+#include <xmmintrin.h>
 
 #include "cpu_kernel.hpp"
 #include "onednn/plain_primitive_kernel.hpp"
@@ -97,18 +100,39 @@ class PoolKernel : public CpuKernel {
   }
 
  private:
-  // The global forms: one reduction over each whole plane.
+  // The global forms: one reduction over each whole plane, in eight
+  // independent chains so the adds (or comparisons) overlap instead of
+  // waiting on each other.
   template <typename T>
   void RunGlobal(const T* x, T* y) const {
+    if (kind_ == PoolKind::kMax) {
+      RunGlobal<T, true>(x, y);
+    } else {
+      RunGlobal<T, false>(x, y);
+    }
+  }
+
+  template <typename T, bool kMax>
+  void RunGlobal(const T* x, T* y) const {
+    constexpr int kChains = 8;
     const int64_t size = ElementCount(geometry_.in);
+    const auto combine = [](double acc, double v) { return kMax ? (v > acc ? v : acc) : acc + v; };
     for (int64_t plane = 0; plane < planes_; ++plane) {
       const T* p = x + plane * size;
-      double acc = kind_ == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
-      for (int64_t i = 0; i < size; ++i) {
-        const double v = static_cast<double>(static_cast<ComputeType<T>>(p[i]));
-        acc = kind_ == PoolKind::kMax ? (v > acc ? v : acc) : acc + v;
+      double chains[kChains];
+      std::fill(chains, chains + kChains, kMax ? -std::numeric_limits<double>::infinity() : 0.0);
+      int64_t i = 0;
+      for (; i + kChains <= size; i += kChains) {
+        for (int c = 0; c < kChains; ++c) {
+          chains[c] = combine(chains[c], static_cast<double>(static_cast<ComputeType<T>>(p[i + c])));
+        }
       }
-      if (kind_ == PoolKind::kAverage) acc = size ? acc / static_cast<double>(size) : 0.0;
+      for (; i < size; ++i) {
+        chains[0] = combine(chains[0], static_cast<double>(static_cast<ComputeType<T>>(p[i])));
+      }
+      double acc = chains[0];
+      for (int c = 1; c < kChains; ++c) acc = combine(acc, chains[c]);
+      if (!kMax) acc = size ? acc / static_cast<double>(size) : 0.0;
       y[plane] = static_cast<T>(static_cast<ComputeType<T>>(acc));
     }
   }
@@ -201,9 +225,9 @@ class PoolKernel : public CpuKernel {
 
   // `count` window maxima along a row; the common widths and strides are
   // constants so the compiler vectorises their strided reads.
-  void MaxOfColumns(const float* row, float* out, int64_t count) const {
+  void MaxOfColumns(const float* __restrict row, float* __restrict out, int64_t count) const {
     const int64_t width = geometry_.kernel[1], stride = geometry_.strides[1];
-    if (width == 2 && stride == 2) return MaxOfColumns<2, 2>(row, out, count);
+    if (width == 2 && stride == 2) return MaxOfPairs(row, out, count);
     if (width == 3 && stride == 2) return MaxOfColumns<3, 2>(row, out, count);
     if (width == 3 && stride == 1) return MaxOfColumns<3, 1>(row, out, count);
     for (int64_t ow = 0; ow < count; ++ow) {
@@ -214,8 +238,24 @@ class PoolKernel : public CpuKernel {
     }
   }
 
+  // The 2x2 pool's pairs, which GCC leaves scalar: four at a time from two
+  // loads split into even and odd lanes.
+  static void MaxOfPairs(const float* __restrict row, float* __restrict out, int64_t count) {
+    int64_t ow = 0;
+    for (; ow + 4 <= count; ow += 4) {
+      const __m128 a = _mm_loadu_ps(row + 2 * ow);
+      const __m128 b = _mm_loadu_ps(row + 2 * ow + 4);
+      const __m128 even = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+      const __m128 odd = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+      _mm_storeu_ps(out + ow, _mm_max_ps(odd, even));  // odd > even ? odd : even
+    }
+    for (; ow < count; ++ow) {
+      out[ow] = row[2 * ow + 1] > row[2 * ow] ? row[2 * ow + 1] : row[2 * ow];
+    }
+  }
+
   template <int kWidth, int kStride>
-  static void MaxOfColumns(const float* row, float* out, int64_t count) {
+  static void MaxOfColumns(const float* __restrict row, float* __restrict out, int64_t count) {
     for (int64_t ow = 0; ow < count; ++ow) {
       const float* window = row + ow * kStride;
       float m = window[0];
