@@ -2,11 +2,13 @@
 // binary arithmetic, comparisons and logic with broadcasting, the variadic
 // ops, Where and Clip. Swish, SwiGLU, signed BitShift (arithmetic right
 // shifts, wrapping left shifts, out-of-range amounts) and the per-channel
-// slope of PRelu before opset 7 and Clip with min above max are checked
+// slope of PRelu before opset 7, Clip with min above max and Relu of NaN are checked
 // against references computed here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "node_case_runner.hpp"
 #include "single_node_session.hpp"
@@ -112,6 +114,26 @@ TEST(CpuEpElementwise, ClipIsMinOfMaxSoMinAboveMaxGivesMax) {
   EXPECT_EQ(clip(0.0f, 2.0f), (std::vector<double>{0.0, 0.0, 1.5, 2.0}));
   // min(max(x, 4), 1) is 1 for every x.
   EXPECT_EQ(clip(4.0f, 1.0f), (std::vector<double>{1.0, 1.0, 1.0, 1.0}));
+}
+
+// Relu is max(0, x) as the ONNX reference computes it: a NaN stays NaN, as
+// it does in a Conv's fused Relu. Long enough for the vectorised loop.
+TEST(CpuEpElementwise, ReluKeepsNaN) {
+  std::vector<float> x(37);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 5) - 2.0f;
+  x[3] = x[21] = std::numeric_limits<float>::quiet_NaN();
+  auto y =
+      RunSingleNode("Relu", 14, {Input("x", DataType::kFloat32, {37}, x)}, {}, DataType::kFloat32);
+  ASSERT_TRUE(y.has_value());
+  const std::vector<double> values = ValuesAsDouble(*y);
+  ASSERT_EQ(values.size(), x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    if (std::isnan(x[i])) {
+      EXPECT_TRUE(std::isnan(values[i])) << i;
+    } else {
+      EXPECT_EQ(values[i], std::max(0.0f, x[i])) << i;
+    }
+  }
 }
 
 TEST(CpuEpElementwise, PReluBeforeOpset7HasOneSlopePerChannel) {

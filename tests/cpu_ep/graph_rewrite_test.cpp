@@ -1,6 +1,7 @@
 // Graph rewrites through a CPU session on the benchmark CNN (the models
-// target): BatchNormalization folded into each Conv gives the outputs of the
-// model as written, and the session reports what it folded.
+// target): BatchNormalization folded into each Conv, and each Conv run with
+// its Relu as one FusedConv kernel, give the outputs of the model as
+// written, and the session reports what it changed.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -46,12 +47,21 @@ TEST(GraphRewrite, FoldedCnnGivesTheLogitsOfTheModelAsWritten) {
   auto as_written = CnnSession(false);
   ASSERT_TRUE(folded && as_written);
   EXPECT_EQ(folded->graph_rewrites(),
-            (std::vector<std::string>{"BatchNormalization 'bn0' folded into Conv 'conv0'",
-                                      "BatchNormalization 'bn1' folded into Conv 'conv1'"}));
+            (std::vector<std::string>{
+                "BatchNormalization 'bn0' folded into Conv 'conv0'",
+                "BatchNormalization 'bn1' folded into Conv 'conv1'",
+                "Conv 'conv0' and Relu 'relu0' fused as com.microsoft::FusedConv on cpu#1",
+                "Conv 'conv1' and Relu 'relu1' fused as com.microsoft::FusedConv on cpu#1"}));
   EXPECT_TRUE(as_written->graph_rewrites().empty());
   EXPECT_EQ(folded->placements().size() + 2, as_written->placements().size());
   for (const nxrt::NodePlacement& placement : folded->placements()) {
     EXPECT_NE(placement.op_type, "BatchNormalization") << placement.node;
+    if (placement.op_type == "Relu") {
+      EXPECT_NE(placement.fused_into, "") << placement.node;
+    }
+  }
+  for (const nxrt::NodePlacement& placement : as_written->placements()) {
+    EXPECT_EQ(placement.fused_into, "") << placement.node;
   }
 
   std::mt19937 rng(11);

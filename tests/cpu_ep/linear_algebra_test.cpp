@@ -1,5 +1,6 @@
 // MatMul, Gemm, MatMulInteger, QLinearMatMul, Einsum, Conv, ConvTranspose,
-// ConvInteger and QLinearConv on the ONNX node test cases; float16 Conv,
+// ConvInteger and QLinearConv on the ONNX node test cases; com.microsoft
+// FusedConv (Relu) and float16 Conv,
 // MatMulInteger and QLinearMatMul (short and long K, per-column B scale) and
 // QLinearConv (per-map W scale, bias) against references computed here.
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 
 #include "node_case_runner.hpp"
 #include "single_node_session.hpp"
+#include "tensor_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -82,6 +84,75 @@ TEST(CpuEpLinearAlgebra, Float16ConvMatchesADirectConvolution) {
       }
     }
   }
+}
+
+// com.microsoft FusedConv with activation Relu: the convolution's result
+// through max(y, 0), on the oneDNN path with 16-channel blocks and without,
+// and on the im2col path of doubles; other activations are declined.
+TEST(CpuEpLinearAlgebra, FusedConvAppliesReluToTheConvolution) {
+  const int64_t c = 3, size = 6, k = 3;
+  for (const int64_t m : {int64_t{16}, int64_t{5}}) {
+    for (const DataType dtype : {DataType::kFloat32, DataType::kFloat64}) {
+      std::vector<double> x(c * size * size), w(m * c * k * k), bias(m);
+      for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7 * static_cast<double>(i));
+      for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(1.3 * static_cast<double>(i)) / 3;
+      for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1 * static_cast<double>(i % 5) - 0.2;
+      auto tensor = [dtype](std::vector<int64_t> dims, const std::vector<double>& v) {
+        return dtype == DataType::kFloat64
+                   ? Values<double>(std::move(dims), v)
+                   : Values<float>(std::move(dims), std::vector<float>(v.begin(), v.end()));
+      };
+      TensorNode node;
+      node.op = "FusedConv";
+      node.domain = "com.microsoft";
+      node.opset = 1;
+      node.inputs = {{"x", tensor({1, c, size, size}, x)},
+                     {"w", tensor({m, c, k, k}, w)},
+                     {"b", tensor({m}, bias)}};
+      node.outputs = {dtype};
+      node.attributes = {StringAttribute("activation", "Relu"),
+                         IntsAttribute("pads", {1, 1, 1, 1})};
+      auto result = RunTensorNode(node);
+      ASSERT_TRUE(result.ok()) << result.status().ToString();
+      const std::vector<double> y = ValuesAsDouble((*result)[0]);
+      ASSERT_EQ(y.size(), static_cast<size_t>(m * size * size));
+      size_t clipped = 0;
+      for (int64_t o = 0; o < m; ++o) {
+        for (int64_t i = 0; i < size; ++i) {
+          for (int64_t j = 0; j < size; ++j) {
+            double sum = bias[o];
+            for (int64_t ch = 0; ch < c; ++ch) {
+              for (int64_t a = 0; a < k; ++a) {
+                for (int64_t b = 0; b < k; ++b) {
+                  const int64_t r = i - 1 + a, q = j - 1 + b;
+                  if (r < 0 || r >= size || q < 0 || q >= size) continue;
+                  sum += x[(ch * size + r) * size + q] * w[((o * c + ch) * k + a) * k + b];
+                }
+              }
+            }
+            clipped += sum < 0;
+            EXPECT_NEAR(y[(o * size + i) * size + j], std::max(sum, 0.0), 1e-5)
+                << m << " maps, " << nxrt::graph::DataTypeName(dtype) << " at " << o << "," << i
+                << "," << j;
+          }
+        }
+      }
+      EXPECT_GT(clipped, y.size() / 4);  // the activation had work to do
+    }
+  }
+  TensorNode tanh;
+  tanh.op = "FusedConv";
+  tanh.domain = "com.microsoft";
+  tanh.opset = 1;
+  tanh.inputs = {{"x", Values<float>({1, 1, 2, 2}, {1, 2, 3, 4})},
+                 {"w", Values<float>({1, 1, 1, 1}, {1})}};
+  tanh.outputs = {DataType::kFloat32};
+  tanh.attributes = {StringAttribute("activation", "Tanh")};
+  auto declined = RunTensorNode(tanh);
+  ASSERT_FALSE(declined.ok());
+  EXPECT_NE(declined.status().message().find("activation 'Tanh' not implemented"),
+            std::string::npos)
+      << declined.status().message();
 }
 
 TEST(CpuEpLinearAlgebra, MatMulIntegerIsExactForShortAndLongK) {

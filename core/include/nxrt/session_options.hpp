@@ -35,10 +35,11 @@ struct SessionOptions {
   // Record and replay device graphs for runs on a device-graph slot.
   bool device_graphs = true;
 
-  // Rewrite the graph before placing it where the meaning stays the same and
-  // runs get cheaper (graph_rewrites.hpp: a BatchNormalization folded into
-  // the Conv before it). Session::graph_rewrites() lists what changed; off,
-  // every node runs as the model spells it.
+  // Rewrite the graph where the meaning stays the same and runs get cheaper:
+  // before placement, a BatchNormalization folds into the Conv before it
+  // (graph_rewrites.hpp); after it, a Conv and its Relu run as one FusedConv
+  // kernel when their provider claims that. Session::graph_rewrites() lists
+  // what changed; off, every node runs as the model spells it.
   bool rewrite_graph = true;
 
   // The KV cache is bound at fixed capacity while decoding: its capacity axis

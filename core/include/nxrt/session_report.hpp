@@ -25,6 +25,7 @@ struct NodePlacement {
   std::string provider;                // the EP that claimed it
   std::vector<ClaimDecline> declines;  // EPs earlier in priority order
   bool capture_eligible = false;
+  std::string fused_into;  // the node whose kernel runs this one too; "" when none
 };
 
 struct KernelCacheStats {

@@ -8,6 +8,7 @@
 #include "nxrt/graph/value_consumers.hpp"
 #include "nxrt/graph/weight_store.hpp"
 #include "nxrt/support/log.hpp"
+#include "partitioner/activation_fusion.hpp"
 
 namespace nxrt::executor {
 namespace {
@@ -128,10 +129,14 @@ Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, Exe
     views.push_back(std::make_shared<const plugin_host::NodeView>(graph, graph::NodeId{i}));
   }
   const graph::CapturePlan no_capture;
+  const graph::CapturePlan& plan = capture_plan ? *capture_plan : no_capture;
   NXRT_ASSIGN_OR_RETURN(partitioner::Partition partition,
-                        partitioner::PartitionGraph(graph, views, shared.providers,
-                                                    capture_plan ? *capture_plan : no_capture));
-  executor->placements_ = std::move(partition.placements);
+                        partitioner::PartitionGraph(graph, views, shared.providers, plan));
+  if (shared.fuse_nodes) {
+    executor->fusions_ =
+        partitioner::FuseConvActivations(graph, views, shared.providers, plan, partition);
+  }
+  executor->placements_ = partition.placements;
   NXRT_RETURN_IF_ERROR(executor->BuildPlan(partition, views, capture_plan));
   NXRT_RETURN_IF_ERROR(executor->BuildBodies());
   if (parent == nullptr && shared.fixed_capacity_kv) executor->PlanInPlaceKv();
@@ -208,15 +213,16 @@ Status Executor::BuildPlan(const partitioner::Partition& partition,
   for (graph::ValueId id : graph_.outputs) output_slots_.push_back(slot_of_value_[id.index]);
 
   std::map<std::pair<size_t, size_t>, size_t> mirrors;  // (slot, memory) -> mirror slot
-  nodes_.resize(graph_.nodes.size());
+  nodes_.reserve(graph_.nodes.size());
   size_t value_count_total = 0;
   for (uint32_t index = 0; index < graph_.nodes.size(); ++index) {
-    const graph::Node& node = graph_.nodes[index];
-    PlannedNode& planned = nodes_[index];
+    if (partition.absorbed[index]) continue;  // its fused partner's kernel runs it
+    const graph::Node& node = views[index]->node();
+    PlannedNode& planned = nodes_.emplace_back();
     planned.id = graph::NodeId{index};
     planned.provider = partition.provider_of_node[index];
     planned.view = views[index];
-    planned.opset = partitioner::NodeOpset(graph_, node);
+    planned.opset = partition.opset_of_node[index];
     planned.capture_eligible = capture_plan && capture_plan->IsEligible(planned.id);
     const size_t memory = MemoryOf(planned.provider);
     for (const auto& input : node.inputs) {

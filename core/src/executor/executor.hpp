@@ -50,6 +50,8 @@ struct ExecutorShared {
   uint64_t executor_id = 0;
   // Present KV outputs are written into their past inputs' buffers.
   bool fixed_capacity_kv = false;
+  // Pairs of nodes the provider of both runs as one (activation_fusion.hpp).
+  bool fuse_nodes = true;
 };
 
 // One named input of a run, as given by the application.
@@ -74,6 +76,8 @@ class Executor : private plugin_host::ComputeServices {
 
   const graph::Graph& graph() const { return graph_; }
   const std::vector<NodePlacement>& placements() const { return placements_; }
+  // One line per pair of nodes fused into one kernel.
+  const std::vector<std::string>& fusions() const { return fusions_; }
 
   // Runs with named inputs; `slot` selects device-graph capture and replay.
   Status Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot);
@@ -151,6 +155,7 @@ class Executor : private plugin_host::ComputeServices {
   ExecutorShared& shared_;
   const Executor* parent_;
   std::vector<NodePlacement> placements_;
+  std::vector<std::string> fusions_;
   std::vector<ValueSlot> slots_;
   std::vector<size_t> slot_of_value_;  // by value id
   std::vector<PlannedNode> nodes_;

@@ -37,10 +37,13 @@ Result<Partition> PartitionGraph(
   Partition partition;
   partition.provider_of_node.resize(graph.nodes.size());
   partition.placements.resize(graph.nodes.size());
+  partition.absorbed.assign(graph.nodes.size(), false);
+  partition.opset_of_node.resize(graph.nodes.size());
   for (uint32_t index = 0; index < graph.nodes.size(); ++index) {
     const graph::NodeId id{index};
     const graph::Node& node = graph.node(id);
     const int64_t opset = NodeOpset(graph, node);
+    partition.opset_of_node[index] = opset;
     NodePlacement& placement = partition.placements[index];
     placement.node = node.name;
     placement.op_type = node.op_type;

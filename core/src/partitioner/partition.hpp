@@ -32,6 +32,8 @@ struct RankedProvider {
 struct Partition {
   std::vector<size_t> provider_of_node;   // index into the providers, by node id
   std::vector<NodePlacement> placements;  // by node id
+  std::vector<bool> absorbed;             // by node id: runs inside another node's kernel
+  std::vector<int64_t> opset_of_node;     // by node id: of the op its kernel is made for
 };
 
 // Opset version in force for `node`'s domain, 0 when the model imports none.

@@ -1,6 +1,7 @@
 #include "plugin_host/node_view.hpp"
 
 #include <cstring>
+#include <utility>
 
 namespace {
 
@@ -21,7 +22,11 @@ nxrt_value_kind KindOf(nxrt::graph::ValueKind kind) {
 }  // namespace
 
 nxrt_node::nxrt_node(const nxrt::graph::Graph& graph, nxrt::graph::NodeId id)
-    : graph_(&graph), id_(id) {
+    : nxrt_node(graph, id, nullptr) {}
+
+nxrt_node::nxrt_node(const nxrt::graph::Graph& graph, nxrt::graph::NodeId id,
+                     std::shared_ptr<const nxrt::graph::Node> replacement)
+    : graph_(&graph), id_(id), replacement_(std::move(replacement)) {
   const nxrt::graph::Node& n = node();
   inputs_ = BuildInfos(n.inputs);
   outputs_ = BuildInfos(n.outputs);
@@ -37,6 +42,13 @@ nxrt_node::nxrt_node(const nxrt::graph::Graph& graph, nxrt::graph::NodeId id)
     if (data.dtype != nxrt::graph::DataType::kString) continue;
     for (const std::string& s : data.strings) attribute_strings_[i].push_back({s.data(), s.size()});
   }
+}
+
+std::string nxrt_node::Describe() const {
+  if (!replacement_) return graph_->Describe(id_);
+  const std::string& domain = replacement_->domain;
+  return graph_->Describe(id_) + " fused as " + (domain.empty() ? "" : domain + "::") +
+         replacement_->op_type;
 }
 
 nxrt_node::ValueInfos nxrt_node::BuildInfos(

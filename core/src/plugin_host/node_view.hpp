@@ -20,12 +20,17 @@
 struct nxrt_node {
  public:
   nxrt_node(const nxrt::graph::Graph& graph, nxrt::graph::NodeId id);
+  // A node made by the host in place of node `id` (two nodes fused into
+  // one), reading its values from `graph`; `id` still keys it in the kernel
+  // cache and names it in errors.
+  nxrt_node(const nxrt::graph::Graph& graph, nxrt::graph::NodeId id,
+            std::shared_ptr<const nxrt::graph::Node> replacement);
   nxrt_node(const nxrt_node&) = delete;
   nxrt_node& operator=(const nxrt_node&) = delete;
 
   const nxrt::graph::Graph& graph() const { return *graph_; }
   nxrt::graph::NodeId id() const { return id_; }
-  const nxrt::graph::Node& node() const { return graph_->node(id_); }
+  const nxrt::graph::Node& node() const { return replacement_ ? *replacement_ : graph_->node(id_); }
 
   // One entry per node input/output, kind NONE for an absent slot.
   std::span<const nxrt_value_info> input_infos() const { return inputs_.infos; }
@@ -43,7 +48,7 @@ struct nxrt_node {
   std::span<const nxrt_string_view> tensor_attribute_strings(const nxrt::graph::Attribute& a) const;
 
   // "model.onnx: node 'name' (Op)", for error messages.
-  std::string Describe() const { return graph_->Describe(id_); }
+  std::string Describe() const;
 
  private:
   struct ValueInfos {
@@ -54,6 +59,7 @@ struct nxrt_node {
 
   const nxrt::graph::Graph* graph_;
   nxrt::graph::NodeId id_;
+  std::shared_ptr<const nxrt::graph::Node> replacement_;  // null: the graph's node
   ValueInfos inputs_;
   ValueInfos outputs_;
   std::vector<bool> constant_inputs_;

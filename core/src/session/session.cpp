@@ -96,8 +96,11 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   state->shared.device_graphs = options.device_graphs ? state->device_graphs.get() : nullptr;
   state->shared.executor_id = NextExecutorId();
   state->shared.fixed_capacity_kv = options.fixed_capacity_kv;
+  state->shared.fuse_nodes = options.rewrite_graph;
   NXRT_ASSIGN_OR_RETURN(state->executor, executor::Executor::Build(graph, state->shared,
                                                                    &state->capture_plan, nullptr));
+  const std::vector<std::string>& fusions = state->executor->fusions();
+  state->graph_rewrites.insert(state->graph_rewrites.end(), fusions.begin(), fusions.end());
   for (graph::ValueId id : graph.inputs) state->inputs.push_back(Describe(graph, id));
   for (graph::ValueId id : graph.outputs) state->outputs.push_back(Describe(graph, id));
   return state;

@@ -1,6 +1,32 @@
 #include "nxrt/graph/value_consumers.hpp"
 
 namespace nxrt::graph {
+namespace {
+
+void CollectOuterReads(const Graph& body, std::unordered_set<std::string>& names) {
+  for (const Value& value : body.values) {
+    if (value.is_outer_scope) names.insert(value.name);
+  }
+  for (const Node& node : body.nodes) {
+    for (const Attribute& attribute : node.attributes) {
+      if (attribute.graph) CollectOuterReads(*attribute.graph, names);
+      for (const auto& nested : attribute.graphs) CollectOuterReads(*nested, names);
+    }
+  }
+}
+
+}  // namespace
+
+std::unordered_set<std::string> OuterScopeReads(const Graph& graph) {
+  std::unordered_set<std::string> names;
+  for (const Node& node : graph.nodes) {
+    for (const Attribute& attribute : node.attributes) {
+      if (attribute.graph) CollectOuterReads(*attribute.graph, names);
+      for (const auto& body : attribute.graphs) CollectOuterReads(*body, names);
+    }
+  }
+  return names;
+}
 
 ValueConsumers::ValueConsumers(const Graph& graph) : offsets_(graph.values.size() + 1, 0) {
   auto readable = [&graph](const std::optional<ValueId>& input) {

@@ -7,22 +7,10 @@
 #include <vector>
 
 #include "nxrt/graph/graph_rewrites.hpp"
+#include "nxrt/graph/value_consumers.hpp"
 
 namespace nxrt::graph {
 namespace {
-
-// Names that subgraphs read from an enclosing scope, at any depth.
-void CollectOuterReads(const Graph& graph, std::unordered_set<std::string>& names) {
-  for (const Value& value : graph.values) {
-    if (value.is_outer_scope) names.insert(value.name);
-  }
-  for (const Node& node : graph.nodes) {
-    for (const Attribute& attribute : node.attributes) {
-      if (attribute.graph) CollectOuterReads(*attribute.graph, names);
-      for (const auto& body : attribute.graphs) CollectOuterReads(*body, names);
-    }
-  }
-}
 
 // How many node inputs of `graph` read each value.
 std::unordered_map<uint32_t, int> ReadCounts(const Graph& graph) {
@@ -85,8 +73,7 @@ bool InferenceMode(const Graph& graph, const Node& bn) {
 }  // namespace
 
 std::vector<std::string> FoldBatchNormalizationIntoConv(Graph& graph) {
-  std::unordered_set<std::string> outer_reads;
-  CollectOuterReads(graph, outer_reads);
+  const std::unordered_set<std::string> outer_reads = OuterScopeReads(graph);
   std::unordered_set<uint32_t> outputs;
   for (ValueId id : graph.outputs) outputs.insert(id.index);
   const std::unordered_map<uint32_t, int> reads = ReadCounts(graph);

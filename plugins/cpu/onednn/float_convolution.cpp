@@ -75,7 +75,13 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& s
                                            Output(y_dims), strides, dilations, pad_begin, pad_end)
                               : Conv::desc(kind, direct, x_desc, Any(w_dims), Output(y_dims),
                                            strides, dilations, pad_begin, pad_end);
-    const Conv::primitive_desc plan(op, PlanningAttributes(), Engine());
+    dnnl::primitive_attr attributes = PlanningAttributes();
+    if (shape.relu) {
+      dnnl::post_ops activation;
+      activation.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      attributes.set_post_ops(activation);
+    }
+    const Conv::primitive_desc plan(op, attributes, Engine());
     c.given_w_desc_ = Plain(w_dims);
     c.w_desc_ = plan.weights_desc();
     c.w_reorder_ = ReorderRunner(c.given_w_desc_, c.w_desc_);

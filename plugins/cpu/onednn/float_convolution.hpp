@@ -22,6 +22,7 @@ struct ConvolutionShape {
   int64_t group = 1;
   WindowGeometry geometry;
   bool bias = false;
+  bool relu = false;  // the result goes through max(y, 0) before it is stored
 };
 
 class FloatConvolution {

@@ -124,7 +124,10 @@ void Im2Col2d(const WindowGeometry& g, int64_t channels, const T* image, T* colu
 class ConvKernel : public CpuKernel {
  public:
   ConvKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
-      : CpuKernel(false), dtype_(inputs[0].dtype), group_(node.AttrInt("group", 1)) {
+      : CpuKernel(false),
+        dtype_(inputs[0].dtype),
+        group_(node.AttrInt("group", 1)),
+        relu_(node.op_type() == "FusedConv") {
     const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
     const Dims w(inputs[1].dims, inputs[1].dims + inputs[1].rank);
     if (x.size() < 3 || w.size() != x.size()) FailInvalid("Conv: X and W need rank 3 or more");
@@ -141,7 +144,8 @@ class ConvKernel : public CpuKernel {
     out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
     if (dtype_ != NXRT_DTYPE_FLOAT64 && ElementCount(out_dims_) > 0 && ElementCount(w) > 0) {
       const bool bias = inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED;
-      onednn_ = onednn::FloatConvolution::Plan({batch_, channels_, maps_, group_, geometry_, bias});
+      onednn_ = onednn::FloatConvolution::Plan(
+          {batch_, channels_, maps_, group_, geometry_, bias, relu_});
     }
     if (!onednn_) {
       const int64_t rows = (channels_ / group_) * ElementCount(kernel);
@@ -248,10 +252,15 @@ class ConvKernel : public CpuKernel {
         }
       }
     }
+    if (relu_) {
+      T* end = y + batch_ * maps_ * out_size;
+      for (T* v = y; v < end; ++v) *v = *v < T(0) ? T(0) : *v;  // NaN stays NaN
+    }
   }
 
   nxrt_dtype dtype_;
   int64_t group_;
+  bool relu_;  // com.microsoft FusedConv with activation Relu
   WindowGeometry geometry_;
   int64_t batch_ = 0;
   int64_t channels_ = 0;
@@ -267,7 +276,10 @@ class ConvKernel : public CpuKernel {
 class ConvTransposeKernel : public CpuKernel {
  public:
   ConvTransposeKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
-      : CpuKernel(false), dtype_(inputs[0].dtype), group_(node.AttrInt("group", 1)) {
+      : CpuKernel(false),
+        dtype_(inputs[0].dtype),
+        group_(node.AttrInt("group", 1)),
+        relu_(node.op_type() == "FusedConv") {
     const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
     const Dims w(inputs[1].dims, inputs[1].dims + inputs[1].rank);
     if (x.size() < 3 || w.size() != x.size()) {
@@ -371,6 +383,7 @@ class ConvTransposeKernel : public CpuKernel {
 
   nxrt_dtype dtype_;
   int64_t group_;
+  bool relu_;                // com.microsoft FusedConv with activation Relu
   WindowGeometry geometry_;  // of the equivalent forward conv: `in` is our output
   int64_t batch_ = 0;
   int64_t channels_ = 0;
@@ -526,6 +539,26 @@ void RegisterConvOps(OpRegistry& r) {
                  [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
                    return std::make_unique<ConvKernel>(node, inputs);
                  }});
+  // ONNX Runtime's contrib op, which the host also fuses a Conv and its Relu
+  // into: the activation runs on the convolution's result before it is
+  // stored.
+  r.Add("FusedConv",
+        {1,
+         [](const sdk::Node& node, int64_t opset, std::span<const nxrt_value_info> inputs) {
+           const std::string activation = node.AttrString("activation", "");
+           if (activation != "Relu") {
+             return sdk::ClaimResult::Declined("FusedConv: activation '" + activation +
+                                               "' not implemented (Relu is)");
+           }
+           if (inputs.size() > 3 && inputs[3].kind != NXRT_VALUE_NONE) {
+             return sdk::ClaimResult::Declined("FusedConv: the Z input (a sum) not implemented");
+           }
+           return ClaimConv(FloatTypes{})(node, opset, inputs);
+         },
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<ConvKernel>(node, inputs);
+         }},
+        "com.microsoft");
   r.Add("ConvInteger", {10, ClaimConv(TypeList<int8_t, uint8_t>{}),
                         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
                           return std::make_unique<ConvIntegerKernel>(node, inputs, false);

@@ -135,7 +135,7 @@ struct Relu {
   NXRT_SAME_OUTPUT
   template <typename C>
   C operator()(C x) const {
-    return x > C(0) ? x : C(0);
+    return x < C(0) ? C(0) : x;  // NaN stays NaN, as in max(0, x) of the ONNX reference
   }
 };
 

@@ -76,8 +76,11 @@ void PrintText(const InspectFlags& flags, const Session& session) {
     const NodePlacement& placement = placements[i];
     const std::string op =
         placement.domain.empty() ? placement.op_type : placement.domain + "::" + placement.op_type;
-    std::printf("  node '%s' (%s) -> %s%s\n", NodeName(placements, i).c_str(), op.c_str(),
-                placement.provider.c_str(), placement.capture_eligible ? "" : " [eager]");
+    const std::string fused =
+        placement.fused_into.empty() ? "" : ", fused into '" + placement.fused_into + "'";
+    std::printf("  node '%s' (%s) -> %s%s%s\n", NodeName(placements, i).c_str(), op.c_str(),
+                placement.provider.c_str(), fused.c_str(),
+                placement.capture_eligible ? "" : " [eager]");
     for (const ClaimDecline& decline : placement.declines) {
       std::printf("    declined by %s: %s\n", decline.provider.c_str(), decline.reason.c_str());
     }
@@ -147,6 +150,7 @@ void PrintJson(const InspectFlags& flags, const Session& session) {
     json.Key("domain").String(placement.domain);
     json.Key("provider").String(placement.provider);
     json.Key("capture_eligible").Bool(placement.capture_eligible);
+    json.Key("fused_into").String(placement.fused_into);
     json.Key("declines").BeginArray();
     for (const ClaimDecline& decline : placement.declines) {
       json.BeginObject().Key("provider").String(decline.provider);

@@ -1,9 +1,12 @@
 // Who reads each value of a graph: (node, input slot) pairs, indexed once so
-// a forward walk over the graph costs time linear in its edges.
+// a forward walk over the graph costs time linear in its edges; and which
+// values its subgraphs read from outside.
 #pragma once
 
 #include <cstddef>
 #include <span>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "nxrt/graph/ids.hpp"
@@ -15,6 +18,10 @@ struct ValueConsumer {
   NodeId node;
   size_t input_slot = 0;
 };
+
+// Names of values of `graph` (or of graphs enclosing it) that its
+// subgraphs read from an enclosing scope, at any depth of nesting.
+std::unordered_set<std::string> OuterScopeReads(const Graph& graph);
 
 class ValueConsumers {
  public:

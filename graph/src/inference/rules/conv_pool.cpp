@@ -207,6 +207,7 @@ void AddConvPoolRules(RuleTable& t) {
   t.Add("", "Col2Im", Col2Im);
   t.Add("", "DeformConv", DeformConv);
   t.Add("", "Conv", Conv);
+  t.Add("com.microsoft", "FusedConv", Conv);  // Conv plus an activation
   t.Add("", "ConvInteger", ConvInteger);
   t.Add("", "QLinearConv", QLinearConv);
   t.Add("", "ConvTranspose", ConvTranspose);
