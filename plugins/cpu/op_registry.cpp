@@ -20,6 +20,7 @@ const OpRegistry& CpuOps() {
     RegisterCastOps(r);
     RegisterMatMulOps(r);
     RegisterConvOps(r);
+    RegisterConvPoolOps(r);
     RegisterCausalConvOps(r);
     RegisterDeformConvOps(r);
     RegisterPoolOps(r);

@@ -70,6 +70,7 @@ void RegisterVariadicOps(OpRegistry& registry);
 void RegisterCastOps(OpRegistry& registry);
 void RegisterMatMulOps(OpRegistry& registry);
 void RegisterConvOps(OpRegistry& registry);
+void RegisterConvPoolOps(OpRegistry& registry);
 void RegisterCausalConvOps(OpRegistry& registry);
 void RegisterDeformConvOps(OpRegistry& registry);
 void RegisterPoolOps(OpRegistry& registry);

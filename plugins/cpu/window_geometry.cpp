@@ -2,14 +2,15 @@
 
 namespace nxrt::cpu {
 
-WindowAttributes WindowAttributes::Read(const sdk::Node& node) {
+WindowAttributes WindowAttributes::Read(const sdk::Node& node, const std::string& prefix) {
+  const auto name = [&prefix](const char* onnx_name) { return prefix + onnx_name; };
   WindowAttributes a;
-  a.auto_pad = node.AttrString("auto_pad", "NOTSET");
-  a.kernel_shape = node.AttrInts("kernel_shape");
-  a.strides = node.AttrInts("strides");
-  a.dilations = node.AttrInts("dilations");
-  a.pads = node.AttrInts("pads");
-  a.ceil_mode = node.AttrInt("ceil_mode", 0) != 0;
+  a.auto_pad = node.AttrString(name("auto_pad").c_str(), "NOTSET");
+  a.kernel_shape = node.AttrInts(name("kernel_shape").c_str());
+  a.strides = node.AttrInts(name("strides").c_str());
+  a.dilations = node.AttrInts(name("dilations").c_str());
+  a.pads = node.AttrInts(name("pads").c_str());
+  a.ceil_mode = node.AttrInt(name("ceil_mode").c_str(), 0) != 0;
   return a;
 }
 

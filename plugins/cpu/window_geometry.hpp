@@ -21,7 +21,9 @@ struct WindowAttributes {
   Dims pads;
   bool ceil_mode = false;
 
-  static WindowAttributes Read(const sdk::Node& node);
+  // The attributes named with `prefix` ("pool_" for a pool fused into a
+  // convolution's node) before each ONNX name.
+  static WindowAttributes Read(const sdk::Node& node, const std::string& prefix = "");
 };
 
 struct WindowGeometry {

@@ -1,7 +1,7 @@
 // Graph rewrites through a CPU session on the benchmark CNN (the models
 // target): BatchNormalization folded into each Conv, and each Conv run with
-// its Relu as one FusedConv kernel, give the outputs of the model as
-// written, and the session reports what it changed.
+// its Relu and MaxPool as one ConvPool kernel, give the outputs of the model
+// as written, and the session reports what it changed.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -50,13 +50,15 @@ TEST(GraphRewrite, FoldedCnnGivesTheLogitsOfTheModelAsWritten) {
             (std::vector<std::string>{
                 "BatchNormalization 'bn0' folded into Conv 'conv0'",
                 "BatchNormalization 'bn1' folded into Conv 'conv1'",
-                "Conv 'conv0' and Relu 'relu0' fused as com.microsoft::FusedConv on cpu#1",
-                "Conv 'conv1' and Relu 'relu1' fused as com.microsoft::FusedConv on cpu#1"}));
+                "Conv 'conv0', Relu 'relu0' and MaxPool 'pool0' fused as pkg.nxrt::ConvPool on "
+                "cpu#1",
+                "Conv 'conv1', Relu 'relu1' and MaxPool 'pool1' fused as pkg.nxrt::ConvPool on "
+                "cpu#1"}));
   EXPECT_TRUE(as_written->graph_rewrites().empty());
   EXPECT_EQ(folded->placements().size() + 2, as_written->placements().size());
   for (const nxrt::NodePlacement& placement : folded->placements()) {
     EXPECT_NE(placement.op_type, "BatchNormalization") << placement.node;
-    if (placement.op_type == "Relu") {
+    if (placement.op_type == "Relu" || placement.op_type == "MaxPool") {
       EXPECT_NE(placement.fused_into, "") << placement.node;
     }
   }

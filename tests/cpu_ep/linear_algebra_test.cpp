@@ -1,6 +1,6 @@
 // MatMul, Gemm, MatMulInteger, QLinearMatMul, Einsum, Conv, ConvTranspose,
 // ConvInteger and QLinearConv on the ONNX node test cases; com.microsoft
-// FusedConv (Relu) and float16 Conv,
+// FusedConv (Relu), pkg.nxrt ConvPool and float16 Conv,
 // MatMulInteger and QLinearMatMul (short and long K, per-column B scale) and
 // QLinearConv (per-map W scale, bias) against references computed here.
 #include <gtest/gtest.h>
@@ -152,6 +152,100 @@ TEST(CpuEpLinearAlgebra, FusedConvAppliesReluToTheConvolution) {
   ASSERT_FALSE(declined.ok());
   EXPECT_NE(declined.status().message().find("activation 'Tanh' not implemented"),
             std::string::npos)
+      << declined.status().message();
+}
+
+// pkg.nxrt ConvPool: the convolution (bias, pads), its Relu when asked, and
+// a max pool over the result ("pool_" attributes: 2x2 stride 2, and 3x3
+// stride 2 with pads and ceil mode), against a direct reference; maps that
+// are no multiple of 16 are declined.
+TEST(CpuEpLinearAlgebra, ConvPoolPoolsTheConvolutionItComputes) {
+  struct PoolCase {
+    int64_t kernel, stride, pad;
+    bool ceil;
+  };
+  const int64_t c = 3, size = 9, k = 3;
+  for (const int64_t m : {int64_t{16}, int64_t{32}}) {
+    for (const bool relu : {true, false}) {
+      for (const PoolCase pool : {PoolCase{2, 2, 0, false}, PoolCase{3, 2, 1, true}}) {
+        std::vector<float> x(c * size * size), w(m * c * k * k), bias(m);
+        for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7f * static_cast<float>(i));
+        for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(1.3f * static_cast<float>(i)) / 3;
+        for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1f * static_cast<float>(i % 5) - 0.2f;
+        TensorNode node;
+        node.op = "ConvPool";
+        node.domain = "pkg.nxrt";
+        node.opset = 1;
+        node.inputs = {{"x", Values<float>({1, c, size, size}, x)},
+                       {"w", Values<float>({m, c, k, k}, w)},
+                       {"b", Values<float>({m}, bias)}};
+        node.outputs = {DataType::kFloat32};
+        node.attributes = {IntsAttribute("pads", {1, 1, 1, 1}),
+                           IntsAttribute("pool_kernel_shape", {pool.kernel, pool.kernel}),
+                           IntsAttribute("pool_strides", {pool.stride, pool.stride}),
+                           IntsAttribute("pool_pads", {pool.pad, pool.pad, pool.pad, pool.pad}),
+                           IntAttribute("pool_ceil_mode", pool.ceil ? 1 : 0)};
+        if (relu) node.attributes.push_back(StringAttribute("activation", "Relu"));
+        auto result = RunTensorNode(node);
+        ASSERT_TRUE(result.ok()) << result.status().ToString();
+        const std::vector<double> y = ValuesAsDouble((*result)[0]);
+
+        // The convolution (pads 1, stride 1 keeps the size), then the pool.
+        std::vector<double> conv(m * size * size);
+        for (int64_t o = 0; o < m; ++o) {
+          for (int64_t i = 0; i < size; ++i) {
+            for (int64_t j = 0; j < size; ++j) {
+              double sum = bias[o];
+              for (int64_t ch = 0; ch < c; ++ch) {
+                for (int64_t a = 0; a < k; ++a) {
+                  for (int64_t b = 0; b < k; ++b) {
+                    const int64_t r = i - 1 + a, q = j - 1 + b;
+                    if (r < 0 || r >= size || q < 0 || q >= size) continue;
+                    sum += static_cast<double>(x[(ch * size + r) * size + q]) *
+                           w[((o * c + ch) * k + a) * k + b];
+                  }
+                }
+              }
+              conv[(o * size + i) * size + j] = relu ? std::max(sum, 0.0) : sum;
+            }
+          }
+        }
+        const int64_t span = size + 2 * pool.pad - pool.kernel;
+        const int64_t out =
+            (pool.ceil ? (span + pool.stride - 1) / pool.stride : span / pool.stride) + 1;
+        ASSERT_EQ(y.size(), static_cast<size_t>(m * out * out));
+        for (int64_t o = 0; o < m; ++o) {
+          for (int64_t i = 0; i < out; ++i) {
+            for (int64_t j = 0; j < out; ++j) {
+              double best = -INFINITY;
+              for (int64_t a = 0; a < pool.kernel; ++a) {
+                for (int64_t b = 0; b < pool.kernel; ++b) {
+                  const int64_t r = i * pool.stride - pool.pad + a;
+                  const int64_t q = j * pool.stride - pool.pad + b;
+                  if (r < 0 || r >= size || q < 0 || q >= size) continue;
+                  best = std::max(best, conv[(o * size + r) * size + q]);
+                }
+              }
+              EXPECT_NEAR(y[(o * out + i) * out + j], best, 1e-5)
+                  << m << " maps, relu " << relu << ", pool " << pool.kernel << " at " << o << ","
+                  << i << "," << j;
+            }
+          }
+        }
+      }
+    }
+  }
+  TensorNode five_maps;
+  five_maps.op = "ConvPool";
+  five_maps.domain = "pkg.nxrt";
+  five_maps.opset = 1;
+  five_maps.inputs = {{"x", Values<float>({1, 1, 4, 4}, std::vector<float>(16, 1.0f))},
+                      {"w", Values<float>({5, 1, 1, 1}, std::vector<float>(5, 1.0f))}};
+  five_maps.outputs = {DataType::kFloat32};
+  five_maps.attributes = {IntsAttribute("pool_kernel_shape", {2, 2})};
+  auto declined = RunTensorNode(five_maps);
+  ASSERT_FALSE(declined.ok());
+  EXPECT_NE(declined.status().message().find("a multiple of 16 maps"), std::string::npos)
       << declined.status().message();
 }
 

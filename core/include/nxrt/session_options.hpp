@@ -37,9 +37,10 @@ struct SessionOptions {
 
   // Rewrite the graph where the meaning stays the same and runs get cheaper:
   // before placement, a BatchNormalization folds into the Conv before it
-  // (graph_rewrites.hpp); after it, a Conv and its Relu run as one FusedConv
-  // kernel when their provider claims that. Session::graph_rewrites() lists
-  // what changed; off, every node runs as the model spells it.
+  // (graph_rewrites.hpp); after it, a Conv and the Relu and MaxPool after it
+  // run as one kernel when their provider claims that (conv_fusion.hpp).
+  // Session::graph_rewrites() lists what changed; off, every node runs as
+  // the model spells it.
   bool rewrite_graph = true;
 
   // The KV cache is bound at fixed capacity while decoding: its capacity axis

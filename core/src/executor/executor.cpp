@@ -8,7 +8,7 @@
 #include "nxrt/graph/value_consumers.hpp"
 #include "nxrt/graph/weight_store.hpp"
 #include "nxrt/support/log.hpp"
-#include "partitioner/activation_fusion.hpp"
+#include "partitioner/conv_fusion.hpp"
 
 namespace nxrt::executor {
 namespace {
@@ -134,7 +134,7 @@ Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, Exe
                         partitioner::PartitionGraph(graph, views, shared.providers, plan));
   if (shared.fuse_nodes) {
     executor->fusions_ =
-        partitioner::FuseConvActivations(graph, views, shared.providers, plan, partition);
+        partitioner::FuseConvChains(graph, views, shared.providers, plan, partition);
   }
   executor->placements_ = partition.placements;
   NXRT_RETURN_IF_ERROR(executor->BuildPlan(partition, views, capture_plan));

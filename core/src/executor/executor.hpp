@@ -50,7 +50,7 @@ struct ExecutorShared {
   uint64_t executor_id = 0;
   // Present KV outputs are written into their past inputs' buffers.
   bool fixed_capacity_kv = false;
-  // Pairs of nodes the provider of both runs as one (activation_fusion.hpp).
+  // Chains of nodes their provider runs as one kernel (conv_fusion.hpp).
   bool fuse_nodes = true;
 };
 
@@ -76,7 +76,7 @@ class Executor : private plugin_host::ComputeServices {
 
   const graph::Graph& graph() const { return graph_; }
   const std::vector<NodePlacement>& placements() const { return placements_; }
-  // One line per pair of nodes fused into one kernel.
+  // One line per chain of nodes fused into one kernel.
   const std::vector<std::string>& fusions() const { return fusions_; }
 
   // Runs with named inputs; `slot` selects device-graph capture and replay.

@@ -48,6 +48,7 @@ memory::dims Concat(memory::dims head, const Dims& tail) {
 
 std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& shape) {
   if (shape.geometry.in.empty() || shape.geometry.in.size() > 3) return std::nullopt;
+  if (shape.blocked_output && shape.maps % 16 != 0) return std::nullopt;
   FloatConvolution c;
   const WindowGeometry& g = shape.geometry;
   const memory::dims x_dims = Concat({shape.batch, shape.channels}, g.in);
@@ -90,11 +91,10 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& s
       c.x_blocked_ = memory(plan.src_desc(), Engine());
       c.x_reorder_ = ReorderRunner(Plain(x_dims), plan.src_desc());
     }
-    c.reorder_y_ = plan.dst_desc() != Plain(y_dims);
-    if (c.reorder_y_) {
-      c.y_blocked_ = memory(plan.dst_desc(), Engine());
-      c.y_reorder_ = ReorderRunner(plan.dst_desc(), Plain(y_dims));
-    }
+    c.keep_blocked_ = shape.blocked_output;
+    c.reorder_y_ = !c.keep_blocked_ && plan.dst_desc() != Plain(y_dims);
+    if (c.reorder_y_ || c.keep_blocked_) c.y_blocked_ = memory(plan.dst_desc(), Engine());
+    if (c.reorder_y_) c.y_reorder_ = ReorderRunner(plan.dst_desc(), Plain(y_dims));
     std::vector<std::pair<int, Desc>> args = {{DNNL_ARG_SRC, plan.src_desc()},
                                               {DNNL_ARG_WEIGHTS, c.w_desc_},
                                               {DNNL_ARG_DST, plan.dst_desc()}};
@@ -127,7 +127,7 @@ void FloatConvolution::Run(const float* x, const float* w, const PreparedWeights
     const void* buffers[] = {w, w_in};
     w_reorder_.Run(buffers);
   }
-  void* y_out = reorder_y_ ? y_blocked_.get_data_handle() : y;
+  void* y_out = reorder_y_ || keep_blocked_ ? y_blocked_.get_data_handle() : y;
   const void* buffers[] = {x_in, w_in, y_out, bias};
   convolution_.Run(std::span(buffers, bias != nullptr ? 4 : 3));
   if (reorder_y_) {

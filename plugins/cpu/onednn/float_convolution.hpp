@@ -23,6 +23,9 @@ struct ConvolutionShape {
   WindowGeometry geometry;
   bool bias = false;
   bool relu = false;  // the result goes through max(y, 0) before it is stored
+  // Y stays in 16-channel blocks in the plan's own buffer (blocked_output())
+  // for a primitive that reads it there; needs a multiple of 16 maps.
+  bool blocked_output = false;
 };
 
 class FloatConvolution {
@@ -36,9 +39,13 @@ class FloatConvolution {
   bool Takes(const PreparedWeights& w) const { return w.desc() == w_desc_; }
 
   // `prepared`: W prepared by PrepareWeights, or null to reorder `w` now.
-  // `bias` is null when the shape has none.
+  // `bias` is null when the shape has none; `y` is unused (null) for a
+  // blocked output.
   void Run(const float* x, const float* w, const PreparedWeights* prepared, const float* bias,
            float* y);
+
+  // Y of the last Run, for a plan with blocked_output.
+  const dnnl::memory& blocked_output() const { return y_blocked_; }
 
  private:
   FloatConvolution() = default;
@@ -53,7 +60,8 @@ class FloatConvolution {
   PrimitiveRunner convolution_;
   PrimitiveRunner y_reorder_;
   bool reorder_x_ = false;
-  bool reorder_y_ = false;
+  bool reorder_y_ = false;     // Y comes back to NCHW through y_reorder_
+  bool keep_blocked_ = false;  // Y stays in y_blocked_
 };
 
 }  // namespace nxrt::cpu::onednn

@@ -61,15 +61,11 @@ std::optional<PlainPrimitive> PlanSoftmax(int64_t outer, int64_t n, int64_t inne
   });
 }
 
-std::optional<PlainPrimitive> PlanMaxPool(int64_t batch, int64_t channels,
-                                          const WindowGeometry& g) {
-  const size_t rank = g.in.size();
-  if (rank == 0 || rank > 3) return std::nullopt;
-  memory::dims x_dims{batch, channels}, y_dims{batch, channels};
+dnnl::pooling_v2_forward::primitive_desc MaxPoolPlan(const memory::desc& x, const memory::desc& y,
+                                                     const WindowGeometry& g,
+                                                     const dnnl::primitive_attr& attributes) {
   memory::dims strides, kernel, dilations, pad_begin, pad_end;
-  for (size_t a = 0; a < rank; ++a) {
-    x_dims.push_back(g.in[a]);
-    y_dims.push_back(g.out[a]);
+  for (size_t a = 0; a < g.in.size(); ++a) {
     strides.push_back(g.strides[a]);
     kernel.push_back(g.kernel[a]);
     dilations.push_back(g.dilations[a] - 1);  // oneDNN counts the gaps
@@ -80,13 +76,24 @@ std::optional<PlainPrimitive> PlanMaxPool(int64_t batch, int64_t channels,
     const int64_t reach = (g.out[a] - 1) * g.strides[a] + (g.kernel[a] - 1) * g.dilations[a] + 1;
     pad_end.push_back(std::max(g.pad_end[a], reach - g.in[a] - g.pad_begin[a]));
   }
+  using Pool = dnnl::pooling_v2_forward;
+  return Pool::primitive_desc(
+      Pool::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, x, y, strides,
+                 kernel, dilations, pad_begin, pad_end),
+      attributes, Engine());
+}
+
+std::optional<PlainPrimitive> PlanMaxPool(int64_t batch, int64_t channels,
+                                          const WindowGeometry& g) {
+  const size_t rank = g.in.size();
+  if (rank == 0 || rank > 3) return std::nullopt;
+  memory::dims x_dims{batch, channels}, y_dims{batch, channels};
+  x_dims.insert(x_dims.end(), g.in.begin(), g.in.end());
+  y_dims.insert(y_dims.end(), g.out.begin(), g.out.end());
   const memory::desc x = Plain(x_dims), y = Plain(y_dims);
   using Pool = dnnl::pooling_v2_forward;
   return Planned<Pool>(x, y, [&](const dnnl::primitive_attr& attributes) {
-    return Pool::primitive_desc(
-        Pool::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, x, y, strides,
-                   kernel, dilations, pad_begin, pad_end),
-        attributes, Engine());
+    return MaxPoolPlan(x, y, g, attributes);
   });
 }
 

@@ -41,4 +41,12 @@ std::optional<PlainPrimitive> PlanSoftmax(int64_t outer, int64_t n, int64_t inne
 std::optional<PlainPrimitive> PlanMaxPool(int64_t batch, int64_t channels,
                                           const WindowGeometry& geometry);
 
+// The max-pooling plan from `x` to `y` in any layouts oneDNN takes, over
+// `geometry`'s one to three spatial axes; throws dnnl::error when oneDNN has
+// none.
+dnnl::pooling_v2_forward::primitive_desc MaxPoolPlan(const dnnl::memory::desc& x,
+                                                     const dnnl::memory::desc& y,
+                                                     const WindowGeometry& geometry,
+                                                     const dnnl::primitive_attr& attributes);
+
 }  // namespace nxrt::cpu::onednn

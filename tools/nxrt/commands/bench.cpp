@@ -151,7 +151,7 @@ void RegisterBenchCommand(CLI::App& app, CommandAction& selected) {
   command->add_flag("--capture", flags->capture,
                     "run on the Primary device-graph slot (capture, then replay)");
   command->add_flag("--no-rewrites", flags->no_rewrites,
-                    "run every node as the model spells it (no BatchNormalization folding)");
+                    "run every node as the model spells it (no folding or fusion)");
   command->add_flag("--json", flags->json,
                     "print one JSON object (median_us, p90_us, kernel_cache, device_graphs)");
   AddEnvironmentOptions(*command, flags->environment);

@@ -226,7 +226,7 @@ void RegisterInspectCommand(CLI::App& app, CommandAction& selected) {
   AddProviderOption(*command, flags->providers);
   command->add_flag("--json", flags->json, "print one JSON object instead of text");
   command->add_flag("--no-rewrites", flags->no_rewrites,
-                    "run every node as the model spells it (no BatchNormalization folding)");
+                    "run every node as the model spells it (no folding or fusion)");
   AddEnvironmentOptions(*command, flags->environment);
   command->callback([flags, &selected] { selected = [flags] { return Inspect(*flags); }; });
 }

@@ -1,0 +1,40 @@
+// Fusion of a Conv with the nodes after it into one kernel, so they run on
+// the convolution's result before it is stored (or, for a pool, before it
+// leaves the layout the convolution computed it in) instead of as more
+// passes over memory:
+//   Conv, Relu          -> com.microsoft FusedConv, activation "Relu" (the
+//                          contrib op ONNX Runtime fuses the pair into);
+//   Conv[, Relu], MaxPool -> pkg.nxrt ConvPool: the Conv's inputs and
+//                          attributes, "activation" = "Relu" when the Relu is
+//                          there, and the MaxPool's attributes renamed with a
+//                          "pool_" prefix; its output is the MaxPool's.
+//
+// A chain fuses when each node's only output is read by the next alone (no
+// other node, subgraph or graph output reads it), every node was placed on
+// the same provider with the same capture eligibility, and that provider
+// claims the fused node at the chain's inferred shapes; the longer fusion is
+// tried first. Anything else, a failed claim included, leaves the nodes as
+// they are: fusion only ever saves work.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "nxrt/graph/capture_classifier.hpp"
+#include "nxrt/graph/ir.hpp"
+#include "partitioner/partition.hpp"
+#include "plugin_host/node_view.hpp"
+
+namespace nxrt::partitioner {
+
+// Replaces the view of each fused Conv in `views` (by node id) with one of
+// the fused node, marks the nodes it took in `partition.absorbed` and names
+// the Conv in their placements; returns one line per fusion.
+std::vector<std::string> FuseConvChains(
+    const graph::Graph& graph, std::vector<std::shared_ptr<const plugin_host::NodeView>>& views,
+    std::span<const RankedProvider> providers, const graph::CapturePlan& capture_plan,
+    Partition& partition);
+
+}  // namespace nxrt::partitioner
