@@ -124,7 +124,8 @@ class PoolKernel : public CpuKernel {
       int64_t i = 0;
       for (; i + kChains <= size; i += kChains) {
         for (int c = 0; c < kChains; ++c) {
-          chains[c] = combine(chains[c], static_cast<double>(static_cast<ComputeType<T>>(p[i + c])));
+          chains[c] =
+              combine(chains[c], static_cast<double>(static_cast<ComputeType<T>>(p[i + c])));
         }
       }
       for (; i < size; ++i) {
