@@ -4,8 +4,12 @@
 
 namespace nxrt {
 
-std::string Version() { return "0.1.0"; }
+std::string Version() {
+  return "0.1.0";
+}
 
-uint32_t HostAbiVersion() { return NXRT_EP_ABI_VERSION; }
+uint32_t HostAbiVersion() {
+  return NXRT_EP_ABI_VERSION;
+}
 
 }  // namespace nxrt

@@ -116,15 +116,10 @@ typedef enum nxrt_value_kind {
 } nxrt_value_kind;
 
 /* Where a buffer lives. */
-typedef enum nxrt_memory_kind {
-  NXRT_MEMORY_HOST = 0,
-  NXRT_MEMORY_DEVICE = 1
-} nxrt_memory_kind;
+typedef enum nxrt_memory_kind { NXRT_MEMORY_HOST = 0, NXRT_MEMORY_DEVICE = 1 } nxrt_memory_kind;
 
 /* How an input is laid out in memory. Version 1 defines dense row-major only. */
-typedef enum nxrt_layout {
-  NXRT_LAYOUT_CONTIGUOUS = 0
-} nxrt_layout;
+typedef enum nxrt_layout { NXRT_LAYOUT_CONTIGUOUS = 0 } nxrt_layout;
 
 typedef enum nxrt_log_level {
   NXRT_LOG_TRACE = 0,
@@ -207,9 +202,9 @@ typedef struct nxrt_tensor {
 typedef struct nxrt_value {
   size_t struct_size;
   nxrt_value_kind kind;
-  nxrt_tensor tensor;            /* meaningful when kind == NXRT_VALUE_TENSOR */
-  size_t sequence_length;        /* meaningful when kind == NXRT_VALUE_SEQUENCE */
-  const nxrt_tensor* sequence;   /* sequence_length entries, borrowed */
+  nxrt_tensor tensor;          /* meaningful when kind == NXRT_VALUE_TENSOR */
+  size_t sequence_length;      /* meaningful when kind == NXRT_VALUE_SEQUENCE */
+  const nxrt_tensor* sequence; /* sequence_length entries, borrowed */
 } nxrt_value;
 
 /* The configuration an artifact (kernel) is made for. A kernel made for one
@@ -255,15 +250,15 @@ typedef struct nxrt_option {
 /* Opaque handles                                                             */
 /* ------------------------------------------------------------------------- */
 
-typedef struct nxrt_status nxrt_status;           /* made and freed by the host */
-typedef struct nxrt_host_context nxrt_host_context; /* host side of one loaded plugin */
-typedef struct nxrt_node nxrt_node;               /* a graph node, host-owned */
-typedef struct nxrt_options nxrt_options;         /* key/value options, host-owned */
+typedef struct nxrt_status nxrt_status;                   /* made and freed by the host */
+typedef struct nxrt_host_context nxrt_host_context;       /* host side of one loaded plugin */
+typedef struct nxrt_node nxrt_node;                       /* a graph node, host-owned */
+typedef struct nxrt_options nxrt_options;                 /* key/value options, host-owned */
 typedef struct nxrt_compute_context nxrt_compute_context; /* one compute call, host-owned */
-typedef struct nxrt_ep nxrt_ep;                   /* an EP instance, plugin-owned */
-typedef struct nxrt_kernel nxrt_kernel;           /* a kernel, plugin-owned */
-typedef struct nxrt_shared_state nxrt_shared_state; /* refcounted prepared constants */
-typedef uint64_t nxrt_graph_token;                /* a captured device graph; 0 is none */
+typedef struct nxrt_ep nxrt_ep;                           /* an EP instance, plugin-owned */
+typedef struct nxrt_kernel nxrt_kernel;                   /* a kernel, plugin-owned */
+typedef struct nxrt_shared_state nxrt_shared_state;       /* refcounted prepared constants */
+typedef uint64_t nxrt_graph_token;                        /* a captured device graph; 0 is none */
 
 /* ------------------------------------------------------------------------- */
 /* Host table: what the host gives a plugin                                   */
@@ -321,22 +316,20 @@ typedef struct nxrt_host_api {
   nxrt_attr_type (*node_attr_type)(const nxrt_node* node, const char* name);
   nxrt_status* (*node_attr_int)(const nxrt_node* node, const char* name, int64_t* out);
   nxrt_status* (*node_attr_float)(const nxrt_node* node, const char* name, float* out);
-  nxrt_status* (*node_attr_string)(const nxrt_node* node, const char* name,
-                                   nxrt_string_view* out);
-  nxrt_status* (*node_attr_ints)(const nxrt_node* node, const char* name,
-                                 const int64_t** values, size_t* count);
-  nxrt_status* (*node_attr_floats)(const nxrt_node* node, const char* name,
-                                   const float** values, size_t* count);
-  nxrt_status* (*node_attr_strings_count)(const nxrt_node* node, const char* name,
-                                          size_t* count);
+  nxrt_status* (*node_attr_string)(const nxrt_node* node, const char* name, nxrt_string_view* out);
+  nxrt_status* (*node_attr_ints)(const nxrt_node* node, const char* name, const int64_t** values,
+                                 size_t* count);
+  nxrt_status* (*node_attr_floats)(const nxrt_node* node, const char* name, const float** values,
+                                   size_t* count);
+  nxrt_status* (*node_attr_strings_count)(const nxrt_node* node, const char* name, size_t* count);
   nxrt_status* (*node_attr_strings_at)(const nxrt_node* node, const char* name, size_t index,
                                        nxrt_string_view* out);
   /* A tensor attribute as a host-memory tensor view. */
   nxrt_status* (*node_attr_tensor)(const nxrt_node* node, const char* name, nxrt_tensor* out);
   /* A graph attribute (If/Loop/Scan body): its formal input and output counts.
    * The body itself runs through run_subgraph. */
-  nxrt_status* (*node_attr_graph)(const nxrt_node* node, const char* name,
-                                  size_t* input_count, size_t* output_count);
+  nxrt_status* (*node_attr_graph)(const nxrt_node* node, const char* name, size_t* input_count,
+                                  size_t* output_count);
 
   /* Compute-time services; `ctx` is the one passed to compute.
    *
@@ -348,11 +341,10 @@ typedef struct nxrt_host_api {
                                   size_t rank, const int64_t* dims, nxrt_tensor* out);
   /* Makes output `index` a sequence of `length` tensors; each element is then
    * allocated with allocate_sequence_element. */
-  nxrt_status* (*allocate_sequence_output)(nxrt_compute_context* ctx, size_t index,
-                                           size_t length);
-  nxrt_status* (*allocate_sequence_element)(nxrt_compute_context* ctx, size_t index,
-                                            size_t element, nxrt_dtype dtype, size_t rank,
-                                            const int64_t* dims, nxrt_tensor* out);
+  nxrt_status* (*allocate_sequence_output)(nxrt_compute_context* ctx, size_t index, size_t length);
+  nxrt_status* (*allocate_sequence_element)(nxrt_compute_context* ctx, size_t index, size_t element,
+                                            nxrt_dtype dtype, size_t rank, const int64_t* dims,
+                                            nxrt_tensor* out);
   /* Marks output `index` as an absent optional value. */
   nxrt_status* (*set_output_none)(nxrt_compute_context* ctx, size_t index);
   /* Stores string element `element` of a STRING output; the host copies it. */
@@ -380,9 +372,8 @@ typedef struct nxrt_kernel_api {
    * absent); `outputs` one per node output, preallocated by the host where
    * the host knows the shape (data != NULL) and otherwise to be allocated
    * through host->allocate_output. Required. */
-  nxrt_status* (*compute)(nxrt_kernel* kernel, nxrt_compute_context* ctx,
-                          const nxrt_value* inputs, size_t input_count, nxrt_value* outputs,
-                          size_t output_count);
+  nxrt_status* (*compute)(nxrt_kernel* kernel, nxrt_compute_context* ctx, const nxrt_value* inputs,
+                          size_t input_count, nxrt_value* outputs, size_t output_count);
 
   /* Frees the kernel and everything it owns; never fails. Required. */
   void (*destroy)(nxrt_kernel* kernel);
@@ -394,8 +385,8 @@ typedef struct nxrt_kernel_api {
   /* Prepares constant inputs once (pack weights, upload...). `constants` and
    * their bytes are borrowed for the call only. Optional; default: nothing to
    * prepare. */
-  nxrt_status* (*prepare_constant_inputs)(nxrt_kernel* kernel,
-                                          const nxrt_constant_input* constants, size_t count);
+  nxrt_status* (*prepare_constant_inputs)(nxrt_kernel* kernel, const nxrt_constant_input* constants,
+                                          size_t count);
 
   /* Shareable prepared constants. shareable_constant_state returns a new
    * reference (the caller releases it with shared_state_release) or NULL when
@@ -426,8 +417,7 @@ typedef struct nxrt_kernel_api {
    * optional; default: no telemetry. */
   nxrt_status* (*telemetry_arm)(nxrt_kernel* kernel, uint32_t request_id, nxrt_bool* armed);
   nxrt_status* (*telemetry_reset)(nxrt_kernel* kernel);
-  nxrt_status* (*telemetry_snapshot)(nxrt_kernel* kernel, nxrt_telemetry* out,
-                                     nxrt_bool* observed);
+  nxrt_status* (*telemetry_snapshot)(nxrt_kernel* kernel, nxrt_telemetry* out, nxrt_bool* observed);
   nxrt_status* (*telemetry_disarm)(nxrt_kernel* kernel);
 } nxrt_kernel_api;
 
@@ -442,7 +432,7 @@ typedef struct nxrt_ep_api {
   uint32_t abi_version; /* the version this plugin implements */
 
   /* Static strings, valid while the library is loaded. Required. */
-  const char* name;    /* short EP name, e.g. "cpu" */
+  const char* name; /* short EP name, e.g. "cpu" */
   const char* vendor;
   const char* version; /* the plugin's own version */
 
@@ -450,8 +440,7 @@ typedef struct nxrt_ep_api {
    * refused with INVALID_ARGUMENT naming the key. On success *out is owned by
    * the host and released with destroy_ep. A device that is not there is
    * UNAVAILABLE with a message saying so. Required. */
-  nxrt_status* (*create_ep)(nxrt_host_context* host, const nxrt_options* options,
-                            nxrt_ep** out);
+  nxrt_status* (*create_ep)(nxrt_host_context* host, const nxrt_options* options, nxrt_ep** out);
   void (*destroy_ep)(nxrt_ep* ep); /* Required; never fails. */
 
   /* Claims `node` at the given (possibly symbolic) input types and layouts.
@@ -466,8 +455,8 @@ typedef struct nxrt_ep_api {
    * input has dtype NXRT_DTYPE_UNDEFINED and rank 0. On success *out is owned
    * by the host, released through kernel_api->destroy. Required. */
   nxrt_status* (*create_kernel)(nxrt_ep* ep, const nxrt_artifact_config* config,
-                                const nxrt_node* node, const nxrt_shape* inputs,
-                                size_t input_count, int64_t opset, nxrt_kernel** out);
+                                const nxrt_node* node, const nxrt_shape* inputs, size_t input_count,
+                                int64_t opset, nxrt_kernel** out);
 
   const nxrt_kernel_api* kernel_api; /* Required. */
 
@@ -501,8 +490,7 @@ typedef struct nxrt_ep_api {
  * to the plugin's static table. A plugin that cannot work with the host's
  * version returns FAILED_PRECONDITION saying why. Called once per load, before
  * anything else. */
-typedef nxrt_status* (*nxrt_ep_plugin_init_fn)(uint32_t host_abi_version,
-                                               const nxrt_host_api* host,
+typedef nxrt_status* (*nxrt_ep_plugin_init_fn)(uint32_t host_abi_version, const nxrt_host_api* host,
                                                nxrt_host_context* host_context,
                                                const nxrt_ep_api** out);
 

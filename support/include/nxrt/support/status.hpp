@@ -49,20 +49,30 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
-inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
-inline Status Unsupported(std::string m) { return {StatusCode::kUnsupported, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
+inline Status NotFound(std::string m) {
+  return {StatusCode::kNotFound, std::move(m)};
+}
+inline Status Unsupported(std::string m) {
+  return {StatusCode::kUnsupported, std::move(m)};
+}
 inline Status FailedPrecondition(std::string m) {
   return {StatusCode::kFailedPrecondition, std::move(m)};
 }
-inline Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
-inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+inline Status Unavailable(std::string m) {
+  return {StatusCode::kUnavailable, std::move(m)};
+}
+inline Status Internal(std::string m) {
+  return {StatusCode::kInternal, std::move(m)};
+}
 
 // A value of type T, or the error Status that explains why there is none.
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : state_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : state_(std::move(status)) {  // NOLINT: implicit by design
     assert(!std::get<Status>(state_).ok() && "a Result needs a value or an error");
   }
@@ -90,10 +100,10 @@ class [[nodiscard]] Result {
 #define NXRT_STATUS_CONCAT_(a, b) NXRT_STATUS_CONCAT_INNER_(a, b)
 
 // Returns the Status of `expr` from the enclosing function when it is an error.
-#define NXRT_RETURN_IF_ERROR(expr)                        \
-  do {                                                    \
-    ::nxrt::Status nxrt_status_tmp_ = (expr);             \
-    if (!nxrt_status_tmp_.ok()) return nxrt_status_tmp_;  \
+#define NXRT_RETURN_IF_ERROR(expr)                       \
+  do {                                                   \
+    ::nxrt::Status nxrt_status_tmp_ = (expr);            \
+    if (!nxrt_status_tmp_.ok()) return nxrt_status_tmp_; \
   } while (false)
 
 // Declares or assigns `lhs` from the Result `expr`, returning its error.
