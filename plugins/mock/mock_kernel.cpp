@@ -22,6 +22,18 @@ class MockConstants : public nxrt::sdk::SharedState {
   std::vector<std::vector<std::byte>> bytes_;
 };
 
+// Whether the host handed an output the bytes of an input (a view, or a
+// fixed-capacity cache written in place); tests read it from the call log.
+bool SharesInputBytes(std::span<const nxrt_value> inputs, std::span<const nxrt_value> outputs) {
+  for (const nxrt_value& out : outputs) {
+    if (out.kind != NXRT_VALUE_TENSOR || out.tensor.data == nullptr) continue;
+    for (const nxrt_value& in : inputs) {
+      if (in.kind == NXRT_VALUE_TENSOR && in.tensor.data == out.tensor.data) return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 MockKernel::MockKernel(std::shared_ptr<MockEpState> state, std::string op)
@@ -67,7 +79,7 @@ void MockKernel::Compute(nxrt::sdk::ComputeContext& ctx, std::span<const nxrt_va
     state_->Log("record " + Tag());
     return;
   }
-  state_->Log("compute " + Tag());
+  state_->Log("compute " + Tag() + (SharesInputBytes(inputs, outputs) ? " in-place" : ""));
   Run(ctx, inputs, outputs);
 }
 

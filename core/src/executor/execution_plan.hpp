@@ -58,6 +58,9 @@ struct PlannedNode {
   // run binds that input at the output's planned dims and dtype (a fixed-
   // capacity KV cache); kNoSlot for an output with a buffer of its own.
   std::vector<size_t> in_place_input;
+  // A view op (Identity, Reshape, Flatten, Squeeze, Unsqueeze) whose output
+  // takes its input's bytes under the output's own dims (PlanViews).
+  bool views_input = false;
   std::vector<Transfer> transfers;  // run before the node
 
   // Reused by every dispatch of the node.

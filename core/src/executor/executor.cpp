@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iterator>
+#include <string_view>
 
 #include "nxrt/graph/attention_kv_slots.hpp"
 #include "nxrt/graph/symbol_binding.hpp"
@@ -140,6 +142,7 @@ Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, Exe
   NXRT_RETURN_IF_ERROR(executor->BuildPlan(partition, views, capture_plan));
   NXRT_RETURN_IF_ERROR(executor->BuildBodies());
   if (parent == nullptr && shared.fixed_capacity_kv) executor->PlanInPlaceKv();
+  executor->PlanViews();
   if (capture_plan != nullptr && shared.device_graphs != nullptr) executor->PlanSegments();
   return executor;
 }
@@ -304,6 +307,39 @@ void Executor::PlanInPlaceKv() {
       if (planned.output_slots[output] != kNoSlot)
         slots_[planned.output_slots[output]].moves = true;
     }
+  }
+}
+
+// A view op's output shares its input's buffer instead of copying it when
+// nothing can change those bytes while the output is read: the input was
+// made by a node of this graph in the same memory (not a caller's tensor, a
+// constant, a copy from another memory or a buffer that moves between runs)
+// and the output is no graph output. Kernels never write their inputs, so
+// every reader sees the bytes the producer left. The output is marked as
+// moving, so settled readers take its address afresh on each run.
+void Executor::PlanViews() {
+  static constexpr std::string_view kViews[] = {"Identity", "Reshape", "Flatten", "Squeeze",
+                                                "Unsqueeze"};
+  for (PlannedNode& planned : nodes_) {
+    const graph::Node& node = planned.view->node();
+    if (!node.is_default_domain() ||
+        std::find(std::begin(kViews), std::end(kViews), node.op_type) == std::end(kViews) ||
+        planned.input_slots.empty() || planned.output_slots.empty() || !node.inputs[0] ||
+        !node.outputs[0] || planned.in_place_input[0] != kNoSlot) {
+      continue;
+    }
+    const size_t in = planned.input_slots[0];
+    const size_t out = planned.output_slots[0];
+    const graph::Value& input = graph_.value(*node.inputs[0]);
+    if (in != slot_of_value_[node.inputs[0]->index] || !input.producer.valid() ||
+        slots_[in].constant || slots_[in].moves || slots_[in].memory != slots_[out].memory ||
+        std::find(graph_.outputs.begin(), graph_.outputs.end(), *node.outputs[0]) !=
+            graph_.outputs.end()) {
+      continue;
+    }
+    planned.in_place_input[0] = 0;
+    planned.views_input = true;
+    slots_[out].moves = true;
   }
 }
 
@@ -906,8 +942,8 @@ bool Executor::BindInPlace(PlannedNode& node, size_t output) {
   const ValueSlot& past = slots_[node.input_slots[input]];
   if (past.kind != NXRT_VALUE_TENSOR || past.dtype != slot.declared_dtype ||
       past.dtype == DataType::kString || past.byte_size != slot.planned_bytes ||
-      !std::equal(past.dims.begin(), past.dims.end(), slot.planned_dims.begin(),
-                  slot.planned_dims.end())) {
+      (!node.views_input && !std::equal(past.dims.begin(), past.dims.end(),
+                                        slot.planned_dims.begin(), slot.planned_dims.end()))) {
     return false;
   }
   slot.data = past.data;

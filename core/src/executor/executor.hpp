@@ -98,6 +98,7 @@ class Executor : private plugin_host::ComputeServices {
                    const graph::CapturePlan* capture_plan);
   Status BuildBodies();
   void PlanInPlaceKv();
+  void PlanViews();
   void PlanSegments();
   void PlanSegmentSlots(device_graph::Segment& segment) const;
   size_t MemoryOf(size_t provider) const;

@@ -371,7 +371,10 @@ typedef struct nxrt_kernel_api {
   /* Runs the kernel. `inputs` has one entry per node input (kind NONE when
    * absent); `outputs` one per node output, preallocated by the host where
    * the host knows the shape (data != NULL) and otherwise to be allocated
-   * through host->allocate_output. Required. */
+   * through host->allocate_output. For Identity, Reshape, Flatten, Squeeze
+   * and Unsqueeze, a preallocated output 0 may be input 0's own bytes (the
+   * host lets a view share its input's buffer): there is nothing to copy.
+   * Required. */
   nxrt_status* (*compute)(nxrt_kernel* kernel, nxrt_compute_context* ctx, const nxrt_value* inputs,
                           size_t input_count, nxrt_value* outputs, size_t output_count);
 
