@@ -86,17 +86,59 @@ TEST(CpuEpLinearAlgebra, Float16ConvMatchesADirectConvolution) {
   }
 }
 
+// A square image of `c` channels and `size` rows, convolved with `m` maps
+// of k x k weights and a bias, pads 1 and stride 1 (so the size is kept):
+// the inputs of the fused-convolution tests and their direct result.
+struct SquareConvolution {
+  int64_t c, m, size, k;
+  std::vector<double> x, w, bias;
+
+  SquareConvolution(int64_t channels, int64_t maps, int64_t image, int64_t kernel)
+      : c(channels),
+        m(maps),
+        size(image),
+        k(kernel),
+        x(c * size * size),
+        w(m * c * k * k),
+        bias(m) {
+    for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7 * static_cast<double>(i));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(1.3 * static_cast<double>(i)) / 3;
+    for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1 * static_cast<double>(i % 5) - 0.2;
+  }
+
+  // [m, size, size], each value as the given float type rounds it.
+  template <typename T>
+  std::vector<double> Direct() const {
+    std::vector<double> y(m * size * size);
+    for (int64_t o = 0; o < m; ++o) {
+      for (int64_t i = 0; i < size; ++i) {
+        for (int64_t j = 0; j < size; ++j) {
+          double sum = static_cast<T>(bias[o]);
+          for (int64_t ch = 0; ch < c; ++ch) {
+            for (int64_t a = 0; a < k; ++a) {
+              for (int64_t b = 0; b < k; ++b) {
+                const int64_t r = i - 1 + a, q = j - 1 + b;
+                if (r < 0 || r >= size || q < 0 || q >= size) continue;
+                sum += static_cast<double>(static_cast<T>(x[(ch * size + r) * size + q])) *
+                       static_cast<T>(w[((o * c + ch) * k + a) * k + b]);
+              }
+            }
+          }
+          y[(o * size + i) * size + j] = sum;
+        }
+      }
+    }
+    return y;
+  }
+};
+
 // com.microsoft FusedConv with activation Relu: the convolution's result
 // through max(y, 0), on the oneDNN path with 16-channel blocks and without,
 // and on the im2col path of doubles; other activations are declined.
 TEST(CpuEpLinearAlgebra, FusedConvAppliesReluToTheConvolution) {
-  const int64_t c = 3, size = 6, k = 3;
   for (const int64_t m : {int64_t{16}, int64_t{5}}) {
     for (const DataType dtype : {DataType::kFloat32, DataType::kFloat64}) {
-      std::vector<double> x(c * size * size), w(m * c * k * k), bias(m);
-      for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7 * static_cast<double>(i));
-      for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(1.3 * static_cast<double>(i)) / 3;
-      for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1 * static_cast<double>(i % 5) - 0.2;
+      const SquareConvolution conv(3, m, 6, 3);
       auto tensor = [dtype](std::vector<int64_t> dims, const std::vector<double>& v) {
         return dtype == DataType::kFloat64
                    ? Values<double>(std::move(dims), v)
@@ -106,36 +148,23 @@ TEST(CpuEpLinearAlgebra, FusedConvAppliesReluToTheConvolution) {
       node.op = "FusedConv";
       node.domain = "com.microsoft";
       node.opset = 1;
-      node.inputs = {{"x", tensor({1, c, size, size}, x)},
-                     {"w", tensor({m, c, k, k}, w)},
-                     {"b", tensor({m}, bias)}};
+      node.inputs = {{"x", tensor({1, conv.c, conv.size, conv.size}, conv.x)},
+                     {"w", tensor({m, conv.c, conv.k, conv.k}, conv.w)},
+                     {"b", tensor({m}, conv.bias)}};
       node.outputs = {dtype};
       node.attributes = {StringAttribute("activation", "Relu"),
                          IntsAttribute("pads", {1, 1, 1, 1})};
       auto result = RunTensorNode(node);
       ASSERT_TRUE(result.ok()) << result.status().ToString();
       const std::vector<double> y = ValuesAsDouble((*result)[0]);
-      ASSERT_EQ(y.size(), static_cast<size_t>(m * size * size));
+      const std::vector<double> direct =
+          dtype == DataType::kFloat64 ? conv.Direct<double>() : conv.Direct<float>();
+      ASSERT_EQ(y.size(), direct.size());
       size_t clipped = 0;
-      for (int64_t o = 0; o < m; ++o) {
-        for (int64_t i = 0; i < size; ++i) {
-          for (int64_t j = 0; j < size; ++j) {
-            double sum = bias[o];
-            for (int64_t ch = 0; ch < c; ++ch) {
-              for (int64_t a = 0; a < k; ++a) {
-                for (int64_t b = 0; b < k; ++b) {
-                  const int64_t r = i - 1 + a, q = j - 1 + b;
-                  if (r < 0 || r >= size || q < 0 || q >= size) continue;
-                  sum += x[(ch * size + r) * size + q] * w[((o * c + ch) * k + a) * k + b];
-                }
-              }
-            }
-            clipped += sum < 0;
-            EXPECT_NEAR(y[(o * size + i) * size + j], std::max(sum, 0.0), 1e-5)
-                << m << " maps, " << nxrt::graph::DataTypeName(dtype) << " at " << o << "," << i
-                << "," << j;
-          }
-        }
+      for (size_t i = 0; i < y.size(); ++i) {
+        clipped += direct[i] < 0;
+        EXPECT_NEAR(y[i], std::max(direct[i], 0.0), 1e-5)
+            << m << " maps, " << nxrt::graph::DataTypeName(dtype) << " at " << i;
       }
       EXPECT_GT(clipped, y.size() / 4);  // the activation had work to do
     }
@@ -164,21 +193,20 @@ TEST(CpuEpLinearAlgebra, ConvPoolPoolsTheConvolutionItComputes) {
     int64_t kernel, stride, pad;
     bool ceil;
   };
-  const int64_t c = 3, size = 9, k = 3;
   for (const int64_t m : {int64_t{16}, int64_t{32}}) {
     for (const bool relu : {true, false}) {
       for (const PoolCase pool : {PoolCase{2, 2, 0, false}, PoolCase{3, 2, 1, true}}) {
-        std::vector<float> x(c * size * size), w(m * c * k * k), bias(m);
-        for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7f * static_cast<float>(i));
-        for (size_t i = 0; i < w.size(); ++i) w[i] = std::cos(1.3f * static_cast<float>(i)) / 3;
-        for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.1f * static_cast<float>(i % 5) - 0.2f;
+        const SquareConvolution conv(3, m, 9, 3);
+        const auto floats = [](const std::vector<double>& v) {
+          return std::vector<float>(v.begin(), v.end());
+        };
         TensorNode node;
         node.op = "ConvPool";
         node.domain = "pkg.nxrt";
         node.opset = 1;
-        node.inputs = {{"x", Values<float>({1, c, size, size}, x)},
-                       {"w", Values<float>({m, c, k, k}, w)},
-                       {"b", Values<float>({m}, bias)}};
+        node.inputs = {{"x", Values<float>({1, conv.c, conv.size, conv.size}, floats(conv.x))},
+                       {"w", Values<float>({m, conv.c, conv.k, conv.k}, floats(conv.w))},
+                       {"b", Values<float>({m}, floats(conv.bias))}};
         node.outputs = {DataType::kFloat32};
         node.attributes = {IntsAttribute("pads", {1, 1, 1, 1}),
                            IntsAttribute("pool_kernel_shape", {pool.kernel, pool.kernel}),
@@ -190,26 +218,8 @@ TEST(CpuEpLinearAlgebra, ConvPoolPoolsTheConvolutionItComputes) {
         ASSERT_TRUE(result.ok()) << result.status().ToString();
         const std::vector<double> y = ValuesAsDouble((*result)[0]);
 
-        // The convolution (pads 1, stride 1 keeps the size), then the pool.
-        std::vector<double> conv(m * size * size);
-        for (int64_t o = 0; o < m; ++o) {
-          for (int64_t i = 0; i < size; ++i) {
-            for (int64_t j = 0; j < size; ++j) {
-              double sum = bias[o];
-              for (int64_t ch = 0; ch < c; ++ch) {
-                for (int64_t a = 0; a < k; ++a) {
-                  for (int64_t b = 0; b < k; ++b) {
-                    const int64_t r = i - 1 + a, q = j - 1 + b;
-                    if (r < 0 || r >= size || q < 0 || q >= size) continue;
-                    sum += static_cast<double>(x[(ch * size + r) * size + q]) *
-                           w[((o * c + ch) * k + a) * k + b];
-                  }
-                }
-              }
-              conv[(o * size + i) * size + j] = relu ? std::max(sum, 0.0) : sum;
-            }
-          }
-        }
+        const std::vector<double> direct = conv.Direct<float>();
+        const int64_t size = conv.size;
         const int64_t span = size + 2 * pool.pad - pool.kernel;
         const int64_t out =
             (pool.ceil ? (span + pool.stride - 1) / pool.stride : span / pool.stride) + 1;
@@ -223,7 +233,8 @@ TEST(CpuEpLinearAlgebra, ConvPoolPoolsTheConvolutionItComputes) {
                   const int64_t r = i * pool.stride - pool.pad + a;
                   const int64_t q = j * pool.stride - pool.pad + b;
                   if (r < 0 || r >= size || q < 0 || q >= size) continue;
-                  best = std::max(best, conv[(o * size + r) * size + q]);
+                  const double v = direct[(o * size + r) * size + q];
+                  best = std::max(best, relu ? std::max(v, 0.0) : v);
                 }
               }
               EXPECT_NEAR(y[(o * out + i) * out + j], best, 1e-5)
