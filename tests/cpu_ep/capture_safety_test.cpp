@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "attribute_builders.hpp"
+#include "cpu_environment.hpp"
 #include "no_compute_services.hpp"
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/ir.hpp"
@@ -115,14 +116,9 @@ class ModelBuilder {
 };
 
 std::unique_ptr<nxrt::Session> CpuSession(nxrt::graph::Graph graph) {
-  nxrt::EnvironmentOptions environment_options;
-  environment_options.plugin_folders = {NXRT_BINARY_DIR "/lib"};
-  auto environment = nxrt::Environment::Create(environment_options);
-  EXPECT_TRUE(environment.ok()) << environment.status().ToString();
-  if (!environment.ok()) return nullptr;
   nxrt::SessionOptions options;
   options.providers = {{"cpu", {}}};
-  auto session = nxrt::Session::Create(*environment, std::move(graph), options);
+  auto session = nxrt::Session::Create(CpuEnvironment(), std::move(graph), options);
   EXPECT_TRUE(session.ok()) << session.status().ToString();
   return session.ok() ? std::move(session).value() : nullptr;
 }

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_environment.hpp"
 #include "ir_model_builder.hpp"
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/dtype.hpp"
@@ -46,17 +47,6 @@ const std::set<std::string> kFamily = {"If",
                                        "Optional",
                                        "OptionalHasElement",
                                        "OptionalGetElement"};
-
-std::shared_ptr<nxrt::Environment> CpuEnvironment() {
-  static std::shared_ptr<nxrt::Environment> environment = [] {
-    nxrt::EnvironmentOptions options;
-    options.plugin_folders = {NXRT_BINARY_DIR "/lib"};
-    auto created = nxrt::Environment::Create(options);
-    EXPECT_TRUE(created.ok()) << created.status().ToString();
-    return created.ok() ? std::move(created).value() : nullptr;
-  }();
-  return environment;
-}
 
 std::unique_ptr<nxrt::Session> CpuSession(const fs::path& model) {
   nxrt::SessionOptions options;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_environment.hpp"
 #include "nxrt/environment.hpp"
 #include "nxrt/session.hpp"
 
@@ -18,15 +19,10 @@ namespace {
 const char* const kCnn = NXRT_BINARY_DIR "/models/cnn.onnx";
 
 std::unique_ptr<nxrt::Session> CnnSession(bool rewrite_graph) {
-  nxrt::EnvironmentOptions environment_options;
-  environment_options.plugin_folders = {NXRT_BINARY_DIR "/lib"};
-  auto environment = nxrt::Environment::Create(environment_options);
-  EXPECT_TRUE(environment.ok()) << environment.status().ToString();
-  if (!environment.ok()) return nullptr;
   nxrt::SessionOptions options;
   options.providers = {{"cpu", {{"threads", "1"}}}};
   options.rewrite_graph = rewrite_graph;
-  auto session = nxrt::Session::Create(*environment, kCnn, options);
+  auto session = nxrt::Session::Create(CpuEnvironment(), kCnn, options);
   EXPECT_TRUE(session.ok()) << session.status().ToString();
   return session.ok() ? std::move(session).value() : nullptr;
 }

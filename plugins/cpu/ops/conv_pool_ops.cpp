@@ -40,7 +40,11 @@ class ConvPoolKernel : public CpuKernel {
     out_dims_ = {conv.batch, conv.maps, pool.out[0], pool.out[1]};
     if (ElementCount(out_dims_) == 0) return;
     plan_ = onednn::FloatConvPool::Plan(conv, pool);
-    if (!plan_) FailUnsupported("ConvPool: oneDNN has no plan for these shapes");
+    if (!plan_) {
+      FailUnsupported(
+          "ConvPool: oneDNN has no plan for these shapes; run with graph rewrites off "
+          "(SessionOptions::rewrite_graph, --no-rewrites) to keep the nodes apart");
+    }
   }
 
   void PrepareConstantInputs(std::span<const nxrt_constant_input> constants) override {
