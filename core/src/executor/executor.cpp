@@ -313,10 +313,13 @@ void Executor::PlanInPlaceKv() {
 // A view op's output shares its input's buffer instead of copying it when
 // nothing can change those bytes while the output is read: the input was
 // made by a node of this graph in the same memory (not a caller's tensor, a
-// constant, a copy from another memory or a buffer that moves between runs)
-// and the output is no graph output. Kernels never write their inputs, so
-// every reader sees the bytes the producer left. The output is marked as
-// moving, so settled readers take its address afresh on each run.
+// constant or a copy from another memory), and the output is no output of a
+// body graph, whose caller reads it in place while the body runs again. A
+// top-level output is copied out when the run ends. Kernels never write
+// their inputs, so every reader sees the bytes the producer left. The output
+// is marked as moving, so settled readers take its address afresh on each
+// run; an input that moves itself (a present updated in the caller's past)
+// is rebound before the view on every run.
 void Executor::PlanViews() {
   static constexpr std::string_view kViews[] = {"Identity", "Reshape", "Flatten", "Squeeze",
                                                 "Unsqueeze"};
@@ -331,10 +334,11 @@ void Executor::PlanViews() {
     const size_t in = planned.input_slots[0];
     const size_t out = planned.output_slots[0];
     const graph::Value& input = graph_.value(*node.inputs[0]);
+    const bool body_output =
+        parent_ != nullptr && std::find(graph_.outputs.begin(), graph_.outputs.end(),
+                                        *node.outputs[0]) != graph_.outputs.end();
     if (in != slot_of_value_[node.inputs[0]->index] || !input.producer.valid() ||
-        slots_[in].constant || slots_[in].moves || slots_[in].memory != slots_[out].memory ||
-        std::find(graph_.outputs.begin(), graph_.outputs.end(), *node.outputs[0]) !=
-            graph_.outputs.end()) {
+        slots_[in].constant || slots_[in].memory != slots_[out].memory || body_output) {
       continue;
     }
     planned.in_place_input[0] = 0;

@@ -71,6 +71,20 @@ TEST_F(InPlaceKv, FixedCapacityWritesThePresentIntoTheCallersPast) {
   }
 }
 
+TEST_F(InPlaceKv, IdentityViewsOfTheUpdatedCacheCopyNothing) {
+  Create({.presents_through_identity = true}, true);
+  for (int step = 1; step <= 3; ++step) {
+    Run();
+    EXPECT_EQ(nxrt_test::ValuesOf(Past(0)), Plus(key_, step)) << "step " << step;
+    EXPECT_EQ(nxrt_test::ValuesOf(Past(1)), Plus(value_, step)) << "step " << step;
+    EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(kPresentKey)), Plus(key_, step));
+    EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(kPresentValue)), Plus(value_, step));
+  }
+  const nxrt_test::OpComputes views = nxrt_test::CountComputes(log_, "Identity");
+  EXPECT_EQ(views.all, 6u);
+  EXPECT_EQ(views.in_place, 6u) << "each view reads the caller's updated past in place";
+}
+
 TEST_F(InPlaceKv, WithoutFixedCapacityThePastIsOnlyRead) {
   Create({}, false);
   for (int step = 1; step <= 2; ++step) {

@@ -201,7 +201,8 @@ inline std::vector<float> ChainExpected(const std::vector<float>& x) {
 // A KV cache model for the mock, whose GroupQueryAttention sets present =
 // past + 1: com.microsoft GroupQueryAttention (2 heads, 1 KV head of size 4)
 // over a past cache [1, 1, cap, 4], with outputs attended, present_key,
-// present_value and, when asked, key_seen = Identity(past_key) after it.
+// present_value (the attention's presents, or Identity views of them when
+// asked) and, when asked, key_seen = Identity(past_key) after it.
 inline constexpr int64_t kCapacity = 3;
 inline constexpr int64_t kHeadSize = 4;
 
@@ -211,12 +212,16 @@ struct KvCacheModel {
   bool present_at_capacity = true;
   nxrt::graph::DataType past_key_dtype = nxrt::graph::DataType::kFloat32;
   bool past_key_read_elsewhere = false;
+  bool presents_through_identity = false;
 };
 
 inline nxrt::graph::Graph BuildKvCacheModel(const KvCacheModel& model) {
   using nxrt::graph::DataType;
   const std::string axis = model.present_at_capacity ? "cap" : "past";
   const std::vector<Dim> cache{int64_t{1}, int64_t{1}, axis, kHeadSize};
+  const std::string key_written = model.presents_through_identity ? "key_written" : "present_key";
+  const std::string value_written =
+      model.presents_through_identity ? "value_written" : "present_value";
   ModelBuilder builder;
   builder.Input("query", {int64_t{1}, int64_t{1}, int64_t{8}})
       .Input("key", {int64_t{1}, int64_t{1}, kHeadSize})
@@ -228,10 +233,14 @@ inline nxrt::graph::Graph BuildKvCacheModel(const KvCacheModel& model) {
       .NodeOf(
           "com.microsoft", "GroupQueryAttention",
           {"query", "key", "value", "past_key", "past_value", "seqlens_k", "total_sequence_length"},
-          {"attended", "present_key", "present_value"}, {{"num_heads", 2}, {"kv_num_heads", 1}});
+          {"attended", key_written, value_written}, {{"num_heads", 2}, {"kv_num_heads", 1}});
   if (model.present_at_capacity) {
-    builder.Declare("present_key", DataType::kFloat32, cache)
-        .Declare("present_value", DataType::kFloat32, cache);
+    builder.Declare(key_written, DataType::kFloat32, cache)
+        .Declare(value_written, DataType::kFloat32, cache);
+  }
+  if (model.presents_through_identity) {
+    builder.Node("Identity", {key_written}, "present_key")
+        .Node("Identity", {value_written}, "present_value");
   }
   builder.Output("attended").Output("present_key").Output("present_value");
   if (model.past_key_read_elsewhere) {
@@ -310,6 +319,34 @@ inline size_t CountPrefix(const std::vector<std::string>& lines, const std::stri
   size_t n = 0;
   for (const std::string& line : lines) n += line.rfind(prefix, 0) == 0 ? 1 : 0;
   return n;
+}
+
+// Computes of one op's mock kernels, and how many of them wrote in place
+// (an output over an input's bytes). The log names a kernel's op when it is
+// made ("create_kernel Identity k3 ...") and only its tag when it runs
+// ("compute k3", "compute k3 in-place").
+struct OpComputes {
+  size_t all = 0;
+  size_t in_place = 0;
+};
+
+inline OpComputes CountComputes(const std::string& log, const std::string& op) {
+  const std::vector<std::string> lines = MockLibrary::Get().CallLog(log);
+  const std::string prefix = "create_kernel " + op + " ";
+  std::vector<std::string> tags;
+  for (const std::string& line : lines) {
+    if (line.starts_with(prefix)) {
+      tags.push_back(line.substr(prefix.size(), line.find(' ', prefix.size()) - prefix.size()));
+    }
+  }
+  OpComputes counts;
+  for (const std::string& line : lines) {
+    for (const std::string& tag : tags) {
+      counts.all += line == "compute " + tag || line == "compute " + tag + " in-place";
+      counts.in_place += line == "compute " + tag + " in-place";
+    }
+  }
+  return counts;
 }
 
 // The name of the running test, for a call log of its own.
