@@ -45,6 +45,13 @@ template <typename T>
 using ComputeType =
     std::conditional_t<std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>, float, T>;
 
+// Copies `count` values of T into C, converting each (16-bit floats widen
+// to their compute type this way).
+template <typename T, typename C>
+void Widen(const T* src, int64_t count, C* dst) {
+  for (int64_t i = 0; i < count; ++i) dst[i] = static_cast<C>(src[i]);
+}
+
 template <typename T>
 inline constexpr bool kIsFloat =
     std::is_floating_point_v<T> || std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;

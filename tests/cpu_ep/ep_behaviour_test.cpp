@@ -47,12 +47,14 @@ struct OneNode {
   std::shared_ptr<nxrt::graph::Graph> graph = std::make_shared<nxrt::graph::Graph>();
   std::shared_ptr<const nxrt::plugin_host::NodeView> view;
 
-  OneNode(const std::string& op, const std::string& domain, const std::vector<TestInput>& inputs) {
+  OneNode(const std::string& op, const std::string& domain, const std::vector<TestInput>& inputs,
+          std::vector<nxrt::graph::Attribute> attributes = {}) {
     graph->opset_imports[""] = 17;
     nxrt::graph::Node node;
     node.op_type = op;
     node.domain = domain;
     node.name = op + "_node";
+    node.attributes = std::move(attributes);
     for (size_t i = 0; i < inputs.size(); ++i) {
       nxrt::graph::Value v;
       v.name = "in" + std::to_string(i);
@@ -330,9 +332,10 @@ TEST(CpuEpBehaviour, ShapeVariantAdoptsPreparedConvWeights) {
   }
 }
 
-TEST(CpuEpBehaviour, SingleRowVariantSharesTheSeveralRowVariantsPackedB) {
-  // A decoder's prefill (several rows, oneDNN) and decode step (one row,
-  // gemv) run on one copy of the weights.
+TEST(CpuEpBehaviour, SingleRowVariantReadsTheSeveralRowVariantsConstantB) {
+  // A decoder's decode step (one row, gemv) takes B from its prefill's
+  // shared state (several rows, oneDNN's blocked layout) without the
+  // constant's bytes.
   auto ep = CpuEp();
   const std::vector<int64_t> b_dims{3, 5};
   const std::vector<float> b = Ramp(15, 1.0f);
@@ -351,6 +354,96 @@ TEST(CpuEpBehaviour, SingleRowVariantSharesTheSeveralRowVariantsPackedB) {
     float expected = 0;
     for (int k = 0; k < 3; ++k) expected += a[k] * b[k * 5 + j];
     EXPECT_FLOAT_EQ(services.data[j], expected) << j;
+  }
+}
+
+// Y[M,N] = alpha * A[M,K] * op(B) + beta * C[N], op(B) = B^T ([N,K]) when
+// `transpose_b`.
+std::vector<float> Product(const std::vector<float>& a, const std::vector<float>& b,
+                           const std::vector<float>& c, int64_t m, int64_t n, int64_t k,
+                           bool transpose_b, float alpha, float beta) {
+  std::vector<float> y(m * n);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < k; ++p) sum += a[i * k + p] * b[transpose_b ? j * k + p : p * n + j];
+      y[i * n + j] = static_cast<float>(alpha * sum + (c.empty() ? 0.0 : beta * c[j]));
+    }
+  }
+  return y;
+}
+
+void ExpectNear(const std::vector<float>& got, const std::vector<float>& expected) {
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_NEAR(got[i], expected[i], 1e-4f * (1.0f + std::abs(expected[i]))) << i;
+  }
+}
+
+TEST(CpuEpBehaviour, SeveralRowVariantLaysOutTheSingleRowVariantsConstantB) {
+  // K and N off oneDNN's 16 x 64 blocks, so its layout pads both.
+  constexpr int64_t kK = 20, kN = 70, kRows = 6;
+  auto ep = CpuEp();
+  const std::vector<int64_t> b_dims{kK, kN};
+  const std::vector<float> b = Ramp(kK * kN, 0.125f);
+  OneNode matmul("MatMul", "",
+                 {{DataType::kFloat32, {1, kK}, {}}, {DataType::kFloat32, b_dims, b}});
+  const std::vector<std::vector<int64_t>> rows_dims{{kRows, kK}, b_dims};
+  auto rows = AdoptingVariant(*ep, matmul, {{1, kK}, b_dims}, rows_dims, ConstantOf(1, b_dims, b));
+  ASSERT_TRUE(rows.has_value());
+  EXPECT_TRUE(rows->adopted);
+
+  std::vector<float> a = Ramp(kRows * kK, -0.5f);
+  std::vector<float> stale_b(b.size(), 0.0f);
+  FloatOutputs services;
+  ASSERT_TRUE(RunKernel(*rows->kernel, {&a, &stale_b}, rows_dims, services));
+  ExpectNear(services.data, Product(a, b, {}, kRows, kN, kK, false, 1.0f, 0.0f));
+}
+
+// Gemm(A, B, C) with transB, alpha and beta over a constant B: a variant of
+// `second_rows` rows adopts the state a variant of `first_rows` prepared.
+void CheckTransposedGemmVariants(int64_t first_rows, int64_t second_rows) {
+  constexpr int64_t kK = 20, kN = 70;
+  auto ep = CpuEp();
+  const std::vector<int64_t> b_dims{kN, kK};
+  const std::vector<float> b = Ramp(kN * kK, 0.25f);
+  nxrt::graph::Attribute trans_b;
+  trans_b.name = "transB";
+  trans_b.i = 1;
+  nxrt::graph::Attribute alpha;
+  alpha.name = "alpha";
+  alpha.type = nxrt::graph::AttributeType::kFloat;
+  alpha.f = 0.5f;
+  nxrt::graph::Attribute beta = alpha;
+  beta.name = "beta";
+  beta.f = 2.0f;
+  OneNode gemm("Gemm", "",
+               {{DataType::kFloat32, {first_rows, kK}, {}},
+                {DataType::kFloat32, b_dims, b},
+                {DataType::kFloat32, {kN}, {}}},
+               {trans_b, alpha, beta});
+  const std::vector<std::vector<int64_t>> second_dims{{second_rows, kK}, b_dims, {kN}};
+  auto second = AdoptingVariant(*ep, gemm, {{first_rows, kK}, b_dims, {kN}}, second_dims,
+                                ConstantOf(1, b_dims, b));
+  ASSERT_TRUE(second.has_value());
+  EXPECT_TRUE(second->adopted);
+
+  std::vector<float> a = Ramp(second_rows * kK, 1.0f);
+  std::vector<float> stale_b(b.size(), 0.0f);
+  std::vector<float> c = Ramp(kN, -3.0f);
+  FloatOutputs services;
+  ASSERT_TRUE(RunKernel(*second->kernel, {&a, &stale_b, &c}, second_dims, services));
+  ExpectNear(services.data, Product(a, b, c, second_rows, kN, kK, true, 0.5f, 2.0f));
+}
+
+TEST(CpuEpBehaviour, TransposedGemmConstantBServesSingleAndSeveralRowVariants) {
+  {
+    SCOPED_TRACE("several rows, then one");
+    CheckTransposedGemmVariants(5, 1);
+  }
+  {
+    SCOPED_TRACE("one row, then several");
+    CheckTransposedGemmVariants(1, 5);
   }
 }
 

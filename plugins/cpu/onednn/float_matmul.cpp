@@ -19,9 +19,12 @@ Desc MatrixDesc(int64_t rows, int64_t cols, bool transposed) {
 
 }  // namespace
 
-FloatMatmul::FloatMatmul(const MatmulShape& shape) {
+FloatMatmul::FloatMatmul(const MatmulShape& shape, WeightsLayout layout)
+    : given_b_(MatrixDesc(shape.k, shape.n, shape.trans_b)) {
   const Desc a = MatrixDesc(shape.m, shape.k, shape.trans_a);
-  const Desc b = MatrixDesc(shape.k, shape.n, shape.trans_b);
+  const Desc b = layout == WeightsLayout::kPreferred
+                     ? Desc({shape.k, shape.n}, memory::data_type::f32, memory::format_tag::any)
+                     : given_b_;
   const Desc y = MatrixDesc(shape.m, shape.n, false);
   dnnl::primitive_attr attributes = PlanningAttributes();
   if (shape.alpha != 1.0f) attributes.set_output_scales(0, {shape.alpha});
@@ -32,8 +35,9 @@ FloatMatmul::FloatMatmul(const MatmulShape& shape) {
   }
   try {
     const dnnl::matmul::primitive_desc plan(dnnl::matmul::desc(a, b, y), attributes, Engine());
+    b_ = plan.weights_desc();
     const std::pair<int, Desc> args[] = {
-        {DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}, {DNNL_ARG_DST, y}};
+        {DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, y}};
     runner_ = PrimitiveRunner(dnnl::matmul(plan), plan.scratchpad_desc(), args);
   } catch (const dnnl::error& e) {
     FailUnsupported(std::string("oneDNN has no float matmul for this shape: ") + e.what());

@@ -3,13 +3,9 @@
 // with the kernel (onednn/float_matmul.hpp), a single row (every decode step)
 // on OpenBLAS's gemv, float16 and bfloat16 widened to float around them;
 // double goes through OpenBLAS; integer MatMul and MatMulInteger use plain
-// loops, QLinearMatMul exact float or double GEMM. A constant B is copied once
-// in prepare_constant_inputs, widened to its compute type, onto huge pages,
-// and shared, so a later shape variant of the node adopts it. The copy keeps
-// B's layout: both the gemv of a single row and the oneDNN product of several
-// read it as given, so a decoder's prefill and decode variants share one copy
-// of the weights (oneDNN's blocked layout would be a second copy, and gemv
-// cannot read it).
+// loops, QLinearMatMul exact float or double GEMM. A constant B is kept in a
+// ConstantMatrix the node's shape variants share: the oneDNN product of
+// several rows reads it in oneDNN's blocked layout, gemv as given.
 #include <cblas.h>
 
 #include <algorithm>
@@ -18,8 +14,8 @@
 #include <limits>
 
 #include "broadcast.hpp"
+#include "constant_matrix.hpp"
 #include "cpu_kernel.hpp"
-#include "huge_page_arena.hpp"
 #include "onednn/float_matmul.hpp"
 
 namespace nxrt::cpu {
@@ -82,36 +78,10 @@ void LoopGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
   }
 }
 
-// A constant B widened to its compute type, as given, on huge pages; shared
-// between shape variants.
-class PackedMatrix : public sdk::SharedState {
- public:
-  nxrt_dtype dtype = NXRT_DTYPE_UNDEFINED;
-  Dims dims;  // of the constant
-  std::shared_ptr<void> storage;
-};
-
-template <typename T, typename C>
-void Widen(const T* src, int64_t count, C* dst) {
-  for (int64_t i = 0; i < count; ++i) dst[i] = static_cast<C>(src[i]);
-}
-
-std::shared_ptr<PackedMatrix> Pack(const nxrt_constant_input& constant) {
-  auto packed = std::make_shared<PackedMatrix>();
-  packed->dtype = constant.dtype;
-  packed->dims.assign(constant.dims, constant.dims + constant.rank);
-  const int64_t count = ElementCount(packed->dims);
-  Dispatch(FloatTypes{}, constant.dtype, "pack", [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using C = ComputeType<T>;
-    packed->storage = AllocateOnHugePages(static_cast<size_t>(count) * sizeof(C));
-    Widen(static_cast<const T*>(constant.bytes), count, static_cast<C*>(packed->storage.get()));
-  });
-  return packed;
-}
-
-// Kernel base for MatMul and Gemm: the float plan, and constant-B packing
-// and sharing.
+// Kernel base for MatMul and Gemm: the float plan, and a constant B kept in
+// a ConstantMatrix shared by the node's shape variants. A float plan over a
+// constant B reads it in oneDNN's preferred layout; a single row and double
+// products read it as given.
 class PackingKernel : public CpuKernel {
  public:
   PackingKernel(nxrt_dtype dtype, Dims b_dims, bool transpose_b)
@@ -120,34 +90,49 @@ class PackingKernel : public CpuKernel {
   void PrepareConstantInputs(std::span<const nxrt_constant_input> constants) override {
     if (!Contains(FloatTypes{}, dtype_)) return;
     for (const nxrt_constant_input& c : constants) {
-      if (c.input_index == 1) packed_ = Pack(c);
+      if (c.input_index != 1) continue;
+      constant_ = std::make_shared<ConstantMatrix>(c);
+      UseConstant(&c);
     }
   }
-  std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return packed_; }
+  std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return constant_; }
   bool AdoptShareableConstantState(const std::shared_ptr<sdk::SharedState>& state) override {
-    auto packed = std::dynamic_pointer_cast<PackedMatrix>(state);
-    if (!packed || packed->dtype != dtype_ || packed->dims != b_dims_) return false;
-    packed_ = std::move(packed);
+    auto constant = std::dynamic_pointer_cast<ConstantMatrix>(state);
+    if (!constant || constant->dtype() != dtype_ || constant->dims() != b_dims_) return false;
+    constant_ = std::move(constant);
+    UseConstant(nullptr);
     return true;
   }
 
  protected:
   // Plans the float product (float, float16, bfloat16) of several rows for
-  // `shape`. A single row needs no plan: RowTimesMatrix reads B directly.
-  void PlanFloat(const onednn::MatmulShape& shape) {
+  // `shape`, reading B as given until B proves constant. A single row needs
+  // no plan: RowTimesMatrix reads B directly. `whole_b`: the plan reads B as
+  // one matrix (not one of a batch), so it may read a prepared copy.
+  void PlanFloat(const onednn::MatmulShape& shape, bool whole_b) {
     if (dtype_ == NXRT_DTYPE_FLOAT64 || !Contains(FloatTypes{}, dtype_)) return;
-    if (shape.m > 1 && shape.n > 0 && shape.k > 0) float_matmul_.emplace(shape);
+    if (shape.m > 1 && shape.n > 0 && shape.k > 0) {
+      float_matmul_.emplace(shape);
+      plan_shape_ = shape;
+      whole_b_ = whole_b;
+    }
   }
   // Whether the float plan covers the product (false for a single row or
   // when K is 0).
   bool HasFloatPlan() const { return float_matmul_.has_value(); }
-  void RunFloat(const float* a, const float* b, float* y) { float_matmul_->Run(a, b, y); }
+  // `b` is B as given; the plan reads its prepared copy instead when B is
+  // constant.
+  void RunFloat(const float* a, const float* b, float* y) {
+    float_matmul_->Run(a, preferred_ ? static_cast<const float*>(preferred_->data()) : b, y);
+  }
 
-  // B in compute type C: the packed constant, or `b` itself, or `scratch`
-  // widened from `b`.
+  // B in compute type C as given: the constant's copy, or `b` itself, or
+  // `scratch` widened from `b`. Null for a constant B the float plan reads
+  // in its own layout.
   template <typename T, typename C>
   const C* BData(const nxrt_tensor& b, std::vector<C>& scratch) const {
-    if (packed_) return static_cast<const C*>(packed_->storage.get());
+    if (preferred_) return nullptr;
+    if (as_given_ != nullptr) return static_cast<const C*>(as_given_);
     if constexpr (std::is_same_v<T, C>) {
       return DataAs<T>(b);
     } else {
@@ -161,8 +146,23 @@ class PackingKernel : public CpuKernel {
   bool transpose_b_;
 
  private:
+  // Takes the form of the constant B this kernel reads; `source` is the
+  // constant while the host hands it over.
+  void UseConstant(const nxrt_constant_input* source) {
+    if (HasFloatPlan() && whole_b_) {
+      float_matmul_.emplace(plan_shape_, onednn::WeightsLayout::kPreferred);
+      preferred_ = constant_->Preferred(*float_matmul_, source);
+    } else {
+      as_given_ = constant_->AsGiven(source);
+    }
+  }
+
   std::optional<onednn::FloatMatmul> float_matmul_;
-  std::shared_ptr<PackedMatrix> packed_;
+  onednn::MatmulShape plan_shape_;
+  bool whole_b_ = false;
+  std::shared_ptr<ConstantMatrix> constant_;
+  const void* as_given_ = nullptr;                            // in constant_
+  std::shared_ptr<const onednn::PreparedWeights> preferred_;  // for float_matmul_
 };
 
 class MatMulKernel : public PackingKernel {
@@ -190,7 +190,7 @@ class MatMulKernel : public PackingKernel {
     if (!b_vector) out_dims_.push_back(n_);
     // B shared by every batch and A contiguous: one product with batch*M rows.
     fold_batch_ = ElementCount(b_batch_) == 1 && ElementCount(a_batch_) == batch_.count;
-    PlanFloat({fold_batch_ ? batch_.count * m_ : m_, n_, k_});
+    PlanFloat({fold_batch_ ? batch_.count * m_ : m_, n_, k_}, fold_batch_);
     const int64_t out_count = ElementCount(out_dims_);
     if (dtype == NXRT_DTYPE_FLOAT16 || dtype == NXRT_DTYPE_BFLOAT16) {
       a_scratch_.resize(ElementCount(a));
@@ -293,7 +293,7 @@ class GemmKernel : public PackingKernel {
       if (c_plan_.out_dims != Dims{m_, n_}) FailInvalid("Gemm: C does not broadcast to (M, N)");
       has_c_ = true;
     }
-    PlanFloat({m_, n_, k_, trans_a_, transpose_b_, alpha_, has_c_ ? beta_ : 0.0f});
+    PlanFloat({m_, n_, k_, trans_a_, transpose_b_, alpha_, has_c_ ? beta_ : 0.0f}, true);
     if (dtype == NXRT_DTYPE_FLOAT16 || dtype == NXRT_DTYPE_BFLOAT16) {
       a_scratch_.resize(m_ * k_);
       b_scratch_.resize(k_ * n_);
