@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "inference/body_inference.hpp"
 #include "inference/dim_algebra.hpp"
 #include "inference/rule_registry.hpp"
 
@@ -147,9 +148,42 @@ Status CompressedSparseAttention(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// ai.onnx.preview FlexAttention: Y [batch, q_heads, q_len, v_head_size] in
+// Q's type, from Q [batch, q_heads, q_len, head_size], K [.., kv_len, ..]
+// and V [..., v_head_size]. The score_mod and prob_mod bodies each take and
+// give the scores [batch, q_heads, q_len, kv_len] in the softmax's type
+// (softmax_precision, else float, double for double inputs).
+Status FlexAttention(NodeContext& ctx) {
+  const Shape* query = ctx.input_shape(0);
+  const Shape* key = ctx.input_shape(1);
+  const Shape* value = ctx.input_shape(2);
+  const DataType dtype = ctx.input_dtype(0);
+  const DataType softmax =
+      ctx.attr("softmax_precision") != nullptr
+          ? static_cast<DataType>(ctx.Int("softmax_precision", 0))
+          : (dtype == DataType::kFloat64 ? DataType::kFloat64 : DataType::kFloat32);
+  std::optional<Shape> scores;
+  if (query != nullptr && key != nullptr && query->size() == 4 && key->size() == 4) {
+    scores = Shape{(*query)[0], (*query)[1], (*query)[2], (*key)[2]};
+  }
+  Status bodies = Status::Ok();
+  for (const char* name : {"score_mod", "prob_mod"}) {
+    Graph* body = Body(ctx, name);
+    if (body == nullptr) continue;
+    SetInput(ctx, *body, 0, softmax, scores);
+    Status inferred = InferBody(ctx, *body);
+    if (bodies.ok() && !inferred.ok()) bodies = inferred.WithContext(name);
+  }
+  if (query == nullptr || value == nullptr) return ctx.Unknown("Q or V rank unknown");
+  if (query->size() != 4 || value->size() != 4) return ctx.ModelError("Q and V must have rank 4");
+  ctx.SetOutput(0, dtype, {(*query)[0], (*query)[1], (*query)[2], (*value)[3]});
+  return bodies.ok() ? Status::Ok() : ctx.Unknown(bodies.message());
+}
+
 }  // namespace
 
 void AddAttentionRules(RuleTable& t) {
+  t.Add("ai.onnx.preview", "FlexAttention", FlexAttention);
   t.Add("com.microsoft", "GroupQueryAttention", GroupQueryAttention);
   t.Add("pkg.nxrt", "IndexShare", GroupQueryAttention);
   t.Add("", "Attention", Attention);
