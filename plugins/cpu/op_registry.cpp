@@ -40,6 +40,7 @@ const OpRegistry& CpuOps() {
     RegisterLossOps(r);
     RegisterNonMaxSuppressionOps(r);
     RegisterAttentionOps(r);
+    RegisterFlexAttentionOps(r);
     RegisterRotaryOps(r);
     RegisterLinearAttentionOps(r);
     RegisterRecurrentOps(r);

@@ -90,6 +90,7 @@ void RegisterDeterminantOps(OpRegistry& registry);
 void RegisterLossOps(OpRegistry& registry);
 void RegisterNonMaxSuppressionOps(OpRegistry& registry);
 void RegisterAttentionOps(OpRegistry& registry);
+void RegisterFlexAttentionOps(OpRegistry& registry);
 void RegisterRotaryOps(OpRegistry& registry);
 void RegisterLinearAttentionOps(OpRegistry& registry);
 void RegisterRecurrentOps(OpRegistry& registry);

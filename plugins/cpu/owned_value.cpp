@@ -7,6 +7,23 @@
 
 namespace nxrt::cpu {
 
+std::vector<nxrt_value> EmptyValues(size_t count) {
+  std::vector<nxrt_value> values(count);
+  for (nxrt_value& v : values) {
+    v.struct_size = sizeof(nxrt_value);
+    v.kind = NXRT_VALUE_NONE;
+    v.tensor.struct_size = sizeof(nxrt_tensor);
+  }
+  return values;
+}
+
+nxrt_value TensorValue(const nxrt_tensor& t) {
+  nxrt_value v = EmptyValues(1).front();
+  v.kind = NXRT_VALUE_TENSOR;
+  v.tensor = t;
+  return v;
+}
+
 OwnedTensor::OwnedTensor(const nxrt_tensor& from) : dtype_(from.dtype), dims_(DimsOf(from)) {
   if (dtype_ == NXRT_DTYPE_STRING) {
     const auto* views = DataAs<nxrt_string_view>(from);

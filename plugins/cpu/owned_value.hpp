@@ -62,6 +62,11 @@ inline std::span<const nxrt_tensor> ElementsOf(const nxrt_value& v) {
                            : std::span<const nxrt_tensor>();
 }
 
+// `count` values of kind NONE, for a body's results to be written into.
+std::vector<nxrt_value> EmptyValues(size_t count);
+// A value viewing `t`.
+nxrt_value TensorValue(const nxrt_tensor& t);
+
 // Output `index` as a copy of the sequence `elements`.
 void WriteSequence(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs, size_t index,
                    std::span<const nxrt_tensor> elements);

@@ -118,6 +118,27 @@ TEST(CpuEpBehaviour, DeclinesWithReasons) {
   EXPECT_TRUE(claimed->claimed) << claimed->reason;
 }
 
+TEST(CpuEpBehaviour, FlexAttentionOffersOnlyItsOwnSoftmaxPrecision) {
+  auto ep = CpuEp();
+  const std::vector<TestInput> qkv{{DataType::kFloat16, {1, 2, 3, 4}, {}},
+                                   {DataType::kFloat16, {1, 2, 5, 4}, {}},
+                                   {DataType::kFloat16, {1, 2, 5, 4}, {}}};
+  nxrt::graph::Attribute precision;
+  precision.name = "softmax_precision";
+  precision.i = static_cast<int64_t>(DataType::kFloat16);
+  OneNode half_softmax("FlexAttention", "ai.onnx.preview", qkv, {precision});
+  auto declined = ep->Claim(*half_softmax.view, 1);
+  ASSERT_TRUE(declined.ok());
+  EXPECT_FALSE(declined->claimed);
+  EXPECT_NE(declined->reason.find("softmax_precision 10"), std::string::npos) << declined->reason;
+
+  precision.i = static_cast<int64_t>(DataType::kFloat32);
+  OneNode float_softmax("FlexAttention", "ai.onnx.preview", qkv, {precision});
+  auto claimed = ep->Claim(*float_softmax.view, 1);
+  ASSERT_TRUE(claimed.ok());
+  EXPECT_TRUE(claimed->claimed) << claimed->reason;
+}
+
 std::vector<nxrt_shape> Shapes(const std::vector<std::vector<int64_t>>& dims) {
   std::vector<nxrt_shape> shapes;
   for (const auto& d : dims) {

@@ -19,23 +19,6 @@
 namespace nxrt::cpu {
 namespace {
 
-std::vector<nxrt_value> EmptyValues(size_t count) {
-  std::vector<nxrt_value> values(count);
-  for (nxrt_value& v : values) {
-    v.struct_size = sizeof(nxrt_value);
-    v.kind = NXRT_VALUE_NONE;
-    v.tensor.struct_size = sizeof(nxrt_tensor);
-  }
-  return values;
-}
-
-nxrt_value TensorValue(const nxrt_tensor& t) {
-  nxrt_value v = EmptyValues(1).front();
-  v.kind = NXRT_VALUE_TENSOR;
-  v.tensor = t;
-  return v;
-}
-
 bool ReadCondition(const nxrt_value& v, const char* what) {
   if (v.kind != NXRT_VALUE_TENSOR || v.tensor.dtype != NXRT_DTYPE_BOOL ||
       ElementCount(v.tensor) != 1) {
