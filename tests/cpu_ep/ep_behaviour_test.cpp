@@ -235,6 +235,23 @@ bool RunKernel(nxrt::plugin_host::Kernel& kernel, std::vector<std::vector<float>
   return kernel.Compute(services, inputs, outputs).ok();
 }
 
+TEST(CpuEpBehaviour, OldGemmWithoutBroadcastNeedsAFullC) {
+  auto ep = CpuEp();
+  const auto gemm_with_c = [&](std::vector<int64_t> c_dims) {
+    OneNode gemm("Gemm", "",
+                 {{DataType::kFloat32, {2, 3}, {}},
+                  {DataType::kFloat32, {3, 4}, {}},
+                  {DataType::kFloat32, c_dims, {}}});
+    return ep->CreateKernel({}, gemm.view, Shapes({{2, 3}, {3, 4}, c_dims}), 6);
+  };
+  auto full = gemm_with_c({2, 4});
+  EXPECT_TRUE(full.ok()) << full.status().ToString();
+  auto row = gemm_with_c({4});
+  ASSERT_FALSE(row.ok());
+  EXPECT_NE(row.status().message().find("broadcast=1"), std::string::npos)
+      << row.status().ToString();
+}
+
 struct Variant {
   std::unique_ptr<nxrt::plugin_host::Kernel> kernel;
   bool adopted = false;

@@ -273,7 +273,8 @@ class MatMulKernel : public PackingKernel {
 
 class GemmKernel : public PackingKernel {
  public:
-  GemmKernel(const sdk::Node& node, nxrt_dtype dtype, std::span<const nxrt_shape> inputs)
+  GemmKernel(const sdk::Node& node, nxrt_dtype dtype, std::span<const nxrt_shape> inputs,
+             int64_t opset)
       : PackingKernel(dtype, Dims(inputs[1].dims, inputs[1].dims + inputs[1].rank),
                       node.AttrInt("transB", 0) != 0),
         trans_a_(node.AttrInt("transA", 0) != 0),
@@ -291,6 +292,12 @@ class GemmKernel : public PackingKernel {
       c_dims_.assign(inputs[2].dims, inputs[2].dims + inputs[2].rank);
       c_plan_ = MakeBroadcastPlan<2>({Dims{m_, n_}, c_dims_}, "Gemm");
       if (c_plan_.out_dims != Dims{m_, n_}) FailInvalid("Gemm: C does not broadcast to (M, N)");
+      // Before opset 7, C broadcasts only when the node says so.
+      if (opset < 7 && node.AttrInt("broadcast", 0) == 0 && c_dims_ != Dims{m_, n_}) {
+        FailInvalid("Gemm-" + std::to_string(opset) + ": C is " + DimsText(c_dims_) +
+                    " but must be (M, N) = " + DimsText(Dims{m_, n_}) +
+                    " without broadcast=1; set broadcast=1 or give C the full shape");
+      }
       has_c_ = true;
     }
     PlanFloat({m_, n_, k_, trans_a_, transpose_b_, alpha_, has_c_ ? beta_ : 0.0f}, true);
@@ -528,18 +535,14 @@ void RegisterMatMulOps(OpRegistry& r) {
                      return std::make_unique<MatMulKernel>(inputs[0].dtype, inputs);
                    }});
   r.Add("Gemm", {1,
-                 [](const sdk::Node& node, int64_t opset, std::span<const nxrt_value_info> inputs) {
-                   if (opset < 7 && node.AttrInt("broadcast", 0) == 0 && inputs.size() > 2) {
-                     return sdk::ClaimResult::Declined("Gemm: opset " + std::to_string(opset) +
-                                                       " without broadcast not implemented");
-                   }
+                 [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
                    if (auto reason = CheckInputDtype(node, inputs, 0, FloatTypes{})) {
                      return sdk::ClaimResult::Declined(*reason);
                    }
                    return ClaimUnless(CheckInputDtype(node, inputs, 1, FloatTypes{}));
                  },
-                 [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-                   return std::make_unique<GemmKernel>(node, inputs[0].dtype, inputs);
+                 [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+                   return std::make_unique<GemmKernel>(node, inputs[0].dtype, inputs, opset);
                  }});
   using Int8Types = TypeList<int8_t, uint8_t>;
   r.Add("MatMulInteger",
