@@ -49,6 +49,7 @@ const OpRegistry& CpuOps() {
     RegisterOptionalOps(r);
     RegisterSignalOps(r);
     RegisterImageOps(r);
+    RegisterImageDecoderOps(r);
     RegisterStringOps(r);
     RegisterTfIdfVectorizerOps(r);
     RegisterMlOps(r);

@@ -99,6 +99,7 @@ void RegisterSequenceOps(OpRegistry& registry);
 void RegisterOptionalOps(OpRegistry& registry);
 void RegisterSignalOps(OpRegistry& registry);
 void RegisterImageOps(OpRegistry& registry);
+void RegisterImageDecoderOps(OpRegistry& registry);
 void RegisterStringOps(OpRegistry& registry);
 void RegisterTfIdfVectorizerOps(OpRegistry& registry);
 void RegisterMlOps(OpRegistry& registry);

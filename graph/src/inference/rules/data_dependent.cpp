@@ -1,5 +1,6 @@
 // Ops whose output extents depend on tensor values: NonZero, Unique,
-// Compress, NonMaxSuppression, TopK, Range and ConstantOfShape. An extent that
+// Compress, NonMaxSuppression, TopK, Range, ConstantOfShape and
+// ImageDecoder. An extent that
 // cannot be read from known element values becomes a fresh Minted symbol with
 // no provenance, bound at run time from the output that carries it.
 #include <algorithm>
@@ -167,6 +168,15 @@ Status ConstantOfShape(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// ImageDecoder: [height, width, channels] uint8, the extents those of the
+// encoded image; 1 channel for Grayscale, else 3.
+Status ImageDecoder(NodeContext& ctx) {
+  const int64_t channels = ctx.String("pixel_format", "RGB") == "Grayscale" ? 1 : 3;
+  ctx.SetOutput(0, DataType::kUint8,
+                {ctx.symbols().Mint("height"), ctx.symbols().Mint("width"), Dim::Static(channels)});
+  return Status::Ok();
+}
+
 }  // namespace
 
 void AddDataDependentRules(RuleTable& t) {
@@ -177,6 +187,7 @@ void AddDataDependentRules(RuleTable& t) {
   t.Add("", "TopK", TopK);
   t.Add("", "Range", Range);
   t.Add("", "ConstantOfShape", ConstantOfShape);
+  t.Add("", "ImageDecoder", ImageDecoder);
 }
 
 }  // namespace nxrt::graph::inference
