@@ -12,6 +12,7 @@
 #include <optional>
 #include <vector>
 
+#include "attribute_builders.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "plugin_host/execution_provider.hpp"
 #include "plugin_host/kernel.hpp"
@@ -123,17 +124,16 @@ TEST(CpuEpBehaviour, FlexAttentionOffersOnlyItsOwnSoftmaxPrecision) {
   const std::vector<TestInput> qkv{{DataType::kFloat16, {1, 2, 3, 4}, {}},
                                    {DataType::kFloat16, {1, 2, 5, 4}, {}},
                                    {DataType::kFloat16, {1, 2, 5, 4}, {}}};
-  nxrt::graph::Attribute precision;
-  precision.name = "softmax_precision";
-  precision.i = static_cast<int64_t>(DataType::kFloat16);
-  OneNode half_softmax("FlexAttention", "ai.onnx.preview", qkv, {precision});
+  const auto precision = [](DataType dtype) {
+    return IntAttribute("softmax_precision", static_cast<int64_t>(dtype));
+  };
+  OneNode half_softmax("FlexAttention", "ai.onnx.preview", qkv, {precision(DataType::kFloat16)});
   auto declined = ep->Claim(*half_softmax.view, 1);
   ASSERT_TRUE(declined.ok());
   EXPECT_FALSE(declined->claimed);
   EXPECT_NE(declined->reason.find("softmax_precision 10"), std::string::npos) << declined->reason;
 
-  precision.i = static_cast<int64_t>(DataType::kFloat32);
-  OneNode float_softmax("FlexAttention", "ai.onnx.preview", qkv, {precision});
+  OneNode float_softmax("FlexAttention", "ai.onnx.preview", qkv, {precision(DataType::kFloat32)});
   auto claimed = ep->Claim(*float_softmax.view, 1);
   ASSERT_TRUE(claimed.ok());
   EXPECT_TRUE(claimed->claimed) << claimed->reason;
@@ -445,21 +445,12 @@ void CheckTransposedGemmVariants(int64_t first_rows, int64_t second_rows) {
   auto ep = CpuEp();
   const std::vector<int64_t> b_dims{kN, kK};
   const std::vector<float> b = Ramp(kN * kK, 0.25f);
-  nxrt::graph::Attribute trans_b;
-  trans_b.name = "transB";
-  trans_b.i = 1;
-  nxrt::graph::Attribute alpha;
-  alpha.name = "alpha";
-  alpha.type = nxrt::graph::AttributeType::kFloat;
-  alpha.f = 0.5f;
-  nxrt::graph::Attribute beta = alpha;
-  beta.name = "beta";
-  beta.f = 2.0f;
-  OneNode gemm("Gemm", "",
-               {{DataType::kFloat32, {first_rows, kK}, {}},
-                {DataType::kFloat32, b_dims, b},
-                {DataType::kFloat32, {kN}, {}}},
-               {trans_b, alpha, beta});
+  OneNode gemm(
+      "Gemm", "",
+      {{DataType::kFloat32, {first_rows, kK}, {}},
+       {DataType::kFloat32, b_dims, b},
+       {DataType::kFloat32, {kN}, {}}},
+      {IntAttribute("transB", 1), FloatAttribute("alpha", 0.5f), FloatAttribute("beta", 2.0f)});
   const std::vector<std::vector<int64_t>> second_dims{{second_rows, kK}, b_dims, {kN}};
   auto second = AdoptingVariant(*ep, gemm, {{first_rows, kK}, b_dims, {kN}}, second_dims,
                                 ConstantOf(1, b_dims, b));
