@@ -51,6 +51,18 @@ class InPlaceKv : public ::testing::Test {
 
   nxrt::Tensor& Past(size_t index) { return inputs_[3 + index].tensor; }
 
+  // Runs `steps` times; each run adds one to the caller's past tensors, and
+  // the present outputs asked for are copies of the updated cache.
+  void ExpectEachStepUpdatesThePast(int steps) {
+    for (int step = 1; step <= steps; ++step) {
+      Run();
+      EXPECT_EQ(nxrt_test::ValuesOf(Past(0)), Plus(key_, step)) << "step " << step;
+      EXPECT_EQ(nxrt_test::ValuesOf(Past(1)), Plus(value_, step)) << "step " << step;
+      EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(kPresentKey)), Plus(key_, step));
+      EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(kPresentValue)), Plus(value_, step));
+    }
+  }
+
   const std::vector<float> key_ = CacheValues(1.0f);
   const std::vector<float> value_ = CacheValues(-4.0f);
   std::string log_;
@@ -61,25 +73,12 @@ class InPlaceKv : public ::testing::Test {
 
 TEST_F(InPlaceKv, FixedCapacityWritesThePresentIntoTheCallersPast) {
   Create({}, true);
-  for (int step = 1; step <= 3; ++step) {
-    Run();
-    EXPECT_EQ(nxrt_test::ValuesOf(Past(0)), Plus(key_, step)) << "step " << step;
-    EXPECT_EQ(nxrt_test::ValuesOf(Past(1)), Plus(value_, step)) << "step " << step;
-    // The present outputs asked for are copies of the updated cache.
-    EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(kPresentKey)), Plus(key_, step));
-    EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(kPresentValue)), Plus(value_, step));
-  }
+  ExpectEachStepUpdatesThePast(3);
 }
 
 TEST_F(InPlaceKv, IdentityViewsOfTheUpdatedCacheCopyNothing) {
   Create({.presents_through_identity = true}, true);
-  for (int step = 1; step <= 3; ++step) {
-    Run();
-    EXPECT_EQ(nxrt_test::ValuesOf(Past(0)), Plus(key_, step)) << "step " << step;
-    EXPECT_EQ(nxrt_test::ValuesOf(Past(1)), Plus(value_, step)) << "step " << step;
-    EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(kPresentKey)), Plus(key_, step));
-    EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(kPresentValue)), Plus(value_, step));
-  }
+  ExpectEachStepUpdatesThePast(3);
   const nxrt_test::OpComputes views = nxrt_test::CountComputes(log_, "Identity");
   EXPECT_EQ(views.all, 6u);
   EXPECT_EQ(views.in_place, 6u) << "each view reads the caller's updated past in place";
