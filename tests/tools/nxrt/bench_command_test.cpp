@@ -1,6 +1,6 @@
 // `nxrt bench`: timings and counters as text and JSON (median_us and p90_us
-// are what scripts/bench-vs-ort reads), input files, and --threads reaching
-// the cpu EP only.
+// are what scripts/bench-vs-ort reads), input files, --threads reaching the
+// cpu EP only, and --ep-option reaching the provider it names.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -82,6 +82,26 @@ TEST_F(BenchCommandTest, ThreadsGoOnlyToTheCpuProvider) {
                                         "batch=2", "--runs", "2", "--threads", "2"},
                                        scratch_.path());
   EXPECT_EQ(result.exit_code, 0) << result.err;
+}
+
+TEST_F(BenchCommandTest, EpOptionsReachTheNamedProvider) {
+  const auto bench = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args{"bench", model_.string(), "--dim", "batch=2", "--runs", "2"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return RunNxrt(args, scratch_.path());
+  };
+  const ProcessResult taken = bench({"--ep-option", "cpu:device_graphs=0"});
+  EXPECT_EQ(taken.exit_code, 0) << taken.err;
+  // The cpu EP refuses an option it does not know, so the option reached it.
+  const ProcessResult unknown = bench({"--ep-option", "cpu:no_such_option=1"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_THAT(unknown.err, HasSubstr("unknown option 'no_such_option'"));
+  const ProcessResult elsewhere = bench({"--ep-option", "cuda:threads=2"});
+  EXPECT_EQ(elsewhere.exit_code, 1);
+  EXPECT_THAT(elsewhere.err, HasSubstr("'cuda', which is not among the providers (cpu)"));
+  const ProcessResult malformed = bench({"--ep-option", "cpu-threads-2"});
+  EXPECT_EQ(malformed.exit_code, 1);
+  EXPECT_THAT(malformed.err, HasSubstr("is not NAME:KEY=VALUE"));
 }
 
 TEST_F(BenchCommandTest, UsesGivenInputFiles) {

@@ -27,7 +27,7 @@ namespace {
 
 struct BenchFlags {
   std::string model;
-  std::vector<std::string> providers;
+  ProviderFlags providers;
   std::vector<std::string> inputs;
   std::vector<std::string> dims;
   uint64_t seed = 0;
@@ -138,7 +138,7 @@ void RegisterBenchCommand(CLI::App& app, CommandAction& selected) {
   auto flags = std::make_shared<BenchFlags>();
   CLI::App* command = app.add_subcommand("bench", "time runs of a model");
   command->add_option("model", flags->model, "the .onnx model file")->required();
-  AddProviderOption(*command, flags->providers);
+  AddProviderOptions(*command, flags->providers);
   command->add_option("--input", flags->inputs,
                       "NAME=FILE.pb: an input from a TensorProto file; repeatable (other "
                       "inputs are random)");

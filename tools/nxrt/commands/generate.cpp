@@ -30,7 +30,7 @@ namespace {
 
 struct GenerateFlags {
   std::string model;
-  std::vector<std::string> providers;
+  ProviderFlags providers;
   int64_t prompt_tokens = 16;
   std::optional<std::string> prompt;
   int64_t steps = 32;
@@ -146,7 +146,7 @@ void RegisterGenerateCommand(CLI::App& app, CommandAction& selected) {
   CLI::App* command =
       app.add_subcommand("generate", "generate tokens with a decoder model and its KV cache");
   command->add_option("model", flags->model, "the decoder .onnx model file")->required();
-  AddProviderOption(*command, flags->providers);
+  AddProviderOptions(*command, flags->providers);
   CLI::Option* count =
       command->add_option("--prompt-tokens", flags->prompt_tokens,
                           "a prompt of N random token ids from --seed (default 16)");

@@ -21,7 +21,7 @@ namespace {
 
 struct InspectFlags {
   std::string model;
-  std::vector<std::string> providers;
+  ProviderFlags providers;
   bool json = false;
   bool no_rewrites = false;
   EnvironmentFlags environment;
@@ -223,7 +223,7 @@ void RegisterInspectCommand(CLI::App& app, CommandAction& selected) {
   CLI::App* command = app.add_subcommand(
       "inspect", "show a model's inputs and outputs, its partition and its capture plan");
   command->add_option("model", flags->model, "the .onnx model file")->required();
-  AddProviderOption(*command, flags->providers);
+  AddProviderOptions(*command, flags->providers);
   command->add_flag("--json", flags->json, "print one JSON object instead of text");
   command->add_flag("--no-rewrites", flags->no_rewrites,
                     "run every node as the model spells it (no folding or fusion)");

@@ -25,7 +25,7 @@ namespace {
 
 struct RunFlags {
   std::string model;
-  std::vector<std::string> providers;
+  ProviderFlags providers;
   std::vector<std::string> inputs;
   bool random = false;
   std::vector<std::string> dims;
@@ -155,7 +155,7 @@ void RegisterRunCommand(CLI::App& app, CommandAction& selected) {
   auto flags = std::make_shared<RunFlags>();
   CLI::App* command = app.add_subcommand("run", "run a model and write its outputs");
   command->add_option("model", flags->model, "the .onnx model file")->required();
-  AddProviderOption(*command, flags->providers);
+  AddProviderOptions(*command, flags->providers);
   command->add_option("--input", flags->inputs,
                       "NAME=FILE.pb: an input from a TensorProto, "
                       "SequenceProto or OptionalProto file; repeatable");

@@ -24,7 +24,7 @@ namespace {
 
 struct TestFlags {
   std::vector<std::string> case_dirs;
-  std::vector<std::string> providers;
+  ProviderFlags providers;
   double rtol = 1e-3;
   double atol = 1e-5;
   double timeout = 60;
@@ -136,7 +136,7 @@ void RegisterTestCommand(CLI::App& app, CommandAction& selected) {
       ->add_option("case_dirs", flags->case_dirs,
                    "a case folder (model.onnx, test_data_set_N/) or a folder of them")
       ->required();
-  AddProviderOption(*command, flags->providers);
+  AddProviderOptions(*command, flags->providers);
   command->add_option("--rtol", flags->rtol, "relative tolerance (default 1e-3)");
   command->add_option("--atol", flags->atol, "absolute tolerance (default 1e-5)");
   command->add_option("--timeout", flags->timeout, "seconds allowed per case (default 60)");
