@@ -6,6 +6,7 @@
 #include "device_graph/recorder.hpp"
 #include "math_threads.hpp"
 #include "op_registry.hpp"
+#include "sampling_kernel.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -18,6 +19,16 @@ int ParseThreads(const std::string& text) {
                      "cpu EP option threads=" + text + ": expected a positive integer");
   }
   return threads;
+}
+
+uint64_t ParseSeed(const std::string& text) {
+  uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (error != std::errc() || end != text.data() + text.size()) {
+    throw sdk::Error(NXRT_STATUS_INVALID_ARGUMENT,
+                     "cpu EP option seed=" + text + ": expected a non-negative integer");
+  }
+  return seed;
 }
 
 bool ParseFlag(const std::string& key, const std::string& text) {
@@ -39,9 +50,11 @@ CpuEp::CpuEp(const sdk::Host& host, const sdk::Options& options) : host_(host) {
       threads = ParseThreads(std::string(value));
     } else if (key == "device_graphs") {
       device_graphs = ParseFlag(std::string(key), std::string(value));
+    } else if (key == "seed") {
+      seed_ = ParseSeed(std::string(value));
     } else {
       throw sdk::Error(NXRT_STATUS_INVALID_ARGUMENT, "cpu EP: unknown option '" + std::string(key) +
-                                                         "' (known: threads, device_graphs)");
+                                                         "' (known: threads, device_graphs, seed)");
     }
   }
   math_threads_ = std::make_unique<MathThreadLease>(threads);
@@ -91,10 +104,15 @@ std::unique_ptr<sdk::Kernel> CpuEp::MakeKernel(const sdk::Node& node,
   if (definition == nullptr || opset < definition->since_opset) {
     throw sdk::Error(NXRT_STATUS_UNSUPPORTED, op + ": not implemented by the cpu EP");
   }
-  if (definition->create_with_host) {
-    return definition->create_with_host(host_, node, inputs, opset);
+  std::unique_ptr<sdk::Kernel> kernel =
+      definition->create_with_host ? definition->create_with_host(host_, node, inputs, opset)
+                                   : definition->create(node, inputs, opset);
+  if (seed_) {
+    if (auto* sampling = dynamic_cast<SamplingKernel*>(kernel.get())) {
+      sampling->SeedFromEp(*seed_, node.name());
+    }
   }
-  return definition->create(node, inputs, opset);
+  return kernel;
 }
 
 Recorder& CpuEp::RequireRecorder() const {

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <span>
 
 #include "nxrt/ep_sdk.hpp"
@@ -53,6 +54,7 @@ class CpuEp : public sdk::ExecutionProvider {
   sdk::Host host_;
   std::unique_ptr<MathThreadLease> math_threads_;
   std::shared_ptr<Recorder> recorder_;  // null when device graphs are off
+  std::optional<uint64_t> seed_;        // the `seed` option, for sampling ops without one
 };
 
 }  // namespace nxrt::cpu

@@ -50,6 +50,7 @@ const OpRegistry& CpuOps() {
     RegisterSignalOps(r);
     RegisterImageOps(r);
     RegisterImageDecoderOps(r);
+    RegisterRandomOps(r);
     RegisterStringOps(r);
     RegisterTfIdfVectorizerOps(r);
     RegisterMlOps(r);

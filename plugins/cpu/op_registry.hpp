@@ -100,6 +100,7 @@ void RegisterOptionalOps(OpRegistry& registry);
 void RegisterSignalOps(OpRegistry& registry);
 void RegisterImageOps(OpRegistry& registry);
 void RegisterImageDecoderOps(OpRegistry& registry);
+void RegisterRandomOps(OpRegistry& registry);
 void RegisterStringOps(OpRegistry& registry);
 void RegisterTfIdfVectorizerOps(OpRegistry& registry);
 void RegisterMlOps(OpRegistry& registry);

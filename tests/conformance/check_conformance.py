@@ -85,6 +85,8 @@ def main():
     parser.add_argument("--cases", required=True, help="the folder of test cases")
     parser.add_argument("--expected", required=True, help="the expected-failures list")
     parser.add_argument("--ep", default="cpu")
+    parser.add_argument("--ep-option", action="append", default=[],
+                        help="NAME:KEY=VALUE for nxrt test's --ep-option; repeatable")
     parser.add_argument("--timeout", default="60", help="seconds per case")
     parser.add_argument("--update", action="store_true", help="rewrite the list from this run")
     args = parser.parse_args()
@@ -92,7 +94,10 @@ def main():
     if not os.path.isdir(args.cases):
         print(f"{args.cases} does not exist; nothing to check")
         return SKIP_EXIT_CODE
-    command = [args.nxrt, "test", "--json", "--ep", args.ep, "--timeout", args.timeout, args.cases]
+    command = [args.nxrt, "test", "--json", "--ep", args.ep, "--timeout", args.timeout]
+    for option in args.ep_option:
+        command += ["--ep-option", option]
+    command.append(args.cases)
     done = subprocess.run(command, capture_output=True, text=True)
     try:
         report = parse_report(done.stdout)

@@ -30,7 +30,8 @@ std::shared_ptr<nxrt::plugin_host::ExecutionProvider> CpuProvider() {
   static std::shared_ptr<nxrt::plugin_host::ExecutionProvider> provider = [] {
     auto plugin = nxrt::plugin_host::Plugin::Load(fs::path(NXRT_BINARY_DIR) / "lib/libep_cpu.so");
     if (!plugin.ok()) throw std::runtime_error(plugin.status().ToString());
-    auto ep = nxrt::plugin_host::ExecutionProvider::Create(plugin.value());
+    // A fixed seed gives the sampling ops the same verdicts on every run.
+    auto ep = nxrt::plugin_host::ExecutionProvider::Create(plugin.value(), {{"seed", "1"}});
     if (!ep.ok()) throw std::runtime_error(ep.status().ToString());
     return ep.value();
   }();
@@ -508,13 +509,18 @@ std::vector<CaseResult> RunFamily(const std::string& family, const std::set<std:
 const std::map<std::string, std::string>& KnownCorpusDivergences() {
   // Debian's corpus (onnx 1.12) made its bfloat16 references by truncating
   // float; ONNX now specifies round-to-nearest-even, which the CPU EP follows
-  // (as onnx 1.23.2's own cases and onnxruntime do).
+  // (as onnx 1.23.2's own cases and onnxruntime do). A Bernoulli case's
+  // reference is one sample of numpy's generator, which the CPU EP's does
+  // not reproduce; the draws themselves are checked in random_test.cpp.
   static const auto* divergences = new std::map<std::string, std::string>{
       {"test_cast_FLOAT_to_BFLOAT16", "corpus truncates to bfloat16; nxrt rounds to nearest even"},
       {"test_castlike_FLOAT_to_BFLOAT16",
        "corpus truncates to bfloat16; nxrt rounds to nearest even"},
       {"test_castlike_FLOAT_to_BFLOAT16_expanded",
        "corpus truncates to bfloat16; nxrt rounds to nearest even"},
+      {"test_bernoulli", "random draws"},
+      {"test_bernoulli_double", "random draws"},
+      {"test_bernoulli_seed", "random draws"},
   };
   return *divergences;
 }

@@ -10,7 +10,7 @@ namespace nxrt_test {
 
 using nxrt::graph::AttributeType;
 
-nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode spec) {
+nxrt::Result<TensorNodeSession> MakeTensorNodeSession(TensorNode spec) {
   nxrt::graph::Graph graph;
   graph.model_path = spec.op + ".onnx";
   graph.name = spec.op;
@@ -67,10 +67,15 @@ nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode spec) {
   environment_options.plugin_folders = {NXRT_BINARY_DIR "/lib"};
   NXRT_ASSIGN_OR_RETURN(auto environment, nxrt::Environment::Create(environment_options));
   nxrt::SessionOptions options;
-  options.providers = {{"cpu", {}}};
+  options.providers = {{"cpu", std::move(spec.cpu_options)}};
   NXRT_ASSIGN_OR_RETURN(auto session,
                         nxrt::Session::Create(environment, std::move(graph), options));
-  return session->Run(bound);
+  return TensorNodeSession{std::move(session), std::move(bound)};
+}
+
+nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode node) {
+  NXRT_ASSIGN_OR_RETURN(TensorNodeSession made, MakeTensorNodeSession(std::move(node)));
+  return made.session->Run(made.inputs);
 }
 
 nxrt::graph::Attribute StringsAttribute(const std::string& name, std::vector<std::string> values) {

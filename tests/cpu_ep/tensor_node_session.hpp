@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "attribute_builders.hpp"
@@ -25,10 +27,19 @@ struct TensorNode {
   std::vector<nxrt::NamedTensor> inputs{};       // an empty name: an absent optional input
   std::vector<nxrt::graph::DataType> outputs{};  // declared dtype of each output
   std::vector<nxrt::graph::Attribute> attributes{};
-  std::vector<nxrt::NamedTensor> tensor_attributes{};  // by attribute name
+  std::vector<nxrt::NamedTensor> tensor_attributes{};              // by attribute name
+  std::vector<std::pair<std::string, std::string>> cpu_options{};  // the cpu EP's options
 };
 
 nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode node);
+
+// The session RunTensorNode runs once, with its inputs, for tests that run
+// it again.
+struct TensorNodeSession {
+  std::unique_ptr<nxrt::Session> session;
+  std::vector<nxrt::NamedTensor> inputs;
+};
+nxrt::Result<TensorNodeSession> MakeTensorNodeSession(TensorNode node);
 
 nxrt::graph::Attribute StringsAttribute(const std::string& name, std::vector<std::string> values);
 nxrt::graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> values);
