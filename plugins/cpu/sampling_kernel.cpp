@@ -1,5 +1,7 @@
 #include "sampling_kernel.hpp"
 
+#include <bit>
+
 namespace nxrt::cpu {
 namespace {
 
@@ -15,7 +17,8 @@ uint64_t NameHash(std::string_view name) {
 SamplingKernel::SamplingKernel(const sdk::Node& node)
     : CpuKernel(false), own_seed_(node.attr_type("seed") != NXRT_ATTR_UNDEFINED) {
   if (own_seed_) {
-    engine_.seed(static_cast<uint64_t>(node.AttrFloat("seed", 0.0f)));
+    // The float's bits: defined for every value, negative and NaN included.
+    engine_.seed(std::bit_cast<uint32_t>(node.AttrFloat("seed", 0.0f)));
   } else {
     std::random_device entropy;
     engine_.seed((static_cast<uint64_t>(entropy()) << 32) | entropy());

@@ -167,6 +167,31 @@ TEST(CpuEpRandom, EachRunDrawsAfresh) {
   EXPECT_NE(AsDoubles((*first)[0]), AsDoubles((*second)[0]));
 }
 
+TEST(CpuEpRandom, DeclinesAnEmptyRangeAndDrawsTheMeanAtScaleZero) {
+  auto reversed =
+      RunTensorNode({.op = "RandomUniform",
+                     .opset = 22,
+                     .outputs = {DataType::kFloat32},
+                     .attributes = {IntsAttribute("shape", {4}), FloatAttribute("low", 2.0f),
+                                    FloatAttribute("high", 1.0f)}});
+  ASSERT_FALSE(reversed.ok());
+  EXPECT_NE(reversed.status().message().find("give low <= high"), std::string::npos)
+      << reversed.status().ToString();
+  const nxrt::Tensor mean =
+      RunOne({.op = "RandomNormal",
+              .opset = 22,
+              .outputs = {DataType::kFloat32},
+              .attributes = {IntsAttribute("shape", {4}), FloatAttribute("mean", 1.5f),
+                             FloatAttribute("scale", 0.0f)}});
+  EXPECT_EQ(AsDoubles(mean), (std::vector<double>{1.5, 1.5, 1.5, 1.5}));
+}
+
+TEST(CpuEpRandom, ANegativeSeedIsASeedToo) {
+  TensorNode seeded = SeedlessUniform();
+  seeded.attributes.push_back(FloatAttribute("seed", -3.5f));
+  EXPECT_EQ(AsDoubles(RunOne(seeded)), AsDoubles(RunOne(seeded)));
+}
+
 TEST(CpuEpRandom, RefusesABadSeedOption) {
   auto made = MakeTensorNodeSession(SeedlessUniform({{"seed", "-1"}}));
   ASSERT_FALSE(made.ok());

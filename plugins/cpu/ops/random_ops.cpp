@@ -3,6 +3,7 @@
 // Multinomial, each drawing from its SamplingKernel's generator.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -51,9 +52,11 @@ class RandomKernel : public SamplingKernel {
       if (distribution_ == Distribution::kUniform) {
         std::uniform_real_distribution<double> uniform(a_, b_);
         for (int64_t i = 0; i < count; ++i) y[i] = static_cast<T>(uniform(engine_));
-      } else {
+      } else if (b_ > 0) {
         std::normal_distribution<double> normal(a_, b_);
         for (int64_t i = 0; i < count; ++i) y[i] = static_cast<T>(normal(engine_));
+      } else {
+        std::fill_n(y, count, static_cast<T>(a_));  // scale 0: every draw is the mean
       }
     });
   }
@@ -167,9 +170,28 @@ sdk::ClaimResult DeclineOutputDtype(const std::string& op, nxrt_dtype dtype) {
   return sdk::ClaimResult::Declined(op + ": output dtype " + DtypeName(dtype) + " not implemented");
 }
 
+// A range or scale the draws cannot come from.
+std::optional<std::string> CheckParameters(const std::string& op, const sdk::Node& node) {
+  if (op.starts_with("RandomUniform")) {
+    const float low = node.AttrFloat("low", 0.0f);
+    const float high = node.AttrFloat("high", 1.0f);
+    if (!(low <= high) || !std::isfinite(high - low)) {
+      return op + ": low " + std::to_string(low) + " and high " + std::to_string(high) +
+             " are no finite range; give low <= high";
+    }
+  } else {
+    const float scale = node.AttrFloat("scale", 1.0f);
+    if (!(scale >= 0.0f) || !std::isfinite(scale)) {
+      return op + ": scale " + std::to_string(scale) + " must be finite and not negative";
+    }
+  }
+  return std::nullopt;
+}
+
 // RandomUniform and RandomNormal: a `shape` attribute and a real dtype.
 ClaimFn ClaimShaped(const char* op) {
   return [op](const sdk::Node& node, int64_t, std::span<const nxrt_value_info>) {
+    if (auto reason = CheckParameters(op, node)) return sdk::ClaimResult::Declined(*reason);
     if (node.attr_type("shape") != NXRT_ATTR_INTS) {
       return sdk::ClaimResult::Declined(std::string(op) + ": the shape attribute is required");
     }
@@ -184,6 +206,7 @@ ClaimFn ClaimShaped(const char* op) {
 
 ClaimFn ClaimLike(const char* op) {
   return [op](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+    if (auto reason = CheckParameters(op, node)) return sdk::ClaimResult::Declined(*reason);
     if (inputs.empty() || inputs[0].kind != NXRT_VALUE_TENSOR) {
       return sdk::ClaimResult::Declined(std::string(op) + ": input must be a tensor");
     }
