@@ -19,6 +19,7 @@ const OpRegistry& CpuOps() {
     RegisterVariadicOps(r);
     RegisterCastOps(r);
     RegisterMatMulOps(r);
+    RegisterMatMulAddOps(r);
     RegisterConvOps(r);
     RegisterConvPoolOps(r);
     RegisterCausalConvOps(r);

@@ -69,6 +69,7 @@ void RegisterBinaryOps(OpRegistry& registry);
 void RegisterVariadicOps(OpRegistry& registry);
 void RegisterCastOps(OpRegistry& registry);
 void RegisterMatMulOps(OpRegistry& registry);
+void RegisterMatMulAddOps(OpRegistry& registry);
 void RegisterConvOps(OpRegistry& registry);
 void RegisterConvPoolOps(OpRegistry& registry);
 void RegisterCausalConvOps(OpRegistry& registry);

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "attribute_builders.hpp"
@@ -45,6 +46,33 @@ class IrModelBuilder {
     const ValueId id = Add(name, ValueKind::kTensor, dtype, ShapeOf(dims));
     graph_.value(id).is_graph_input = true;
     graph_.inputs.push_back(id);
+    return id;
+  }
+
+  // A float graph input whose dims are extents or symbol names; one name is
+  // one symbol throughout the graph.
+  ValueId SymbolicInput(const std::string& name,
+                        const std::vector<std::variant<int64_t, std::string>>& dims) {
+    nxrt::graph::Shape shape;
+    for (const auto& d : dims) {
+      shape.push_back(
+          std::holds_alternative<int64_t>(d)
+              ? nxrt::graph::Dim::Static(std::get<int64_t>(d))
+              : nxrt::graph::Dim::Symbolic(graph_.DeclareSymbol(std::get<std::string>(d))));
+    }
+    const ValueId id = Add(name, ValueKind::kTensor, DataType::kFloat32, std::move(shape));
+    graph_.value(id).is_graph_input = true;
+    graph_.inputs.push_back(id);
+    return id;
+  }
+
+  ValueId Floats(const std::string& name, const std::vector<int64_t>& dims,
+                 const std::vector<float>& values) {
+    const ValueId id = Add(name, ValueKind::kTensor, DataType::kFloat32, ShapeOf(dims));
+    std::vector<std::byte> bytes(values.size() * sizeof(float));
+    std::memcpy(bytes.data(), values.data(), bytes.size());
+    graph_.value(id).initializer =
+        graph_.weights->AddOwned(DataType::kFloat32, dims, std::move(bytes));
     return id;
   }
 
@@ -112,13 +140,15 @@ class IrModelBuilder {
   nxrt::graph::Graph graph_;
 };
 
-inline std::unique_ptr<nxrt::Session> CpuSessionOf(nxrt::graph::Graph graph) {
+inline std::unique_ptr<nxrt::Session> CpuSessionOf(nxrt::graph::Graph graph,
+                                                   bool rewrite_graph = true) {
   nxrt::EnvironmentOptions environment_options;
   environment_options.plugin_folders = {NXRT_BINARY_DIR "/lib"};
   auto environment = nxrt::Environment::Create(environment_options);
   if (!environment.ok()) return nullptr;
   nxrt::SessionOptions options;
   options.providers = {{"cpu", {}}};
+  options.rewrite_graph = rewrite_graph;
   auto session = nxrt::Session::Create(*environment, std::move(graph), options);
   return session.ok() ? std::move(session).value() : nullptr;
 }

@@ -11,6 +11,7 @@
 #include "nxrt/graph/weight_store.hpp"
 #include "nxrt/support/log.hpp"
 #include "partitioner/conv_fusion.hpp"
+#include "partitioner/matmul_fusion.hpp"
 
 namespace nxrt::executor {
 namespace {
@@ -137,6 +138,10 @@ Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, Exe
   if (shared.fuse_nodes) {
     executor->fusions_ =
         partitioner::FuseConvChains(graph, views, shared.providers, plan, partition);
+    for (std::string& line :
+         partitioner::FuseMatMulChains(graph, views, shared.providers, plan, partition)) {
+      executor->fusions_.push_back(std::move(line));
+    }
   }
   executor->placements_ = partition.placements;
   NXRT_RETURN_IF_ERROR(executor->BuildPlan(partition, views, capture_plan));

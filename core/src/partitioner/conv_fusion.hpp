@@ -9,12 +9,8 @@
 //                          there, and the MaxPool's attributes renamed with a
 //                          "pool_" prefix; its output is the MaxPool's.
 //
-// A chain fuses when each node's only output is read by the next alone (no
-// other node, subgraph or graph output reads it), every node was placed on
-// the same provider with the same capture eligibility, and that provider
-// claims the fused node at the chain's inferred shapes; the longer fusion is
-// tried first. Anything else, a failed claim included, leaves the nodes as
-// they are: fusion only ever saves work.
+// The chain rules and the offer are fusion_chain.hpp's; the longer fusion
+// is tried first.
 #pragma once
 
 #include <memory>

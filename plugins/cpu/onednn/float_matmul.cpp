@@ -1,6 +1,7 @@
 #include "float_matmul.hpp"
 
 #include <string>
+#include <vector>
 
 #include "tensor.hpp"
 
@@ -20,7 +21,10 @@ Desc MatrixDesc(int64_t rows, int64_t cols, bool transposed) {
 }  // namespace
 
 FloatMatmul::FloatMatmul(const MatmulShape& shape, WeightsLayout layout)
-    : given_b_(MatrixDesc(shape.k, shape.n, shape.trans_b)) {
+    : given_b_(MatrixDesc(shape.k, shape.n, shape.trans_b)),
+      bias_(shape.bias),
+      addend_(shape.addend),
+      residual_(shape.residual) {
   const Desc a = MatrixDesc(shape.m, shape.k, shape.trans_a);
   const Desc b = layout == WeightsLayout::kPreferred
                      ? Desc({shape.k, shape.n}, memory::data_type::f32, memory::format_tag::any)
@@ -28,20 +32,46 @@ FloatMatmul::FloatMatmul(const MatmulShape& shape, WeightsLayout layout)
   const Desc y = MatrixDesc(shape.m, shape.n, false);
   dnnl::primitive_attr attributes = PlanningAttributes();
   if (shape.alpha != 1.0f) attributes.set_output_scales(0, {shape.alpha});
-  if (shape.beta != 0.0f) {
-    dnnl::post_ops post_ops;
-    post_ops.append_sum(shape.beta);
-    attributes.set_post_ops(post_ops);
+  // Post-ops run in the order appended, after the bias.
+  dnnl::post_ops post_ops;
+  std::vector<int> binary_arguments;
+  if (shape.beta != 0.0f) post_ops.append_sum(shape.beta);
+  if (shape.addend) {
+    binary_arguments.push_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_ops.len()) | DNNL_ARG_SRC_1);
+    post_ops.append_binary(dnnl::algorithm::binary_add, y);
   }
+  if (shape.activation != dnnl::algorithm::undef) {
+    post_ops.append_eltwise(1.0f, shape.activation, 0.0f, 0.0f);
+  }
+  if (shape.residual) {
+    binary_arguments.push_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(post_ops.len()) | DNNL_ARG_SRC_1);
+    post_ops.append_binary(dnnl::algorithm::binary_add, y);
+  }
+  if (post_ops.len() > 0) attributes.set_post_ops(post_ops);
+  const Desc bias = Desc({1, shape.n}, memory::data_type::f32, memory::dims{shape.n, 1});
   try {
-    const dnnl::matmul::primitive_desc plan(dnnl::matmul::desc(a, b, y), attributes, Engine());
+    const dnnl::matmul::primitive_desc plan(
+        shape.bias ? dnnl::matmul::desc(a, b, bias, y) : dnnl::matmul::desc(a, b, y), attributes,
+        Engine());
     b_ = plan.weights_desc();
-    const std::pair<int, Desc> args[] = {
+    std::vector<std::pair<int, Desc>> args = {
         {DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b_}, {DNNL_ARG_DST, y}};
+    if (shape.bias) args.emplace_back(DNNL_ARG_BIAS, bias);
+    for (int argument : binary_arguments) args.emplace_back(argument, y);
     runner_ = PrimitiveRunner(dnnl::matmul(plan), plan.scratchpad_desc(), args);
   } catch (const dnnl::error& e) {
     FailUnsupported(std::string("oneDNN has no float matmul for this shape: ") + e.what());
   }
+}
+
+void FloatMatmul::Run(const float* a, const float* b, float* y, const float* bias,
+                      const float* addend, const float* residual) {
+  const void* buffers[6] = {a, b, y};
+  size_t count = 3;
+  if (bias_) buffers[count++] = bias;
+  if (addend_) buffers[count++] = addend;
+  if (residual_) buffers[count++] = residual;
+  runner_.Run(std::span(buffers, count));
 }
 
 }  // namespace nxrt::cpu::onednn

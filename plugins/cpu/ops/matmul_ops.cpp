@@ -14,9 +14,8 @@
 #include <limits>
 
 #include "broadcast.hpp"
-#include "constant_matrix.hpp"
 #include "cpu_kernel.hpp"
-#include "onednn/float_matmul.hpp"
+#include "packing_kernel.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -36,17 +35,6 @@ void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, doubl
               trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
               static_cast<int>(k), alpha, a, static_cast<int>(trans_a ? m : k), b,
               static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
-}
-
-// y[N] = alpha * a[K] * op(B)[K,N] + beta * y through OpenBLAS's gemv, which
-// streams B as given at memory speed; oneDNN's product falls behind on a
-// single row (bench/math_libraries.cpp), most of all once B no longer fits in
-// the last-level cache.
-void RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alpha, const float* a, const float* b,
-                    float beta, float* y) {
-  cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, static_cast<int>(trans_b ? n : k),
-              static_cast<int>(trans_b ? k : n), alpha, b, static_cast<int>(trans_b ? k : n), a, 1,
-              beta, y, 1);
 }
 
 // Out[M,N] = A[M,K] x B[K,N] for 8-bit values minus their zero points
@@ -77,93 +65,6 @@ void LoopGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
     }
   }
 }
-
-// Kernel base for MatMul and Gemm: the float plan, and a constant B kept in
-// a ConstantMatrix shared by the node's shape variants. A float plan over a
-// constant B reads it in oneDNN's preferred layout; a single row and double
-// products read it as given.
-class PackingKernel : public CpuKernel {
- public:
-  PackingKernel(nxrt_dtype dtype, Dims b_dims, bool transpose_b)
-      : CpuKernel(true), dtype_(dtype), b_dims_(std::move(b_dims)), transpose_b_(transpose_b) {}
-
-  void PrepareConstantInputs(std::span<const nxrt_constant_input> constants) override {
-    if (!Contains(FloatTypes{}, dtype_)) return;
-    for (const nxrt_constant_input& c : constants) {
-      if (c.input_index != 1) continue;
-      constant_ = std::make_shared<ConstantMatrix>(c);
-      UseConstant(&c);
-    }
-  }
-  std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return constant_; }
-  bool AdoptShareableConstantState(const std::shared_ptr<sdk::SharedState>& state) override {
-    auto constant = std::dynamic_pointer_cast<ConstantMatrix>(state);
-    if (!constant || constant->dtype() != dtype_ || constant->dims() != b_dims_) return false;
-    constant_ = std::move(constant);
-    UseConstant(nullptr);
-    return true;
-  }
-
- protected:
-  // Plans the float product (float, float16, bfloat16) of several rows for
-  // `shape`, reading B as given until B proves constant. A single row needs
-  // no plan: RowTimesMatrix reads B directly. `whole_b`: the plan reads B as
-  // one matrix (not one of a batch), so it may read a prepared copy.
-  void PlanFloat(const onednn::MatmulShape& shape, bool whole_b) {
-    if (dtype_ == NXRT_DTYPE_FLOAT64 || !Contains(FloatTypes{}, dtype_)) return;
-    if (shape.m > 1 && shape.n > 0 && shape.k > 0) {
-      float_matmul_.emplace(shape);
-      plan_shape_ = shape;
-      whole_b_ = whole_b;
-    }
-  }
-  // Whether the float plan covers the product (false for a single row or
-  // when K is 0).
-  bool HasFloatPlan() const { return float_matmul_.has_value(); }
-  // `b` is B as given; the plan reads its prepared copy instead when B is
-  // constant.
-  void RunFloat(const float* a, const float* b, float* y) {
-    float_matmul_->Run(a, preferred_ ? static_cast<const float*>(preferred_->data()) : b, y);
-  }
-
-  // B in compute type C as given: the constant's copy, or `b` itself, or
-  // `scratch` widened from `b`. Null for a constant B the float plan reads
-  // in its own layout.
-  template <typename T, typename C>
-  const C* BData(const nxrt_tensor& b, std::vector<C>& scratch) const {
-    if (preferred_) return nullptr;
-    if (as_given_ != nullptr) return static_cast<const C*>(as_given_);
-    if constexpr (std::is_same_v<T, C>) {
-      return DataAs<T>(b);
-    } else {
-      Widen(DataAs<T>(b), ElementCount(b), scratch.data());
-      return scratch.data();
-    }
-  }
-
-  nxrt_dtype dtype_;
-  Dims b_dims_;
-  bool transpose_b_;
-
- private:
-  // Takes the form of the constant B this kernel reads; `source` is the
-  // constant while the host hands it over.
-  void UseConstant(const nxrt_constant_input* source) {
-    if (HasFloatPlan() && whole_b_) {
-      float_matmul_.emplace(plan_shape_, onednn::WeightsLayout::kPreferred);
-      preferred_ = constant_->Preferred(*float_matmul_, source);
-    } else {
-      as_given_ = constant_->AsGiven(source);
-    }
-  }
-
-  std::optional<onednn::FloatMatmul> float_matmul_;
-  onednn::MatmulShape plan_shape_;
-  bool whole_b_ = false;
-  std::shared_ptr<ConstantMatrix> constant_;
-  const void* as_given_ = nullptr;                            // in constant_
-  std::shared_ptr<const onednn::PreparedWeights> preferred_;  // for float_matmul_
-};
 
 class MatMulKernel : public PackingKernel {
  public:

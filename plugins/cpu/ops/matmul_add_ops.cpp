@@ -1,0 +1,192 @@
+// pkg.nxrt MatMulAdd: Y = act(A x B + C) + D for float A of rank 1 or more,
+// a 2-D B, C and D (D optional) that broadcast to the product's shape, and
+// "activation" Relu or Gelu (with Gelu's "approximate") or none. The host
+// fuses MatMul, Add[, Relu or Gelu][, Add] into it when this EP claims it
+// (core/src/partitioner/matmul_fusion.hpp).
+//
+// Several rows run as one oneDNN product whose epilogue adds C (as its bias
+// when C is one row, else as a whole matrix), applies the activation and
+// adds D while each tile is in registers; a single row runs on gemv over Y
+// filled with C. A C or D that broadcasts any other way is filled or added
+// in a loop.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "broadcast.hpp"
+#include "onednn/plain_primitive.hpp"
+#include "packing_kernel.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+Dims DimsOfShape(const nxrt_shape& shape) {
+  return Dims(shape.dims, shape.dims + shape.rank);
+}
+
+// How a term the product's shape receives is laid out.
+struct Term {
+  enum class Form { kAbsent, kRow, kWhole, kBroadcast };
+  Form form = Form::kAbsent;
+  BroadcastPlan<2> plan;  // for kBroadcast: out against the term
+};
+
+Term TermOf(const Dims& out, const Dims& dims, int64_t n, const char* name) {
+  Term term;
+  if (dims == out) {
+    term.form = Term::Form::kWhole;
+  } else if (ElementCount(dims) == n && dims.size() <= out.size() &&
+             (dims.empty() ? n == 1 : dims.back() == n)) {
+    term.form = Term::Form::kRow;
+  } else {
+    term.plan = MakeBroadcastPlan<2>({out, dims}, "MatMulAdd");
+    if (term.plan.out_dims != out) {
+      FailInvalid(std::string("MatMulAdd: ") + name + " of shape " + DimsText(dims) +
+                  " does not broadcast to the product's shape " + DimsText(out));
+    }
+    term.form = Term::Form::kBroadcast;
+  }
+  return term;
+}
+
+dnnl::algorithm ActivationOf(const sdk::Node& node) {
+  const std::string activation = node.AttrString("activation", "");
+  if (activation == "Relu") return dnnl::algorithm::eltwise_relu;
+  if (activation == "Gelu") {
+    return node.AttrString("approximate", "none") == "tanh" ? dnnl::algorithm::eltwise_gelu_tanh
+                                                            : dnnl::algorithm::eltwise_gelu_erf;
+  }
+  return dnnl::algorithm::undef;
+}
+
+class MatMulAddKernel : public PackingKernel {
+ public:
+  MatMulAddKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
+      : PackingKernel(NXRT_DTYPE_FLOAT32, DimsOfShape(inputs[1]), false) {
+    const Dims a = DimsOfShape(inputs[0]);
+    if (a.empty() || b_dims_.size() != 2) {
+      FailInvalid("MatMulAdd: A needs rank 1 or more and B rank 2");
+    }
+    k_ = a.back();
+    n_ = b_dims_[1];
+    if (b_dims_[0] != k_) {
+      FailInvalid("MatMulAdd: inner dimensions differ: " + DimsText(a) + " x " + DimsText(b_dims_));
+    }
+    rows_ = ElementCount(std::span(a).first(a.size() - 1));
+    out_dims_ = a;
+    out_dims_.back() = n_;
+    c_ = TermOf(out_dims_, DimsOfShape(inputs[2]), n_, "C");
+    if (inputs.size() > 3 && inputs[3].dtype != NXRT_DTYPE_UNDEFINED) {
+      d_ = TermOf(out_dims_, DimsOfShape(inputs[3]), n_, "D");
+    }
+    const dnnl::algorithm activation = ActivationOf(node);
+    onednn::MatmulShape shape{rows_, n_, k_};
+    shape.bias = c_.form == Term::Form::kRow;
+    shape.addend = c_.form == Term::Form::kWhole;
+    shape.beta = c_.form == Term::Form::kBroadcast ? 1.0f : 0.0f;
+    shape.activation = activation;
+    shape.residual = d_.form == Term::Form::kWhole;
+    PlanFloat(shape, true);
+    if (!HasFloatPlan() && activation != dnnl::algorithm::undef && rows_ * n_ > 0) {
+      activation_ = onednn::PlanEltwise(activation, 0.0f, 0.0f, rows_ * n_);
+      if (!activation_) FailUnsupported("MatMulAdd: oneDNN has no plan for the activation");
+    }
+  }
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
+    if (rows_ * n_ == 0) return;
+    float* y = MutableDataAs<float>(out);
+    const float* a = DataAs<float>(inputs[0].tensor);
+    std::vector<float> unused;
+    const float* b = BData<float, float>(inputs[1].tensor, unused);
+    const float* c = DataAs<float>(inputs[2].tensor);
+    const float* d = d_.form == Term::Form::kAbsent ? nullptr : DataAs<float>(inputs[3].tensor);
+    if (HasFloatPlan()) {
+      if (c_.form == Term::Form::kBroadcast) Fill(c_, c, y);
+      RunFloat(a, b, y, c, c, d);
+    } else {
+      Fill(c_, c, y);
+      if (k_ > 0) RowTimesMatrix(false, n_, k_, 1.0f, a, b, 1.0f, y);
+      if (activation_) activation_->Run(y, y);
+      if (d_.form == Term::Form::kWhole) {
+        for (int64_t i = 0; i < rows_ * n_; ++i) y[i] += d[i];
+      }
+    }
+    if (d_.form == Term::Form::kRow) {
+      for (int64_t r = 0; r < rows_; ++r) {
+        for (int64_t j = 0; j < n_; ++j) y[r * n_ + j] += d[j];
+      }
+    } else if (d_.form == Term::Form::kBroadcast) {
+      const int64_t step = d_.plan.strides[1].back();
+      ForEachRow(d_.plan, [&](const std::array<int64_t, 2>& off, int64_t o, int64_t len) {
+        for (int64_t i = 0; i < len; ++i) y[o + i] += d[off[1] + i * step];
+      });
+    }
+  }
+
+ private:
+  // Y = the term, broadcast to Y's shape.
+  void Fill(const Term& term, const float* values, float* y) const {
+    if (term.form == Term::Form::kWhole) {
+      std::copy_n(values, rows_ * n_, y);
+    } else if (term.form == Term::Form::kRow) {
+      for (int64_t r = 0; r < rows_; ++r) std::copy_n(values, n_, y + r * n_);
+    } else {
+      const int64_t step = term.plan.strides[1].back();
+      ForEachRow(term.plan, [&](const std::array<int64_t, 2>& off, int64_t o, int64_t len) {
+        for (int64_t i = 0; i < len; ++i) y[o + i] = values[off[1] + i * step];
+      });
+    }
+  }
+
+  int64_t rows_ = 0;
+  int64_t k_ = 0;
+  int64_t n_ = 0;
+  Dims out_dims_;
+  Term c_;
+  Term d_;
+  std::optional<onednn::PlainPrimitive> activation_;  // without a float plan
+};
+
+sdk::ClaimResult ClaimMatMulAdd(const sdk::Node& node, int64_t,
+                                std::span<const nxrt_value_info> inputs) {
+  const std::string activation = node.AttrString("activation", "");
+  if (!activation.empty() && activation != "Relu" && activation != "Gelu") {
+    return sdk::ClaimResult::Declined("MatMulAdd: activation '" + activation +
+                                      "' not implemented (Relu and Gelu are)");
+  }
+  const std::string approximate = node.AttrString("approximate", "none");
+  if (approximate != "none" && approximate != "tanh") {
+    return sdk::ClaimResult::Declined("MatMulAdd: Gelu approximate='" + approximate +
+                                      "' not implemented");
+  }
+  for (size_t index = 0; index < 3; ++index) {
+    if (auto reason = CheckInputDtype(node, inputs, index, TypeList<float>{})) {
+      return sdk::ClaimResult::Declined(*reason);
+    }
+  }
+  if (inputs.size() > 3 && inputs[3].kind != NXRT_VALUE_NONE) {
+    if (auto reason = CheckInputDtype(node, inputs, 3, TypeList<float>{})) {
+      return sdk::ClaimResult::Declined(*reason);
+    }
+  }
+  if (inputs[0].rank < 1 || inputs[1].rank != 2) {
+    return sdk::ClaimResult::Declined("MatMulAdd: runs A of rank 1 or more times a 2-D B");
+  }
+  return sdk::ClaimResult::Claimed();
+}
+
+}  // namespace
+
+void RegisterMatMulAddOps(OpRegistry& r) {
+  r.Add("MatMulAdd",
+        {1, ClaimMatMulAdd,
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<MatMulAddKernel>(node, inputs);
+         }},
+        "pkg.nxrt");
+}
+
+}  // namespace nxrt::cpu
