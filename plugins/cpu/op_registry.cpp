@@ -31,6 +31,7 @@ const OpRegistry& CpuOps() {
     RegisterReduceOps(r);
     RegisterShapeOps(r);
     RegisterDropoutOps(r);
+    RegisterOptimizerOps(r);
     RegisterMovementOps(r);
     RegisterIndexingOps(r);
     RegisterGeneratorOps(r);

@@ -81,6 +81,7 @@ void RegisterSoftmaxOps(OpRegistry& registry);
 void RegisterReduceOps(OpRegistry& registry);
 void RegisterShapeOps(OpRegistry& registry);
 void RegisterDropoutOps(OpRegistry& registry);
+void RegisterOptimizerOps(OpRegistry& registry);
 void RegisterMovementOps(OpRegistry& registry);
 void RegisterIndexingOps(OpRegistry& registry);
 void RegisterGeneratorOps(OpRegistry& registry);
