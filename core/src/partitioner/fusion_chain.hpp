@@ -10,6 +10,7 @@
 // inferred shapes; a decline or a failed claim leaves the nodes as they are.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <span>
@@ -49,15 +50,26 @@ class ChainRules {
 // A string attribute, for the fused node's settings.
 graph::Attribute StringAttribute(const std::string& name, const std::string& value);
 
-// Offers `fused` in place of `head` and the `absorbed` nodes to the provider
-// that placed `head`, at opset 1 of the fused node's domain. On a claim,
-// replaces head's view in `views`, marks the absorbed nodes in `partition`
-// (naming head in their placements) and returns the line that reports the
-// fusion; otherwise returns nullopt and changes nothing.
-std::optional<std::string> OfferFusion(
-    const graph::Graph& graph, graph::NodeId head, std::shared_ptr<const graph::Node> fused,
-    std::span<const graph::NodeId> absorbed,
-    std::vector<std::shared_ptr<const plugin_host::NodeView>>& views,
-    std::span<const RankedProvider> providers, Partition& partition);
+// A fused node to offer in place of a chain's head, and the nodes after the
+// head that it takes.
+struct FusionCandidate {
+  std::shared_ptr<const graph::Node> node;
+  std::vector<graph::NodeId> absorbed;
+};
+
+// The fused nodes to offer for the chain headed by `head`, in order of
+// preference; empty when there is no chain.
+using ChainProposer =
+    std::function<std::vector<FusionCandidate>(graph::NodeId head, const ChainRules& rules)>;
+
+// For each node of default-domain `head_op` not already absorbed, offers the
+// proposed candidates, in order, to the provider that placed the head, at
+// opset 1 of the fused node's domain, until one is claimed. A claim replaces
+// the head's view in `views` and marks the absorbed nodes in `partition`
+// (naming the head in their placements). Returns one line per fusion.
+std::vector<std::string> FuseChains(
+    const graph::Graph& graph, std::vector<std::shared_ptr<const plugin_host::NodeView>>& views,
+    std::span<const RankedProvider> providers, const graph::CapturePlan& capture_plan,
+    Partition& partition, std::string_view head_op, const ChainProposer& propose);
 
 }  // namespace nxrt::partitioner

@@ -7,7 +7,6 @@
 // kernel serves one step: R and T are read on each run.
 #include <array>
 #include <cmath>
-#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -138,14 +137,10 @@ class OptimizerKernel : public CpuKernel {
   size_t states_;
 };
 
-sdk::ClaimResult ClaimOptimizer(const sdk::Node& node, std::span<const nxrt_value_info> inputs,
-                                std::initializer_list<const char*> required) {
-  const std::string op(node.op_type());
-  for (const char* name : required) {
-    if (node.attr_type(name) == NXRT_ATTR_UNDEFINED) {
-      return sdk::ClaimResult::Declined(op + ": attribute '" + name + "' is required");
-    }
-  }
+// R a float or double scalar, T an int64 scalar, every other input float or
+// double.
+sdk::ClaimResult ClaimOptimizer(const sdk::Node& node, int64_t,
+                                std::span<const nxrt_value_info> inputs) {
   if (auto reason = CheckInputDtype(node, inputs, 0, TypeList<float, double>{})) {
     return sdk::ClaimResult::Declined(*reason);
   }
@@ -160,14 +155,28 @@ sdk::ClaimResult ClaimOptimizer(const sdk::Node& node, std::span<const nxrt_valu
   return sdk::ClaimResult::Claimed();
 }
 
+// Momentum's attributes have no defaults.
+sdk::ClaimResult ClaimMomentum(const sdk::Node& node, int64_t opset,
+                               std::span<const nxrt_value_info> inputs) {
+  for (const char* name : {"alpha", "beta", "mode", "norm_coefficient"}) {
+    if (node.attr_type(name) == NXRT_ATTR_UNDEFINED) {
+      return sdk::ClaimResult::Declined(std::string("Momentum: attribute '") + name +
+                                        "' is required");
+    }
+  }
+  const std::string mode = node.AttrString("mode", "standard");
+  if (mode != "standard" && mode != "nesterov") {
+    return sdk::ClaimResult::Declined("Momentum: mode '" + mode +
+                                      "' is neither 'standard' nor 'nesterov'");
+  }
+  return ClaimOptimizer(node, opset, inputs);
+}
+
 }  // namespace
 
 void RegisterOptimizerOps(OpRegistry& r) {
   r.Add("Adagrad",
-        {1,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           return ClaimOptimizer(node, inputs, {});
-         },
+        {1, ClaimOptimizer,
          [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
            const AdagradStep step{node.AttrFloat("decay_factor", 0.0f),
                                   node.AttrFloat("epsilon", 0.0f),
@@ -176,10 +185,7 @@ void RegisterOptimizerOps(OpRegistry& r) {
          }},
         kTraining);
   r.Add("Adam",
-        {1,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           return ClaimOptimizer(node, inputs, {});
-         },
+        {1, ClaimOptimizer,
          [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
            const AdamStep step{node.AttrFloat("alpha", 0.9f), node.AttrFloat("beta", 0.999f),
                                node.AttrFloat("epsilon", 0.0f),
@@ -189,15 +195,7 @@ void RegisterOptimizerOps(OpRegistry& r) {
          }},
         kTraining);
   r.Add("Momentum",
-        {1,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           const std::string mode = node.AttrString("mode", "standard");
-           if (mode != "standard" && mode != "nesterov") {
-             return sdk::ClaimResult::Declined("Momentum: mode '" + mode +
-                                               "' is neither 'standard' nor 'nesterov'");
-           }
-           return ClaimOptimizer(node, inputs, {"alpha", "beta", "mode", "norm_coefficient"});
-         },
+        {1, ClaimMomentum,
          [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
            const MomentumStep step{node.AttrFloat("alpha", 0.0f), node.AttrFloat("beta", 0.0f),
                                    node.AttrFloat("norm_coefficient", 0.0f),
