@@ -3,7 +3,8 @@
 // run apart (graph rewrites off), for every way C and D reach the product (a
 // constant bias row, a whole matrix, any other broadcast), each activation,
 // a constant or a computed B, and shape variants of one session that take
-// both the single-row (gemv) and the several-row (oneDNN) path.
+// both the single-row (gemv) and the several-row (oneDNN) path. So does a
+// Gemm and its Relu fused into com.microsoft FusedGemm, in float and double.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -165,6 +166,74 @@ INSTANTIATE_TEST_SUITE_P(
                           .fused_nodes = 3},
                     Chain{.label = "BiasFirst", .c_first = true, .fused_nodes = 1}),
     [](const testing::TestParamInfo<Chain>& info) { return info.param.label; });
+
+// x [M,K] -> Gemm(transB, alpha, beta, C a row) -> Relu, with B and C as
+// inputs of `dtype`.
+nxrt::graph::Graph GemmRelu(int64_t m, DataType dtype) {
+  IrModelBuilder model(13, "gemm_relu");
+  const ValueId x = model.Input("x", std::vector<int64_t>{m, kK}, dtype);
+  const ValueId b = model.Input("b", std::vector<int64_t>{kN, kK}, dtype);
+  const ValueId c = model.Input("c", std::vector<int64_t>{kN}, dtype);
+  nxrt::graph::Attribute trans_b;
+  trans_b.name = "transB";
+  trans_b.type = nxrt::graph::AttributeType::kInt;
+  trans_b.i = 1;
+  nxrt::graph::Attribute alpha;
+  alpha.name = "alpha";
+  alpha.type = nxrt::graph::AttributeType::kFloat;
+  alpha.f = 0.5f;
+  const ValueId product = model.Tensor("Gemm", {x, b, c}, "product", dtype, {trans_b, alpha});
+  model.Output(model.Tensor("Relu", {product}, "y", dtype));
+  return model.Take();
+}
+
+template <typename T>
+std::vector<T> RunGemmRelu(nxrt::Session& session, int64_t m, DataType dtype) {
+  std::vector<std::vector<T>> buffers;
+  std::vector<nxrt::NamedTensor> inputs;
+  const std::pair<const char*, std::vector<int64_t>> shapes[] = {
+      {"x", {m, kK}}, {"b", {kN, kK}}, {"c", {kN}}};
+  buffers.reserve(3);
+  for (const auto& [name, dims] : shapes) {
+    const std::vector<float> values = Random(dims.size() == 1 ? dims[0] : dims[0] * dims[1],
+                                             static_cast<uint32_t>(buffers.size() + 30));
+    buffers.emplace_back(values.begin(), values.end());
+    inputs.push_back({name, nxrt::Tensor::Borrow(dtype, dims, buffers.back().data(),
+                                                 buffers.back().size() * sizeof(T))});
+  }
+  auto outputs = session.Run(inputs, {});
+  EXPECT_TRUE(outputs.ok()) << outputs.status().ToString();
+  if (!outputs.ok()) return {};
+  const auto values = (*outputs)[0].values<T>();
+  return {values.begin(), values.end()};
+}
+
+template <typename T>
+void ExpectGemmReluFusesAndMatches(DataType dtype) {
+  for (int64_t m : {1, 5}) {
+    auto fused = CpuSessionOf(GemmRelu(m, dtype));
+    auto apart = CpuSessionOf(GemmRelu(m, dtype), false);
+    ASSERT_TRUE(fused && apart);
+    EXPECT_EQ(fused->graph_rewrites(),
+              (std::vector<std::string>{
+                  "Gemm 'product' and Relu 'y' fused as com.microsoft::FusedGemm on cpu#1"}));
+    const std::vector<T> expected = RunGemmRelu<T>(*apart, m, dtype);
+    const std::vector<T> actual = RunGemmRelu<T>(*fused, m, dtype);
+    ASSERT_EQ(actual.size(), expected.size());
+    size_t zeros = 0;
+    for (size_t i = 0; i < actual.size(); ++i) {
+      EXPECT_NEAR(actual[i], expected[i], 1e-5 * std::max(1.0, std::abs(double(expected[i]))))
+          << "M " << m << " element " << i;
+      if (expected[i] == 0) ++zeros;
+    }
+    EXPECT_GT(zeros, 0u) << "the inputs should make the Relu clip some elements";
+  }
+}
+
+TEST(FusedGemm, GemmAndReluRunAsOneKernelInFloatAndDouble) {
+  ExpectGemmReluFusesAndMatches<float>(DataType::kFloat32);
+  ExpectGemmReluFusesAndMatches<double>(DataType::kFloat64);
+}
 
 }  // namespace
 }  // namespace nxrt_test

@@ -11,6 +11,7 @@
 #include "nxrt/graph/weight_store.hpp"
 #include "nxrt/support/log.hpp"
 #include "partitioner/conv_fusion.hpp"
+#include "partitioner/gemm_fusion.hpp"
 #include "partitioner/matmul_fusion.hpp"
 
 namespace nxrt::executor {
@@ -136,11 +137,11 @@ Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, Exe
   NXRT_ASSIGN_OR_RETURN(partitioner::Partition partition,
                         partitioner::PartitionGraph(graph, views, shared.providers, plan));
   if (shared.fuse_nodes) {
-    executor->fusions_ =
-        partitioner::FuseConvChains(graph, views, shared.providers, plan, partition);
-    for (std::string& line :
-         partitioner::FuseMatMulChains(graph, views, shared.providers, plan, partition)) {
-      executor->fusions_.push_back(std::move(line));
+    for (const auto fuse : {partitioner::FuseConvChains, partitioner::FuseMatMulChains,
+                            partitioner::FuseGemmChains}) {
+      for (std::string& line : fuse(graph, views, shared.providers, plan, partition)) {
+        executor->fusions_.push_back(std::move(line));
+      }
     }
   }
   executor->placements_ = partition.placements;

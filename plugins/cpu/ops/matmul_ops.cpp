@@ -180,7 +180,8 @@ class GemmKernel : public PackingKernel {
                       node.AttrInt("transB", 0) != 0),
         trans_a_(node.AttrInt("transA", 0) != 0),
         alpha_(node.AttrFloat("alpha", 1.0f)),
-        beta_(node.AttrFloat("beta", 1.0f)) {
+        beta_(node.AttrFloat("beta", 1.0f)),
+        relu_(node.op_type() == "FusedGemm") {
     const nxrt_shape& a = inputs[0];
     if (a.rank != 2 || b_dims_.size() != 2) FailInvalid("Gemm: A and B must be 2-D");
     m_ = trans_a_ ? a.dims[1] : a.dims[0];
@@ -201,7 +202,9 @@ class GemmKernel : public PackingKernel {
       }
       has_c_ = true;
     }
-    PlanFloat({m_, n_, k_, trans_a_, transpose_b_, alpha_, has_c_ ? beta_ : 0.0f}, true);
+    onednn::MatmulShape shape{m_, n_, k_, trans_a_, transpose_b_, alpha_, has_c_ ? beta_ : 0.0f};
+    if (relu_) shape.activation = dnnl::algorithm::eltwise_relu;
+    PlanFloat(shape, true);
     if (dtype == NXRT_DTYPE_FLOAT16 || dtype == NXRT_DTYPE_BFLOAT16) {
       a_scratch_.resize(m_ * k_);
       b_scratch_.resize(k_ * n_);
@@ -246,6 +249,10 @@ class GemmKernel : public PackingKernel {
       } else {
         std::fill_n(y, m_ * n_, 0.0f);
       }
+      // The float plan applies it as it stores; NaN stays NaN, as in Relu.
+      if (relu_ && !HasFloatPlan()) {
+        for (int64_t i = 0; i < m_ * n_; ++i) y[i] = y[i] < 0 ? C(0) : y[i];
+      }
       if constexpr (!std::is_same_v<T, C>) {
         T* dst = MutableDataAs<T>(out);
         for (int64_t i = 0; i < m_ * n_; ++i) dst[i] = T(y[i]);
@@ -266,6 +273,7 @@ class GemmKernel : public PackingKernel {
   bool trans_a_;
   float alpha_;
   float beta_;
+  bool relu_;  // com.microsoft FusedGemm with activation Relu
   int64_t m_ = 0;
   int64_t k_ = 0;
   int64_t n_ = 0;
@@ -445,6 +453,25 @@ void RegisterMatMulOps(OpRegistry& r) {
                  [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
                    return std::make_unique<GemmKernel>(node, inputs[0].dtype, inputs, opset);
                  }});
+  // ONNX Runtime's contrib op, which the host also fuses a Gemm and its Relu
+  // into; it follows Gemm-13 (C always broadcasts).
+  r.Add("FusedGemm",
+        {1,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           const std::string activation = node.AttrString("activation", "");
+           if (activation != "Relu") {
+             return sdk::ClaimResult::Declined("FusedGemm: activation '" + activation +
+                                               "' not implemented (Relu is)");
+           }
+           if (auto reason = CheckInputDtype(node, inputs, 0, FloatTypes{})) {
+             return sdk::ClaimResult::Declined(*reason);
+           }
+           return ClaimUnless(CheckInputDtype(node, inputs, 1, FloatTypes{}));
+         },
+         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           return std::make_unique<GemmKernel>(node, inputs[0].dtype, inputs, 13);
+         }},
+        "com.microsoft");
   using Int8Types = TypeList<int8_t, uint8_t>;
   r.Add("MatMulInteger",
         {10,

@@ -2,7 +2,8 @@
 // MatMulAdd kernel only when the provider that placed them claims the fused
 // node, each Add keeps the product's shape, and each Add's other operand is
 // ready before the MatMul runs; the longest chain is offered first, then
-// each shorter one.
+// each shorter one. A Gemm of opset 7 or later and its Relu run as one
+// com.microsoft FusedGemm.
 #include <gtest/gtest.h>
 
 #include "session/mock_session_support.hpp"
@@ -133,6 +134,37 @@ TEST(MatMulFusion, RewritesOffOrAProductReadElsewhereIsNotFused) {
   ASSERT_TRUE(session);
   EXPECT_TRUE(session->graph_rewrites().empty());
   EXPECT_EQ(Offers(log), 0u);
+}
+
+// x [2,2] -> Gemm(w, c) -> p -> Relu -> y, at default-domain `opset`.
+nxrt::graph::Graph GemmRelu(int64_t opset) {
+  return ModelBuilder(opset)
+      .Input("x", {int64_t{2}, int64_t{2}})
+      .Constant("w", {2, 3}, {1, 2, 3, 4, 5, 6})
+      .Constant("c", {2, 3}, {1, -1, 2, 0, 0, 0})
+      .Node("Gemm", {"x", "w", "c"}, "p", "gemm")
+      .Node("Relu", {"p"}, "y", "relu")
+      .Output("y")
+      .Build();
+}
+
+TEST(GemmFusion, AGemmAndItsReluRunAsOneFusedGemm) {
+  const std::string log = nxrt_test::TestLogId();
+  auto session = Create(GemmRelu(13), log, {{"claim", "Gemm,Relu,FusedGemm"}});
+  ASSERT_TRUE(session);
+  EXPECT_EQ(session->graph_rewrites(),
+            (std::vector<std::string>{
+                "Gemm 'gemm' and Relu 'relu' fused as com.microsoft::FusedGemm on mock#1"}));
+  EXPECT_EQ(session->placements()[1].fused_into, "gemm");
+}
+
+TEST(GemmFusion, AGemmBeforeOpset7IsNotFused) {
+  const std::string log = nxrt_test::TestLogId();
+  auto session = Create(GemmRelu(6), log, {{"claim", "Gemm,Relu,FusedGemm"}});
+  ASSERT_TRUE(session);
+  EXPECT_TRUE(session->graph_rewrites().empty());
+  EXPECT_EQ(nxrt_test::CountPrefix(nxrt_test::MockLibrary::Get().CallLog(log), "claim FusedGemm"),
+            0u);
 }
 
 }  // namespace
