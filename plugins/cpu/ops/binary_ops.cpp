@@ -51,8 +51,13 @@ void RunBinary(const BroadcastPlan<2>& plan, const nxrt_tensor& a_tensor,
   const Op op{params};
   const int64_t sa = plan.inner_strides[0];
   const int64_t sb = plan.inner_strides[1];
-  // One flat row (equal shapes, a scalar operand) skips the row walk, which
-  // dominates small tensors.
+  // A single element skips the vectorised loop's set-up (shape arithmetic
+  // and chains of scalars); one flat row (equal shapes, a scalar operand)
+  // skips the row walk, which dominates small tensors.
+  if (plan.count == 1) {
+    *y = static_cast<Out>(op(ComputeType<TA>(*a), ComputeType<TB>(*b)));
+    return;
+  }
   if (plan.single_row) {
     BinaryRow(op, a, sa, b, sb, y, plan.count);
     return;
