@@ -30,6 +30,8 @@ FloatMatmul::FloatMatmul(const MatmulShape& shape, WeightsLayout layout)
                      ? Desc({shape.k, shape.n}, memory::data_type::f32, memory::format_tag::any)
                      : given_b_;
   const Desc y = MatrixDesc(shape.m, shape.n, false);
+  // A bias comes with alpha 1 only, so the order of the two never matters.
+  if (shape.bias && shape.alpha != 1.0f) FailUnsupported("a float matmul scales no bias");
   dnnl::primitive_attr attributes = PlanningAttributes();
   if (shape.alpha != 1.0f) attributes.set_output_scales(0, {shape.alpha});
   // Post-ops run in the order appended, after the bias.

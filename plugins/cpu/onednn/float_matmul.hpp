@@ -1,10 +1,10 @@
 // A float matrix product planned once for its shape through oneDNN:
-//   Y[M,N] = act(alpha * op(A)[M,K] * op(B)[K,N] + bias + addend + beta * Y)
+//   Y[M,N] = act(alpha * op(A)[M,K] * op(B)[K,N] + bias + beta * Y + addend)
 //            + residual
 // all row-major, op a transpose where asked, each term after the product
-// only where the shape asks for it: bias a row [N] added to every row,
-// addend and residual full [M,N] matrices, act one of oneDNN's eltwise
-// algorithms. The terms are applied while the product's tiles are still in
+// only where the shape asks for it: bias a row [N] added to every row (with
+// alpha 1 only), addend and residual full [M,N] matrices, act one of
+// oneDNN's eltwise algorithms. The terms are applied while the product's tiles are still in
 // registers, saving the passes over Y that separate ops would make. A and Y
 // are read and written as given; B too, or, for a constant B, in the blocked
 // layout oneDNN prefers (about a fifth faster at 64 rows, two fifths at 16),
