@@ -6,8 +6,22 @@
 #include "huge_page_arena.hpp"
 
 namespace nxrt::cpu {
+namespace {
+
+// The host's bytes when they persist and already are B as given in its
+// compute type.
+const void* InPlace(const nxrt_constant_input& constant) {
+  const bool compute_type =
+      constant.dtype == NXRT_DTYPE_FLOAT32 || constant.dtype == NXRT_DTYPE_FLOAT64;
+  return constant.bytes_persist != 0 && compute_type ? constant.bytes : nullptr;
+}
+
+}  // namespace
+
 ConstantMatrix::ConstantMatrix(const nxrt_constant_input& constant)
-    : dtype_(constant.dtype), dims_(constant.dims, constant.dims + constant.rank) {}
+    : dtype_(constant.dtype),
+      dims_(constant.dims, constant.dims + constant.rank),
+      in_place_(InPlace(constant)) {}
 
 const void* ConstantMatrix::AsGiven(const nxrt_constant_input* source) {
   std::lock_guard lock(mutex_);
@@ -15,6 +29,7 @@ const void* ConstantMatrix::AsGiven(const nxrt_constant_input* source) {
 }
 
 const void* ConstantMatrix::AsGivenLocked(const nxrt_constant_input* source) {
+  if (in_place_ != nullptr) return in_place_;
   if (as_given_) return as_given_.get();
   const int64_t count = ElementCount(dims_);
   if (source != nullptr) {

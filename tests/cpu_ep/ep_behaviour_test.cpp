@@ -217,11 +217,17 @@ std::vector<float> Ramp(size_t count, float scale) {
   return v;
 }
 
+// `persist`: the bytes outlive the kernel, which may read them in place.
 nxrt_constant_input ConstantOf(size_t index, const std::vector<int64_t>& dims,
-                               const std::vector<float>& data) {
-  return {
-      sizeof(nxrt_constant_input), index, NXRT_DTYPE_FLOAT32, dims.size(), dims.data(), data.data(),
-      data.size() * sizeof(float)};
+                               const std::vector<float>& data, bool persist = false) {
+  return {sizeof(nxrt_constant_input),
+          index,
+          NXRT_DTYPE_FLOAT32,
+          dims.size(),
+          dims.data(),
+          data.data(),
+          data.size() * sizeof(float),
+          persist ? 1 : 0};
 }
 
 // Runs `kernel` on float inputs; the output lands in `services`.
@@ -416,6 +422,41 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& expecte
   for (size_t i = 0; i < expected.size(); ++i) {
     EXPECT_NEAR(got[i], expected[i], 1e-4f * (1.0f + std::abs(expected[i]))) << i;
   }
+}
+
+// A single-row MatMul over constant B: the output of a compute after B's
+// bytes changed, given that B was prepared with `persist`.
+std::vector<float> SingleRowAfterBChanged(bool persist) {
+  constexpr int64_t kK = 4, kN = 3;
+  auto ep = CpuEp();
+  const std::vector<int64_t> b_dims{kK, kN};
+  std::vector<float> b = Ramp(kK * kN, 1.0f);
+  OneNode matmul("MatMul", "",
+                 {{DataType::kFloat32, {1, kK}, {}}, {DataType::kFloat32, b_dims, b}});
+  const std::vector<std::vector<int64_t>> dims{{1, kK}, b_dims};
+  auto kernel = ep->CreateKernel({}, matmul.view, Shapes(dims), 17);
+  EXPECT_TRUE(kernel.ok()) << kernel.status().ToString();
+  if (!kernel.ok()) return {};
+  (*kernel)->SetConstantInputs(std::vector<bool>{false, true});
+  const nxrt_constant_input constant = ConstantOf(1, b_dims, b, persist);
+  EXPECT_TRUE((*kernel)->PrepareConstantInputs({&constant, 1}).ok());
+  for (float& v : b) v *= 2.0f;
+  std::vector<float> a{1, -1, 0.5f, 2};
+  std::vector<float> stale_b(b.size(), 0.0f);
+  FloatOutputs services;
+  EXPECT_TRUE(RunKernel(**kernel, {&a, &stale_b}, dims, services));
+  return services.data;
+}
+
+TEST(CpuEpBehaviour, PersistentConstantBIsReadInPlaceAndABorrowedOneIsCopied) {
+  const std::vector<float> a{1, -1, 0.5f, 2};
+  const std::vector<float> given = Ramp(12, 1.0f);
+  std::vector<float> doubled = given;
+  for (float& v : doubled) v *= 2.0f;
+  // No copy of a persistent B: the gemv reads the host's bytes, as they are now.
+  ExpectNear(SingleRowAfterBChanged(true), Product(a, doubled, {}, 1, 3, 4, false, 1.0f, 0.0f));
+  // A borrowed B is copied during prepare, so a later change is not seen.
+  ExpectNear(SingleRowAfterBChanged(false), Product(a, given, {}, 1, 3, 4, false, 1.0f, 0.0f));
 }
 
 TEST(CpuEpBehaviour, SeveralRowVariantLaysOutTheSingleRowVariantsConstantB) {

@@ -441,7 +441,8 @@ CaseResult RunNodeCase(const fs::path& case_dir) {
                  data.bytes.size(), data.dtype == DataType::kString ? &data.strings : nullptr);
         constant[i] = true;
         constants.push_back({sizeof(nxrt_constant_input), i, in.dtype, in.dims.size(),
-                             in.dims.data(), data.bytes.data(), data.bytes.size()});
+                             in.dims.data(), data.bytes.data(), data.bytes.size(),
+                             /*bytes_persist=*/0});
       } else {
         auto it = feeds.find(value.name);
         if (it == feeds.end() || it->second.kind != nxrt::graph::TestValueKind::kTensor) {

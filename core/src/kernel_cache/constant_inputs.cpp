@@ -26,7 +26,8 @@ Result<std::vector<nxrt_constant_input>> ResolveKernelConstantInputs(
     const std::vector<int64_t>& dims = shapes[index].dims;
     constants.push_back(nxrt_constant_input{
         sizeof(nxrt_constant_input), index, static_cast<nxrt_dtype>(value.dtype), dims.size(),
-        dims.empty() ? nullptr : dims.data(), data.bytes.data(), data.bytes.size()});
+        dims.empty() ? nullptr : dims.data(), data.bytes.data(), data.bytes.size(),
+        /*bytes_persist=*/1});
   }
   return constants;
 }

@@ -13,9 +13,11 @@
 namespace nxrt::kernel_cache {
 
 // One entry per initializer input of `node`, in input order; the pointers
-// borrow from `graph.weights` and `shapes`, which must outlive the result. An
-// initializer whose bytes or shape cannot be found is an Internal error naming
-// the value.
+// borrow from `graph.weights` and `shapes`, which must outlive the result.
+// Each entry says its bytes persist: whoever prepares a kernel with them keeps
+// `graph.weights` alive for the kernel's lifetime (Kernel::RetainConstantBytes).
+// An initializer whose bytes or shape cannot be found is an Internal error
+// naming the value.
 Result<std::vector<nxrt_constant_input>> ResolveKernelConstantInputs(
     const graph::Graph& graph, graph::NodeId node, std::span<const InputShape> shapes);
 

@@ -218,6 +218,8 @@ Result<std::unique_ptr<Kernel>> KernelCache::MakeKernel(const KernelRequest& req
       std::unique_ptr<Kernel> kernel,
       provider.CreateKernel(request.artifact, request.node, abi_shapes, request.opset));
 
+  kernel->RetainConstantBytes(view.graph().weights);
+
   const size_t input_count = view.input_infos().size();
   const auto flags = std::make_unique<bool[]>(input_count);
   for (size_t i = 0; i < input_count; ++i) flags[i] = view.input_is_constant(i);

@@ -1,5 +1,7 @@
 #include "plugin_host/kernel.hpp"
 
+#include <cstddef>
+#include <cstring>
 #include <vector>
 
 #include "plugin_host/execution_provider.hpp"
@@ -48,7 +50,20 @@ void Kernel::SetConstantInputs(const std::vector<bool>& flags) {
 
 Status Kernel::PrepareConstantInputs(std::span<const nxrt_constant_input> constants) {
   if (api_->prepare_constant_inputs == nullptr) return Status::Ok();
-  return TakeStatus(api_->prepare_constant_inputs(handle_, constants.data(), constants.size()))
+  const nxrt_constant_input* array = constants.data();
+  // A plugin before 1.2 steps through the array at its own, shorter size.
+  constexpr size_t kOneOneSize = offsetof(nxrt_constant_input, bytes_persist);
+  std::vector<std::byte> older;
+  if (NXRT_EP_ABI_VERSION_MINOR_OF(provider_->plugin().abi_version()) < 2 && !constants.empty()) {
+    older.resize(constants.size() * kOneOneSize);
+    for (size_t i = 0; i < constants.size(); ++i) {
+      nxrt_constant_input constant = constants[i];
+      constant.struct_size = kOneOneSize;
+      std::memcpy(older.data() + i * kOneOneSize, &constant, kOneOneSize);
+    }
+    array = reinterpret_cast<const nxrt_constant_input*>(older.data());
+  }
+  return TakeStatus(api_->prepare_constant_inputs(handle_, array, constants.size()))
       .WithContext(Describe() + ": preparing constant inputs failed");
 }
 

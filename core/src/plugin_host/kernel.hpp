@@ -53,6 +53,12 @@ class Kernel {
   void SetConstantInputs(std::span<const bool> flags);
   void SetConstantInputs(const std::vector<bool>& flags);
   Status PrepareConstantInputs(std::span<const nxrt_constant_input> constants);
+  // Keeps `owner`, which holds the bytes of constants handed over with
+  // bytes_persist, alive until the plugin's kernel is destroyed: the kernel,
+  // or a state it adopts, may read them in place.
+  void RetainConstantBytes(std::shared_ptr<const void> owner) {
+    constant_bytes_owner_ = std::move(owner);
+  }
   // Empty when the kernel has nothing to share.
   SharedConstantState ShareableConstantState();
   // True when the kernel adopted `state` and needs no preparation.
@@ -76,6 +82,7 @@ class Kernel {
   std::shared_ptr<const NodeView> node_;
   const nxrt_kernel_api* api_;  // the plugin's normalised table
   nxrt_kernel* handle_;
+  std::shared_ptr<const void> constant_bytes_owner_;  // released after handle_ is destroyed
 };
 
 }  // namespace nxrt::plugin_host

@@ -298,8 +298,14 @@ class GraphBuilder {
   }
 
   Status AddInitializers() {
-    for (const auto& tensor : proto_.initializer()) {
+    const bool release = context_.releasable_graph == &proto_;
+    for (int i = 0; i < proto_.initializer_size(); ++i) {
+      const onnx::TensorProto& tensor = proto_.initializer(i);
       NXRT_RETURN_IF_ERROR(AddInitializer(tensor, "initializer " + Quoted(tensor.name())));
+      if (release) {
+        std::unique_ptr<std::string>(
+            context_.releasable_graph->mutable_initializer(i)->release_raw_data());
+      }
     }
     for (const auto& sparse : proto_.sparse_initializer()) {
       const std::string what = "sparse initializer " + Quoted(sparse.values().name());

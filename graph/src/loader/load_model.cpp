@@ -14,7 +14,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-Result<std::vector<std::byte>> ReadWholeFile(const fs::path& file) {
+// The model file opened for reading, after the checks that give each
+// failure its own message.
+Result<std::ifstream> OpenModelFile(const fs::path& file) {
   const std::string shown = Printable(file.string());
   std::error_code ec;
   const fs::file_status status = fs::status(file, ec);
@@ -24,22 +26,18 @@ Result<std::vector<std::byte>> ReadWholeFile(const fs::path& file) {
   if (!fs::is_regular_file(status)) {
     return InvalidArgument(shown + ": is not a regular file; pass the model.onnx file");
   }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return Unavailable(shown + ": cannot be opened for reading; check permissions");
   const auto size = fs::file_size(file, ec);
   if (ec) return Unavailable(shown + ": cannot read its size (" + ec.message() + ")");
   if (size > static_cast<uintmax_t>(INT_MAX)) {
     return Unsupported(shown + ": is larger than 2 GiB; save its weights as ONNX external data");
   }
-  std::vector<std::byte> bytes(size);
-  if (size > 0 &&
-      !in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(size))) {
-    return Unavailable(shown + ": read failed; check the file and the disk");
-  }
-  return bytes;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return Unavailable(shown + ": cannot be opened for reading; check permissions");
+  return in;
 }
 
-Result<Graph> LoadParsedModel(const onnx::ModelProto& model, const std::string& display_name,
+// Consumes `model`'s initializer bytes as it copies them into the store.
+Result<Graph> LoadParsedModel(onnx::ModelProto& model, const std::string& display_name,
                               const fs::path& external_data_dir) {
   if (!model.has_graph()) {
     return InvalidArgument(display_name +
@@ -58,6 +56,7 @@ Result<Graph> LoadParsedModel(const onnx::ModelProto& model, const std::string& 
   context.model_name = display_name;
   context.external_data_dir = external_data_dir;
   context.weights = std::make_shared<WeightStore>();
+  context.releasable_graph = model.mutable_graph();
   CollectDimParams(model.graph(), context.dim_params);
   NXRT_ASSIGN_OR_RETURN(Graph graph,
                         BuildGraph(model.graph(), context, nullptr, opsets, display_name));
@@ -66,8 +65,14 @@ Result<Graph> LoadParsedModel(const onnx::ModelProto& model, const std::string& 
   return graph;
 }
 
-// Parses `model_bytes`; `shown` names the model in errors. May throw
-// (allocation), so callers hold it inside their exception boundary.
+Status NotAModel(const std::string& shown) {
+  return InvalidArgument(shown +
+                         ": is not a valid ONNX protobuf (truncated or corrupt); "
+                         "re-export or re-download the model");
+}
+
+// Parses `model_bytes`; `shown` names the model in errors. Both parsers may
+// throw (allocation), so callers hold them inside their exception boundary.
 Result<onnx::ModelProto> ParseModel(std::span<const std::byte> model_bytes,
                                     const std::string& shown) {
   if (model_bytes.size() > static_cast<size_t>(INT_MAX)) {
@@ -75,9 +80,18 @@ Result<onnx::ModelProto> ParseModel(std::span<const std::byte> model_bytes,
   }
   onnx::ModelProto model;
   if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) {
-    return InvalidArgument(shown +
-                           ": is not a valid ONNX protobuf (truncated or corrupt); "
-                           "re-export or re-download the model");
+    return NotAModel(shown);
+  }
+  return model;
+}
+
+// Parses the model file `in` as it reads it, so the file's bytes are never
+// held whole beside the parsed model.
+Result<onnx::ModelProto> ParseModel(std::ifstream& in, const std::string& shown) {
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in)) {
+    if (in.bad()) return Unavailable(shown + ": read failed; check the file and the disk");
+    return NotAModel(shown);
   }
   return model;
 }
@@ -100,13 +114,8 @@ Result<Graph> LoadModelFromBytes(std::span<const std::byte> model_bytes,
 Result<Graph> LoadModelFromFile(const fs::path& model_file) {
   const std::string shown = Printable(model_file.string());
   try {
-    onnx::ModelProto model;
-    {
-      // The file's bytes go as soon as they are parsed, before the weights
-      // are copied out of the parsed model.
-      NXRT_ASSIGN_OR_RETURN(std::vector<std::byte> bytes, ReadWholeFile(model_file));
-      NXRT_ASSIGN_OR_RETURN(model, ParseModel(bytes, shown));
-    }
+    NXRT_ASSIGN_OR_RETURN(std::ifstream in, OpenModelFile(model_file));
+    NXRT_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModel(in, shown));
     return LoadParsedModel(model, shown, model_file.parent_path());
   } catch (const std::exception& e) {
     return Internal(shown + ": loading failed: " + e.what());

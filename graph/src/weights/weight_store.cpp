@@ -1,9 +1,11 @@
 #include "nxrt/graph/weight_store.hpp"
 
+#include <cstring>
 #include <system_error>
 
 #include "loader/quoted_name.hpp"
 #include "nxrt/support/checked_math.hpp"
+#include "weights/huge_page_arena.hpp"
 #include "weights/mapped_file.hpp"
 
 namespace nxrt::graph {
@@ -31,6 +33,14 @@ Result<uint64_t> RawByteSize(DataType dtype, uint64_t count) {
   return *total_bits / 8 + (*total_bits % 8 != 0 ? 1 : 0);
 }
 
+namespace {
+
+// Tensors from this size up are streamed by the products that read them, so
+// they go on huge pages; smaller ones would only spread the arena's pages.
+constexpr size_t kArenaThreshold = size_t{16} << 10;
+
+}  // namespace
+
 WeightStore::WeightStore() = default;
 WeightStore::~WeightStore() = default;
 WeightStore::WeightStore(WeightStore&&) noexcept = default;
@@ -38,12 +48,19 @@ WeightStore& WeightStore::operator=(WeightStore&&) noexcept = default;
 
 WeightRef WeightStore::AddOwned(DataType dtype, std::vector<int64_t> dims,
                                 std::vector<std::byte> bytes) {
-  auto storage = std::make_unique<std::vector<std::byte>>(std::move(bytes));
   auto tensor = std::make_unique<TensorData>();
   tensor->dtype = dtype;
   tensor->dims = std::move(dims);
-  tensor->bytes = std::span<const std::byte>(storage->data(), storage->size());
-  owned_.push_back(std::move(storage));
+  if (bytes.size() >= kArenaThreshold) {
+    if (!arena_) arena_ = std::make_unique<HugePageArena>();
+    const std::span<std::byte> block = arena_->Allocate(bytes.size());
+    std::memcpy(block.data(), bytes.data(), bytes.size());
+    tensor->bytes = block.first(bytes.size());
+  } else {
+    auto storage = std::make_unique<std::vector<std::byte>>(std::move(bytes));
+    tensor->bytes = std::span<const std::byte>(storage->data(), storage->size());
+    owned_.push_back(std::move(storage));
+  }
   tensors_.push_back(std::move(tensor));
   return WeightRef{static_cast<uint32_t>(tensors_.size() - 1)};
 }

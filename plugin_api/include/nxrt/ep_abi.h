@@ -1,4 +1,4 @@
-/* nxrt execution-provider ABI, version 1.1 (docs/abi-changelog.md lists the
+/* nxrt execution-provider ABI, version 1.2 (docs/abi-changelog.md lists the
  * changes between minors).
  *
  * The one contract between the nxrt host (libnxrt) and an execution-provider
@@ -15,7 +15,8 @@
  *    `size_t struct_size`, set by whoever fills it to sizeof the struct it was
  *    compiled with. Tables and structs only ever grow at the end. A reader
  *    treats a field past struct_size as absent, and a NULL optional function as
- *    "use the documented default".
+ *    "use the documented default". An array of structs is laid out at a stride
+ *    of its elements' struct_size, which is the same for every element.
  *  - Status. A function that can fail returns `nxrt_status*`: NULL is success,
  *    anything else is an error object made by host->status_create. Whoever
  *    receives a non-NULL status owns it and releases it exactly once with
@@ -42,7 +43,7 @@ extern "C" {
 /* ------------------------------------------------------------------------- */
 
 #define NXRT_EP_ABI_VERSION_MAJOR 1u
-#define NXRT_EP_ABI_VERSION_MINOR 1u
+#define NXRT_EP_ABI_VERSION_MINOR 2u
 #define NXRT_EP_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | ((minor)&0xFFFFu)))
 #define NXRT_EP_ABI_VERSION_MAJOR_OF(version) ((uint32_t)(version) >> 16)
 #define NXRT_EP_ABI_VERSION_MINOR_OF(version) ((uint32_t)(version)&0xFFFFu)
@@ -223,8 +224,13 @@ typedef struct nxrt_constant_input {
   nxrt_dtype dtype;
   size_t rank;
   const int64_t* dims;
-  const void* bytes; /* borrowed; valid only during the call (copy what you keep) */
+  const void* bytes; /* borrowed; valid during the call, longer when bytes_persist */
   size_t byte_size;
+  /* 1.2: nonzero when `bytes` stay valid and unchanged for as long as the
+   * kernel this call prepares lives, and with it every kernel that adopts its
+   * shareable state: the kernel may read them in place instead of keeping a
+   * copy. Zero, or absent (struct_size too small), means copy what you keep. */
+  nxrt_bool bytes_persist;
 } nxrt_constant_input;
 
 /* Per-request telemetry a kernel may report, summed by the host per node. */

@@ -457,6 +457,24 @@ std::span<const T> SpanOf(const T* data, size_t count) {
   return data ? std::span<const T>(data, count) : std::span<const T>();
 }
 
+// An array of structs the host laid out at its own struct_size, as structs of
+// this plugin's size: fields the host does not know read as zero, fields this
+// plugin does not know are dropped.
+template <typename T>
+std::vector<T> StructsOf(const T* data, size_t count) {
+  std::vector<T> out(count);
+  if (data == nullptr || count == 0) return out;
+  const size_t stride = data->struct_size;
+  const size_t copied = std::min(stride, sizeof(T));
+  const auto* bytes = reinterpret_cast<const unsigned char*>(data);
+  for (size_t i = 0; i < count; ++i) {
+    std::memset(static_cast<void*>(&out[i]), 0, sizeof(T));
+    std::memcpy(static_cast<void*>(&out[i]), bytes + i * stride, copied);
+    out[i].struct_size = sizeof(T);
+  }
+  return out;
+}
+
 template <typename Ep>
 nxrt_status* CreateEp(nxrt_host_context* context, const nxrt_options* options, nxrt_ep** out,
                       const nxrt_host_api* host_api) noexcept {
@@ -559,8 +577,10 @@ inline void SetConstantInputs(nxrt_kernel* kernel, const nxrt_bool* flags, size_
 inline nxrt_status* PrepareConstantInputs(nxrt_kernel* kernel, const nxrt_constant_input* constants,
                                           size_t count) noexcept {
   Kernel* k = KernelHandle::Of(kernel);
-  return Guard(KernelHandle::HostOf(*k),
-               [&] { k->PrepareConstantInputs(SpanOf(constants, count)); });
+  return Guard(KernelHandle::HostOf(*k), [&] {
+    const std::vector<nxrt_constant_input> normalised = StructsOf(constants, count);
+    k->PrepareConstantInputs(normalised);
+  });
 }
 
 inline nxrt_shared_state* ShareableConstantState(nxrt_kernel* kernel) noexcept {

@@ -1,5 +1,6 @@
 #include <cstddef>
 #include <cstring>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -66,6 +67,49 @@ TEST(StructSize, SdkTreatsHostEntriesPastAnOlderHostsSizeAsAbsent) {
   EXPECT_FALSE(host.LogEnabled(NXRT_LOG_ERROR));
   host.Log(NXRT_LOG_ERROR, "dropped, not a crash");
   EXPECT_NE(host.api().status_create, nullptr);
+}
+
+// nxrt_constant_input as a 1.1 host lays it out: without bytes_persist.
+struct ConstantInputOfOneOne {
+  size_t struct_size;
+  size_t input_index;
+  nxrt_dtype dtype;
+  size_t rank;
+  const int64_t* dims;
+  const void* bytes;
+  size_t byte_size;
+};
+
+TEST(StructSize, SdkReadsAnOlderHostsConstantArrayAtItsStride) {
+  static_assert(sizeof(ConstantInputOfOneOne) < sizeof(nxrt_constant_input));
+  const int64_t dims[] = {3};
+  const float first[] = {1, 2, 3}, second[] = {4, 5, 6};
+  const ConstantInputOfOneOne older[] = {
+      {sizeof(ConstantInputOfOneOne), 1, NXRT_DTYPE_FLOAT32, 1, dims, first, sizeof(first)},
+      {sizeof(ConstantInputOfOneOne), 2, NXRT_DTYPE_FLOAT32, 1, dims, second, sizeof(second)}};
+  const std::vector<nxrt_constant_input> seen =
+      nxrt::sdk::detail::StructsOf(reinterpret_cast<const nxrt_constant_input*>(older), 2);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[1].input_index, 2u);
+  EXPECT_EQ(seen[1].bytes, second);
+  EXPECT_EQ(seen[1].byte_size, sizeof(second));
+  for (const nxrt_constant_input& c : seen) {
+    EXPECT_EQ(c.bytes_persist, 0) << "a 1.1 host's bytes are borrowed for the call";
+    EXPECT_EQ(c.struct_size, sizeof(nxrt_constant_input));
+  }
+}
+
+TEST(StructSize, SdkKeepsTheFieldsOfACurrentHostsConstantArray) {
+  const int64_t dims[] = {2};
+  const float data[] = {1, 2};
+  const nxrt_constant_input current[] = {
+      {sizeof(nxrt_constant_input), 0, NXRT_DTYPE_FLOAT32, 1, dims, data, sizeof(data), 1},
+      {sizeof(nxrt_constant_input), 3, NXRT_DTYPE_FLOAT32, 1, dims, data, sizeof(data), 0}};
+  const std::vector<nxrt_constant_input> seen = nxrt::sdk::detail::StructsOf(current, 2);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].bytes_persist, 1);
+  EXPECT_EQ(seen[1].input_index, 3u);
+  EXPECT_EQ(seen[1].bytes_persist, 0);
 }
 
 }  // namespace

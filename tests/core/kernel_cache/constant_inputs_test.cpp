@@ -30,6 +30,7 @@ TEST(ConstantInputsTest, ResolvesInitializersToDtypeShapeAndStoreBytes) {
   EXPECT_EQ(w.bytes, stored.bytes.data());
   EXPECT_EQ(w.byte_size, 3 * sizeof(float));
   EXPECT_EQ(static_cast<const float*>(w.bytes)[2], 3.0f);
+  EXPECT_NE(w.bytes_persist, 0) << "store bytes are lent for the kernel's lifetime";
 }
 
 TEST(ConstantInputsTest, ANodeWithoutInitializersHasNoConstants) {

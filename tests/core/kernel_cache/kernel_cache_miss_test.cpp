@@ -1,6 +1,7 @@
 // What a miss asks of the plugin, in order: claim at concrete shapes, create,
 // constant flags, adopt or prepare, telemetry, capture decision; and the one
 // publication that moves the readiness epoch.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -113,6 +114,26 @@ TEST(KernelCacheMissTest, ASecondVariantAdoptsTheFirstVariantsConstants) {
             (std::vector<std::string>{"adopt k2 adopted", "adopt k3 adopted"}));
   // One prepared copy, shared by all three variants.
   EXPECT_EQ(MockLibrary::Get().LiveCount("shared_state"), 1);
+}
+
+TEST(KernelCacheMissTest, KernelsKeepTheWeightStoreTheyReadInPlaceAlive) {
+  auto ep = MakeMockEp({{"share", "1"}});
+  TestGraph g;
+  const graph::NodeId node = g.AddNode("Add", "add", true);
+  const std::weak_ptr<graph::WeightStore> store = g.graph().weights;
+  SlotResetter resetter;
+  {
+    KernelCache cache(resetter);
+    PreBinding binding;
+    const std::vector<InputShape> two = XwShapes(2), three = XwShapes(3);
+    ASSERT_TRUE(cache.GetOrCreate(Request(g, node, ep, two), binding).ok());
+    ASSERT_TRUE(cache.GetOrCreate(Request(g, node, ep, three), binding).ok());
+    // Constants went over with bytes_persist, so the store must outlive the
+    // kernels (the adopting one too), whoever else lets go of it.
+    g.graph().weights.reset();
+    EXPECT_FALSE(store.expired());
+  }
+  EXPECT_TRUE(store.expired());
 }
 
 TEST(KernelCacheMissTest, WithoutShareableConstantsEveryVariantPrepares) {

@@ -293,13 +293,10 @@ TEST(MockProvider, SiblingVariantAdoptsSharedConstants) {
 
   const std::vector<float> weights = {0.5f, 1.5f};
   const std::vector<int64_t> dims = {2};
-  const nxrt_constant_input constant{sizeof(nxrt_constant_input),
-                                     1,
-                                     NXRT_DTYPE_FLOAT32,
-                                     1,
-                                     dims.data(),
-                                     weights.data(),
-                                     sizeof(float) * 2};
+  const nxrt_constant_input constant{
+      sizeof(nxrt_constant_input), 1, NXRT_DTYPE_FLOAT32, 1, dims.data(), weights.data(),
+      sizeof(float) * 2,
+      /*bytes_persist=*/0};
   first->SetConstantInputs(std::vector<bool>{false, true});
   ASSERT_TRUE(first->PrepareConstantInputs({&constant, 1}).ok());
   auto state = first->ShareableConstantState();

@@ -156,6 +156,36 @@ TEST(PluginLoad, OlderMinorWithShorterTablesWorksWithDefaults) {
   EXPECT_EQ(output, input);
 }
 
+TEST(PluginLoad, OlderMinorReadsConstantsAtItsOwnStride) {
+  auto plugin = Plugin::Load(nxrt_test::FixturePlugin("old_minor"));
+  ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
+  auto provider = ExecutionProvider::Create(*plugin);
+  ASSERT_TRUE(provider.ok()) << provider.status().ToString();
+  auto graph = nxrt_test::MakeSingleNodeGraph("Identity", {{4}}, {4});
+  const std::vector<std::vector<int64_t>> dims = {{4}};
+  auto kernel = (*provider)->CreateKernel({}, graph.View(), nxrt_test::ConcreteShapes(dims), 17);
+  ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
+
+  const int64_t shape[] = {1};
+  const float first = 1.5f, second = -2.5f, third = 8.0f;
+  const std::vector<nxrt_constant_input> constants = {
+      {sizeof(nxrt_constant_input), 1, NXRT_DTYPE_FLOAT32, 1, shape, &first, sizeof(float), 1},
+      {sizeof(nxrt_constant_input), 2, NXRT_DTYPE_FLOAT32, 1, shape, &second, sizeof(float), 1},
+      {sizeof(nxrt_constant_input), 4, NXRT_DTYPE_FLOAT32, 1, shape, &third, sizeof(float), 1}};
+  ASSERT_TRUE((*kernel)->PrepareConstantInputs(constants).ok());
+
+  boost::dll::shared_library same_library(nxrt_test::FixturePlugin("old_minor").string());
+  auto index = same_library.get<size_t(size_t)>("fixture_seen_constant_index");
+  auto value = same_library.get<float(size_t)>("fixture_seen_constant_first");
+  EXPECT_EQ(index(0), 1u);
+  EXPECT_EQ(value(0), first);
+  // Past the first element only the 1.0 stride finds the constants.
+  EXPECT_EQ(index(1), 2u);
+  EXPECT_EQ(value(1), second);
+  EXPECT_EQ(index(2), 4u);
+  EXPECT_EQ(value(2), third);
+}
+
 TEST(PluginLoad, HostTableLongerThanThePluginKnowsIsAccepted) {
   auto plugin = Plugin::Load(nxrt_test::FixturePlugin("old_minor"));
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();

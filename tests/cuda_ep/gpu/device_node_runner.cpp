@@ -263,7 +263,7 @@ std::vector<HostTensor> RunNode(ExecutionProvider& provider, SingleNodeGraph& gr
     flags[i] = true;
     const HostTensor& t = inputs[i];
     constants.push_back({sizeof(nxrt_constant_input), i, t.dtype, t.dims.size(), t.dims.data(),
-                         t.bytes.data(), t.bytes.size()});
+                         t.bytes.data(), t.bytes.size(), /*bytes_persist=*/0});
   }
   (*kernel)->SetConstantInputs(flags);
   if (!constants.empty()) {

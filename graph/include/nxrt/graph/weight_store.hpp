@@ -1,7 +1,9 @@
-// The bytes of a model's initializers. Inline data is held in memory; ONNX
-// external data is memory-mapped from files inside the model's folder. Every
-// tensor is exposed as a read-only byte span in ONNX's little-endian raw
-// layout (strings excepted, kept as a vector of std::string).
+// The bytes of a model's initializers. Inline data is held in memory, the
+// larger tensors on huge pages; ONNX external data is memory-mapped from
+// files inside the model's folder. Every tensor is exposed as a read-only
+// byte span in ONNX's little-endian raw layout (strings excepted, kept as a
+// vector of std::string) that stays put for the store's lifetime: kernels
+// read weights in place while they hold the store.
 #pragma once
 
 #include <cstddef>
@@ -40,6 +42,7 @@ Result<uint64_t> ElementCount(std::span<const int64_t> dims);
 Result<uint64_t> RawByteSize(DataType dtype, uint64_t count);
 
 class MappedFile;
+class HugePageArena;
 
 class WeightStore {
  public:
@@ -65,7 +68,8 @@ class WeightStore {
 
  private:
   std::vector<std::unique_ptr<TensorData>> tensors_;
-  std::vector<std::unique_ptr<std::vector<std::byte>>> owned_;
+  std::vector<std::unique_ptr<std::vector<std::byte>>> owned_;  // small tensors
+  std::unique_ptr<HugePageArena> arena_;                        // larger ones
   std::unordered_map<std::string, std::shared_ptr<MappedFile>> mapping_by_path_;
 };
 
