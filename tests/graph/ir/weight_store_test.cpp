@@ -3,10 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "nxrt/graph/weight_store.hpp"
 
@@ -31,6 +34,33 @@ TEST(WeightStoreTest, OwnedTensorsKeepTheirBytes) {
   EXPECT_EQ(std::memcmp(first.bytes.data(), bytes.data(), 4), 0);
   EXPECT_EQ(store.Get(b).dtype, DataType::kString);
   EXPECT_THAT(store.Get(b).strings, ::testing::ElementsAre("hello"));
+}
+
+TEST(WeightStoreTest, LargeTensorsStayPutAlignedWhileMoreArrive) {
+  // Sizes around the huge-page arena's threshold, chunk and page sizes, so
+  // tensors go to both kinds of storage and the arena opens several chunks.
+  const std::vector<size_t> sizes = {(16 << 10) - 1, 16 << 10, 100'003,  2 << 20,  (2 << 20) + 8,
+                                     5'000'000,      3,        12 << 20, 64 << 10, (40 << 20) + 1};
+  WeightStore store;
+  std::vector<std::pair<WeightRef, std::vector<std::byte>>> added;
+  std::vector<const std::byte*> where;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::vector<std::byte> bytes(sizes[i]);
+    for (size_t j = 0; j < bytes.size(); ++j) bytes[j] = std::byte(static_cast<uint8_t>(j * 7 + i));
+    const WeightRef ref = store.AddOwned(DataType::kUint8, {static_cast<int64_t>(sizes[i])}, bytes);
+    where.push_back(store.Get(ref).bytes.data());
+    added.emplace_back(ref, std::move(bytes));
+  }
+  for (size_t i = 0; i < added.size(); ++i) {
+    const TensorData& data = store.Get(added[i].first);
+    EXPECT_EQ(data.bytes.data(), where[i]) << "tensor " << i << " moved";
+    ASSERT_EQ(data.bytes.size(), sizes[i]);
+    EXPECT_EQ(std::memcmp(data.bytes.data(), added[i].second.data(), sizes[i]), 0) << i;
+    if (sizes[i] >= (16 << 10)) {
+      // Kernels stream these in place with vector loads.
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(data.bytes.data()) % 64, 0u) << i;
+    }
+  }
 }
 
 TEST(WeightStoreTest, ElementCount) {
