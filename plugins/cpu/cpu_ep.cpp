@@ -3,10 +3,10 @@
 #include <charconv>
 #include <string>
 
+#include "cpu_kernel.hpp"
 #include "device_graph/recorder.hpp"
 #include "math_threads.hpp"
 #include "op_registry.hpp"
-#include "sampling_kernel.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -51,10 +51,13 @@ CpuEp::CpuEp(const sdk::Host& host, const sdk::Options& options) : host_(host) {
     } else if (key == "device_graphs") {
       device_graphs = ParseFlag(std::string(key), std::string(value));
     } else if (key == "seed") {
-      seed_ = ParseSeed(std::string(value));
+      settings_.seed = ParseSeed(std::string(value));
+    } else if (key == "prepack") {
+      settings_.prepack = ParseFlag(std::string(key), std::string(value));
     } else {
-      throw sdk::Error(NXRT_STATUS_INVALID_ARGUMENT, "cpu EP: unknown option '" + std::string(key) +
-                                                         "' (known: threads, device_graphs, seed)");
+      throw sdk::Error(NXRT_STATUS_INVALID_ARGUMENT,
+                       "cpu EP: unknown option '" + std::string(key) +
+                           "' (known: threads, device_graphs, seed, prepack)");
     }
   }
   math_threads_ = std::make_unique<MathThreadLease>(threads);
@@ -97,21 +100,18 @@ std::shared_ptr<sdk::ComputeRecorder> CpuEp::CallRecorder() {
   return recorder_;
 }
 
-std::unique_ptr<sdk::Kernel> CpuEp::MakeKernel(const sdk::Node& node,
-                                               std::span<const nxrt_shape> inputs, int64_t opset) {
+std::unique_ptr<CpuKernel> CpuEp::MakeKernel(const sdk::Node& node,
+                                             std::span<const nxrt_shape> inputs, int64_t opset) {
   const std::string op(node.op_type());
   const OpDefinition* definition = CpuOps().Find(node.domain(), op);
   if (definition == nullptr || opset < definition->since_opset) {
     throw sdk::Error(NXRT_STATUS_UNSUPPORTED, op + ": not implemented by the cpu EP");
   }
-  std::unique_ptr<sdk::Kernel> kernel =
-      definition->create_with_host ? definition->create_with_host(host_, node, inputs, opset)
-                                   : definition->create(node, inputs, opset);
-  if (seed_) {
-    if (auto* sampling = dynamic_cast<SamplingKernel*>(kernel.get())) {
-      sampling->SeedFromEp(*seed_, node.name());
-    }
-  }
+  std::unique_ptr<CpuKernel> kernel = definition->create_with_host
+                                          ? definition->create_with_host(host_, node, inputs, opset)
+                                          : definition->create(node, inputs, opset);
+  if (!kernel) throw sdk::Error(NXRT_STATUS_INTERNAL, op + ": the cpu EP made no kernel");
+  kernel->ApplySettings(settings_, node.name());
   return kernel;
 }
 

@@ -10,17 +10,22 @@
 // largest `threads` among live CPU EPs (math_threads.hpp). `device_graphs` (1
 // default, or 0) says whether the EP captures device graphs: with 1 the calls
 // of a capture are recorded and later replayed without per-node dispatch
-// (device_graph/); with 0 the host runs everything eagerly.
+// (device_graph/); with 0 the host runs everything eagerly. `seed` seeds the
+// sampling ops that have no seed attribute, so whole runs repeat. `prepack`
+// (1 default, or 0) says whether products of several rows read constant
+// matrices from a copy in oneDNN's blocked layout (ep_settings.hpp).
 #pragma once
 
 #include <memory>
 #include <optional>
 #include <span>
 
+#include "ep_settings.hpp"
 #include "nxrt/ep_sdk.hpp"
 
 namespace nxrt::cpu {
 
+class CpuKernel;
 class MathThreadLease;
 class Recorder;
 
@@ -45,16 +50,16 @@ class CpuEp : public sdk::ExecutionProvider {
   std::shared_ptr<sdk::ComputeRecorder> CallRecorder() override;
 
  private:
-  // The op's kernel, unwrapped.
-  std::unique_ptr<sdk::Kernel> MakeKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                                          int64_t opset);
+  // The op's kernel, unwrapped, with the EP's settings applied.
+  std::unique_ptr<CpuKernel> MakeKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                                        int64_t opset);
   // Throws UNSUPPORTED when device graphs are off.
   Recorder& RequireRecorder() const;
 
   sdk::Host host_;
   std::unique_ptr<MathThreadLease> math_threads_;
   std::shared_ptr<Recorder> recorder_;  // null when device graphs are off
-  std::optional<uint64_t> seed_;        // the `seed` option, for sampling ops without one
+  EpSettings settings_;
 };
 
 }  // namespace nxrt::cpu

@@ -8,8 +8,10 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "dtype.hpp"
+#include "ep_settings.hpp"
 #include "nxrt/ep_sdk.hpp"
 #include "op_registry.hpp"
 #include "tensor.hpp"
@@ -20,6 +22,11 @@ class CpuKernel : public sdk::Kernel {
  public:
   explicit CpuKernel(bool capture_safe) : capture_safe_(capture_safe) {}
   bool CaptureSafe() const override { return capture_safe_; }
+
+  // Called once, right after the kernel is made and before any constant is
+  // prepared, for the node named `node_name`. Kernels that no option shapes
+  // ignore it.
+  virtual void ApplySettings(const EpSettings& /*settings*/, std::string_view /*node_name*/) {}
 
  private:
   bool capture_safe_;

@@ -18,16 +18,18 @@
 
 namespace nxrt::cpu {
 
+class CpuKernel;
+
 using ClaimFn = std::function<sdk::ClaimResult(const sdk::Node& node, int64_t opset,
                                                std::span<const nxrt_value_info> inputs)>;
-using CreateFn = std::function<std::unique_ptr<sdk::Kernel>(
+using CreateFn = std::function<std::unique_ptr<CpuKernel>(
     const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset)>;
 
 // For kernels that read what the SDK's Node does not wrap (tensor
 // attributes) through the host table.
 using CreateWithHostFn =
-    std::function<std::unique_ptr<sdk::Kernel>(const sdk::Host& host, const sdk::Node& node,
-                                               std::span<const nxrt_shape> inputs, int64_t opset)>;
+    std::function<std::unique_ptr<CpuKernel>(const sdk::Host& host, const sdk::Node& node,
+                                             std::span<const nxrt_shape> inputs, int64_t opset)>;
 
 struct OpDefinition {
   OpDefinition(int64_t since, ClaimFn claim_fn, CreateFn create_fn)

@@ -30,8 +30,8 @@ inline void RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alpha, cons
 
 // Kernel base for MatMul and Gemm: the float plan, and a constant B kept in
 // a ConstantMatrix shared by the node's shape variants. A float plan over a
-// constant B reads it in oneDNN's preferred layout; a single row and double
-// products read it as given.
+// constant B reads it in oneDNN's preferred layout, or as given with the
+// `prepack` option off; a single row and double products read it as given.
 class PackingKernel : public CpuKernel {
  public:
   PackingKernel(nxrt_dtype dtype, Dims b_dims, bool transpose_b)
@@ -44,6 +44,9 @@ class PackingKernel : public CpuKernel {
       constant_ = std::make_shared<ConstantMatrix>(c);
       UseConstant(&c);
     }
+  }
+  void ApplySettings(const EpSettings& settings, std::string_view /*node_name*/) override {
+    prepack_ = settings.prepack;
   }
   std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return constant_; }
   bool AdoptShareableConstantState(const std::shared_ptr<sdk::SharedState>& state) override {
@@ -101,7 +104,7 @@ class PackingKernel : public CpuKernel {
   // Takes the form of the constant B this kernel reads; `source` is the
   // constant while the host hands it over.
   void UseConstant(const nxrt_constant_input* source) {
-    if (HasFloatPlan() && whole_b_) {
+    if (HasFloatPlan() && whole_b_ && prepack_) {
       float_matmul_.emplace(plan_shape_, onednn::WeightsLayout::kPreferred);
       preferred_ = constant_->Preferred(*float_matmul_, source);
     } else {
@@ -112,6 +115,7 @@ class PackingKernel : public CpuKernel {
   std::optional<onednn::FloatMatmul> float_matmul_;
   onednn::MatmulShape plan_shape_;
   bool whole_b_ = false;
+  bool prepack_ = true;
   std::shared_ptr<ConstantMatrix> constant_;
   const void* as_given_ = nullptr;                            // in constant_
   std::shared_ptr<const onednn::PreparedWeights> preferred_;  // for float_matmul_

@@ -25,8 +25,9 @@ SamplingKernel::SamplingKernel(const sdk::Node& node)
   }
 }
 
-void SamplingKernel::SeedFromEp(uint64_t ep_seed, std::string_view node_name) {
-  if (own_seed_) return;
+void SamplingKernel::ApplySettings(const EpSettings& settings, std::string_view node_name) {
+  if (own_seed_ || !settings.seed) return;
+  const uint64_t ep_seed = *settings.seed;
   const uint64_t name = NameHash(node_name);
   std::seed_seq sequence{static_cast<uint32_t>(ep_seed), static_cast<uint32_t>(ep_seed >> 32),
                          static_cast<uint32_t>(name), static_cast<uint32_t>(name >> 32)};

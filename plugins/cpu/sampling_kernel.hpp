@@ -18,9 +18,9 @@ class SamplingKernel : public CpuKernel {
  public:
   explicit SamplingKernel(const sdk::Node& node);
 
-  // Seeds a node without a seed attribute from the EP's `seed`; a node with
-  // one keeps it.
-  void SeedFromEp(uint64_t ep_seed, std::string_view node_name);
+  // Seeds a node without a seed attribute from the EP's `seed`, if set; a
+  // node with one keeps it.
+  void ApplySettings(const EpSettings& settings, std::string_view node_name) override;
 
  protected:
   std::mt19937_64 engine_;

@@ -90,6 +90,10 @@ TEST(CpuEpBehaviour, RefusesBadOptions) {
   EXPECT_NE(unknown.status().message().find("thread"), std::string::npos);
   auto two = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"threads", "2"}});
   EXPECT_TRUE(two.ok()) << two.status().ToString();
+  auto prepack = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"prepack", "yes"}});
+  ASSERT_FALSE(prepack.ok());
+  EXPECT_NE(prepack.status().message().find("prepack=yes"), std::string::npos)
+      << prepack.status().ToString();
 }
 
 TEST(CpuEpBehaviour, DeclinesWithReasons) {
@@ -424,24 +428,29 @@ void ExpectNear(const std::vector<float>& got, const std::vector<float>& expecte
   }
 }
 
-// A single-row MatMul over constant B: the output of a compute after B's
-// bytes changed, given that B was prepared with `persist`.
-std::vector<float> SingleRowAfterBChanged(bool persist) {
+// A MatMul of `rows` rows over constant B: the output of a compute after B's
+// bytes changed, given that B was prepared with `persist`, on a CPU EP made
+// with `options`.
+std::vector<float> RowsAfterBChanged(
+    bool persist, int64_t rows = 1,
+    const std::vector<std::pair<std::string, std::string>>& options = {}) {
   constexpr int64_t kK = 4, kN = 3;
-  auto ep = CpuEp();
+  auto ep = nxrt::plugin_host::ExecutionProvider::Create(CpuPlugin(), options);
+  EXPECT_TRUE(ep.ok()) << ep.status().ToString();
+  if (!ep.ok()) return {};
   const std::vector<int64_t> b_dims{kK, kN};
   std::vector<float> b = Ramp(kK * kN, 1.0f);
   OneNode matmul("MatMul", "",
-                 {{DataType::kFloat32, {1, kK}, {}}, {DataType::kFloat32, b_dims, b}});
-  const std::vector<std::vector<int64_t>> dims{{1, kK}, b_dims};
-  auto kernel = ep->CreateKernel({}, matmul.view, Shapes(dims), 17);
+                 {{DataType::kFloat32, {rows, kK}, {}}, {DataType::kFloat32, b_dims, b}});
+  const std::vector<std::vector<int64_t>> dims{{rows, kK}, b_dims};
+  auto kernel = (*ep)->CreateKernel({}, matmul.view, Shapes(dims), 17);
   EXPECT_TRUE(kernel.ok()) << kernel.status().ToString();
   if (!kernel.ok()) return {};
   (*kernel)->SetConstantInputs(std::vector<bool>{false, true});
   const nxrt_constant_input constant = ConstantOf(1, b_dims, b, persist);
   EXPECT_TRUE((*kernel)->PrepareConstantInputs({&constant, 1}).ok());
   for (float& v : b) v *= 2.0f;
-  std::vector<float> a{1, -1, 0.5f, 2};
+  std::vector<float> a = Ramp(rows * kK, 0.5f);
   std::vector<float> stale_b(b.size(), 0.0f);
   FloatOutputs services;
   EXPECT_TRUE(RunKernel(**kernel, {&a, &stale_b}, dims, services));
@@ -449,14 +458,27 @@ std::vector<float> SingleRowAfterBChanged(bool persist) {
 }
 
 TEST(CpuEpBehaviour, PersistentConstantBIsReadInPlaceAndABorrowedOneIsCopied) {
-  const std::vector<float> a{1, -1, 0.5f, 2};
+  const std::vector<float> a = Ramp(4, 0.5f);
   const std::vector<float> given = Ramp(12, 1.0f);
   std::vector<float> doubled = given;
   for (float& v : doubled) v *= 2.0f;
   // No copy of a persistent B: the gemv reads the host's bytes, as they are now.
-  ExpectNear(SingleRowAfterBChanged(true), Product(a, doubled, {}, 1, 3, 4, false, 1.0f, 0.0f));
+  ExpectNear(RowsAfterBChanged(true), Product(a, doubled, {}, 1, 3, 4, false, 1.0f, 0.0f));
   // A borrowed B is copied during prepare, so a later change is not seen.
-  ExpectNear(SingleRowAfterBChanged(false), Product(a, given, {}, 1, 3, 4, false, 1.0f, 0.0f));
+  ExpectNear(RowsAfterBChanged(false), Product(a, given, {}, 1, 3, 4, false, 1.0f, 0.0f));
+}
+
+TEST(CpuEpBehaviour, PrepackOffReadsAPersistentBInPlaceForSeveralRows) {
+  constexpr int64_t kRows = 5;
+  const std::vector<float> a = Ramp(kRows * 4, 0.5f);
+  const std::vector<float> given = Ramp(12, 1.0f);
+  std::vector<float> doubled = given;
+  for (float& v : doubled) v *= 2.0f;
+  // Off: oneDNN's product reads the host's bytes.
+  ExpectNear(RowsAfterBChanged(true, kRows, {{"prepack", "0"}}),
+             Product(a, doubled, {}, kRows, 3, 4, false, 1.0f, 0.0f));
+  // On (the default): it reads its blocked copy, made while preparing.
+  ExpectNear(RowsAfterBChanged(true, kRows), Product(a, given, {}, kRows, 3, 4, false, 1.0f, 0.0f));
 }
 
 TEST(CpuEpBehaviour, SeveralRowVariantLaysOutTheSingleRowVariantsConstantB) {

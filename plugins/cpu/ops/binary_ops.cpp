@@ -239,31 +239,31 @@ template <typename Op, bool kPredicate, typename List>
 // Before opset `channel_b_before`, a rank-1 second operand is per channel.
 void AddBinary(OpRegistry& registry, const char* name, List list,
                BinaryParams (*read)(const sdk::Node&) = nullptr, int64_t channel_b_before = 0) {
-  registry.Add(
-      name, {1,
-             [list](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-               if (auto reason = CheckInputDtype(node, inputs, 0, list)) {
-                 return sdk::ClaimResult::Declined(*reason);
-               }
-               return ClaimUnless(CheckInputDtype(node, inputs, 1, list));
-             },
-             [list, read, name, channel_b_before](const sdk::Node& node,
-                                                  std::span<const nxrt_shape> inputs,
-                                                  int64_t opset) -> std::unique_ptr<sdk::Kernel> {
-               if (inputs[0].dtype != inputs[1].dtype) {
-                 FailInvalid(std::string(name) + ": operands have dtypes " +
-                             DtypeName(inputs[0].dtype) + " and " + DtypeName(inputs[1].dtype));
-               }
-               nxrt_dtype out_dtype = kPredicate ? NXRT_DTYPE_BOOL : inputs[0].dtype;
-               BinaryFn fn = Dispatch(list, inputs[0].dtype, name, [](auto tag) -> BinaryFn {
-                 using T = typename decltype(tag)::type;
-                 using Out = std::conditional_t<kPredicate, bool, T>;
-                 return &RunBinary<T, T, Out, Op>;
-               });
-               return std::make_unique<BinaryKernel>(fn, read ? read(node) : BinaryParams{},
-                                                     out_dtype, name, inputs,
-                                                     opset < channel_b_before);
-             }});
+  registry.Add(name,
+               {1,
+                [list](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                  if (auto reason = CheckInputDtype(node, inputs, 0, list)) {
+                    return sdk::ClaimResult::Declined(*reason);
+                  }
+                  return ClaimUnless(CheckInputDtype(node, inputs, 1, list));
+                },
+                [list, read, name, channel_b_before](const sdk::Node& node,
+                                                     std::span<const nxrt_shape> inputs,
+                                                     int64_t opset) -> std::unique_ptr<CpuKernel> {
+                  if (inputs[0].dtype != inputs[1].dtype) {
+                    FailInvalid(std::string(name) + ": operands have dtypes " +
+                                DtypeName(inputs[0].dtype) + " and " + DtypeName(inputs[1].dtype));
+                  }
+                  nxrt_dtype out_dtype = kPredicate ? NXRT_DTYPE_BOOL : inputs[0].dtype;
+                  BinaryFn fn = Dispatch(list, inputs[0].dtype, name, [](auto tag) -> BinaryFn {
+                    using T = typename decltype(tag)::type;
+                    using Out = std::conditional_t<kPredicate, bool, T>;
+                    return &RunBinary<T, T, Out, Op>;
+                  });
+                  return std::make_unique<BinaryKernel>(fn, read ? read(node) : BinaryParams{},
+                                                        out_dtype, name, inputs,
+                                                        opset < channel_b_before);
+                }});
 }
 
 using PowBaseTypes = TypeList<float, double, Float16, BFloat16, int32_t, int64_t>;
@@ -328,7 +328,7 @@ void RegisterBinaryOps(OpRegistry& r) {
            return numeric.claim(node, opset, inputs);
          },
          [numeric](const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                   int64_t opset) -> std::unique_ptr<sdk::Kernel> {
+                   int64_t opset) -> std::unique_ptr<CpuKernel> {
            if (inputs[0].dtype == NXRT_DTYPE_STRING && inputs[1].dtype == NXRT_DTYPE_STRING) {
              return std::make_unique<BinaryKernel>(&RunEqualStrings, BinaryParams{},
                                                    NXRT_DTYPE_BOOL, "Equal", inputs);
@@ -344,7 +344,7 @@ void RegisterBinaryOps(OpRegistry& r) {
                   return ClaimUnless(CheckInputDtype(node, inputs, 1, NumericTypes{}));
                 },
                 [](const sdk::Node&, std::span<const nxrt_shape> inputs,
-                   int64_t) -> std::unique_ptr<sdk::Kernel> {
+                   int64_t) -> std::unique_ptr<CpuKernel> {
                   BinaryFn fn = Dispatch(PowBaseTypes{}, inputs[0].dtype, "Pow", [&](auto base) {
                     using TA = typename decltype(base)::type;
                     return Dispatch(NumericTypes{}, inputs[1].dtype, "Pow",

@@ -173,8 +173,8 @@ sdk::ClaimResult ClaimLoop(const sdk::Node& node, int64_t,
   return sdk::ClaimResult::Claimed();
 }
 
-std::unique_ptr<sdk::Kernel> MakeLoop(const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                                      int64_t) {
+std::unique_ptr<CpuKernel> MakeLoop(const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                                    int64_t) {
   const size_t carried = inputs.size() - 2;
   const size_t scanned = node.output_count() - carried;
   std::vector<nxrt_value_info> infos;
@@ -367,8 +367,8 @@ std::vector<bool> Directions(const sdk::Node& node, const char* name, size_t cou
   return reversed;
 }
 
-std::unique_ptr<sdk::Kernel> MakeScan(const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                                      int64_t opset) {
+std::unique_ptr<CpuKernel> MakeScan(const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                                    int64_t opset) {
   const bool batched = opset < 9;
   ScanLayout layout;
   layout.scan_inputs = static_cast<size_t>(node.AttrInt("num_scan_inputs", 0));

@@ -345,8 +345,8 @@ sdk::ClaimResult ClaimSkipNorm(const sdk::Node& node, int64_t,
   return ClaimSameFloatInputs(node, inputs, 3);
 }
 
-std::unique_ptr<sdk::Kernel> CreateRmsNorm(const sdk::Node& node,
-                                           std::span<const nxrt_shape> inputs, int64_t) {
+std::unique_ptr<CpuKernel> CreateRmsNorm(const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                                         int64_t) {
   return std::make_unique<RmsNormKernel>(std::string(node.op_type()), inputs[0].dtype,
                                          node.AttrInt("axis", -1), node.AttrFloat("epsilon", 1e-5f),
                                          node.output_count() > 1);

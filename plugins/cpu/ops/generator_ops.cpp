@@ -171,13 +171,13 @@ void RegisterGeneratorOps(OpRegistry& r) {
                        return sdk::ClaimResult::Claimed();
                      },
                      [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape>,
-                        int64_t) -> std::unique_ptr<sdk::Kernel> {
+                        int64_t) -> std::unique_ptr<CpuKernel> {
                        return std::make_unique<ConstantKernel>(ConstantValue(host, node));
                      }});
   r.Add("ConstantOfShape",
         {9, ClaimInputDtype(TypeList<int64_t>{}),
          [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
-            int64_t) -> std::unique_ptr<sdk::Kernel> {
+            int64_t) -> std::unique_ptr<CpuKernel> {
            AttributeTensor value = ReadTensorAttribute(host, node, "value")
                                        .value_or(OwnedFrom(std::vector<float>{0.0f}, {1}));
            if (value.dtype == NXRT_DTYPE_STRING || value.bytes.size() != DtypeSize(value.dtype)) {

@@ -173,8 +173,8 @@ sdk::ClaimResult ClaimLabelEncoder(const sdk::Node&, int64_t,
   return sdk::ClaimResult::Claimed();
 }
 
-std::unique_ptr<sdk::Kernel> MakeLabelEncoder(const sdk::Host& host, const sdk::Node& node,
-                                              std::span<const nxrt_shape> inputs, int64_t) {
+std::unique_ptr<CpuKernel> MakeLabelEncoder(const sdk::Host& host, const sdk::Node& node,
+                                            std::span<const nxrt_shape> inputs, int64_t) {
   auto keys = ReadLabels(host, node, "keys");
   auto values = ReadLabels(host, node, "values");
   if (!keys || !values) FailInvalid("LabelEncoder: keys and values are required");

@@ -454,7 +454,7 @@ void RegisterMovementOps(OpRegistry& r) {
          }});
   auto space_depth = [](bool to_space) {
     return [to_space](const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                      int64_t) -> std::unique_ptr<sdk::Kernel> {
+                      int64_t) -> std::unique_ptr<CpuKernel> {
       const int64_t b = node.AttrInt("blocksize", 0);
       const bool crd = node.AttrString("mode", "DCR") == "CRD";
       if (b <= 0) FailInvalid("blocksize must be positive");

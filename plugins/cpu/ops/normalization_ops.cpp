@@ -462,7 +462,7 @@ void RegisterNormalizationOps(OpRegistry& r) {
   r.Add("LayerNormalization",
         {17, ClaimInputDtype(FloatTypes{}),
          [](const sdk::Node& node, std::span<const nxrt_shape> inputs,
-            int64_t) -> std::unique_ptr<sdk::Kernel> {
+            int64_t) -> std::unique_ptr<CpuKernel> {
            if (auto layer_norm = PlanOneDnnLayerNorm(node, inputs)) {
              return std::make_unique<OneDnnLayerNormKernel>(std::move(*layer_norm));
            }

@@ -45,8 +45,8 @@ sdk::ClaimResult ClaimAnyValue(const sdk::Node& node, int64_t,
   return sdk::ClaimResult::Claimed();
 }
 
-std::unique_ptr<sdk::Kernel> MakeOptional(const sdk::Node& node, std::span<const nxrt_shape>,
-                                          int64_t) {
+std::unique_ptr<CpuKernel> MakeOptional(const sdk::Node& node, std::span<const nxrt_shape>,
+                                        int64_t) {
   return std::make_unique<OptionalKernel>(std::string(node.op_type()));
 }
 

@@ -58,7 +58,7 @@ class PoolKernel : public CpuKernel {
   // The oneDNN kernel of a float MaxPool without indices, when oneDNN plans
   // it and RunUnpaddedMax does not apply: on the CNN's 2x2 pools that is
   // 15 us against oneDNN's 23 us on NCHW (16x64x64), and level on 32x32x32.
-  std::unique_ptr<sdk::Kernel> OneDnnForm(const sdk::Node& node) const {
+  std::unique_ptr<CpuKernel> OneDnnForm(const sdk::Node& node) const {
     if (kind_ != PoolKind::kMax || global_ || dtype_ != NXRT_DTYPE_FLOAT32 ||
         node.output_count() != 1 || planes_ == 0 || ElementCount(out_dims_) == 0 || unpadded_max_) {
       return nullptr;
@@ -410,7 +410,7 @@ void AddPool(OpRegistry& r, const char* name, PoolKind kind, bool global) {
                  return ClaimUnless(CheckInputDtype(node, inputs, 0, PoolTypes{}));
                },
                [kind, global](const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                              int64_t) -> std::unique_ptr<sdk::Kernel> {
+                              int64_t) -> std::unique_ptr<CpuKernel> {
                  auto pool = std::make_unique<PoolKernel>(kind, global, node, inputs);
                  if (auto fast = pool->OneDnnForm(node)) return fast;
                  return pool;

@@ -159,8 +159,8 @@ class RecurrentKernel : public CpuKernel {
   Dims state_dims_;
 };
 
-std::unique_ptr<sdk::Kernel> MakeRecurrentKernel(CellKind cell, const sdk::Node& node,
-                                                 std::span<const nxrt_shape> inputs) {
+std::unique_ptr<CpuKernel> MakeRecurrentKernel(CellKind cell, const sdk::Node& node,
+                                               std::span<const nxrt_shape> inputs) {
   const std::string op(node.op_type());
   LayerConfig config;
   if (auto reason = ReadConfig(node, cell, &config)) FailUnsupported(*reason);
@@ -200,7 +200,7 @@ std::unique_ptr<sdk::Kernel> MakeRecurrentKernel(CellKind cell, const sdk::Node&
   const Dims y = batch_major ? Dims{dims.batch, dims.seq, directions, hidden}
                              : Dims{dims.seq, directions, dims.batch, hidden};
   return Dispatch(RecurrentTypes{}, inputs[kX].dtype, op,
-                  [&](auto tag) -> std::unique_ptr<sdk::Kernel> {
+                  [&](auto tag) -> std::unique_ptr<CpuKernel> {
                     using T = typename decltype(tag)::type;
                     return std::make_unique<RecurrentKernel<T>>(std::move(config), dims, y, state);
                   });

@@ -118,8 +118,8 @@ void SequenceLength(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs
              static_cast<int64_t>(SequenceInput(inputs, 0, "SequenceLength").sequence_length));
 }
 
-std::unique_ptr<sdk::Kernel> MakeConcatFromSequence(const sdk::Node& node,
-                                                    std::span<const nxrt_shape>, int64_t) {
+std::unique_ptr<CpuKernel> MakeConcatFromSequence(const sdk::Node& node,
+                                                  std::span<const nxrt_shape>, int64_t) {
   const int64_t axis_attr = node.AttrInt("axis", 0);
   const bool new_axis = node.AttrInt("new_axis", 0) != 0;
   return std::make_unique<SequenceKernel>([axis_attr, new_axis](sdk::ComputeContext& ctx,
@@ -167,8 +167,8 @@ std::unique_ptr<sdk::Kernel> MakeConcatFromSequence(const sdk::Node& node,
   });
 }
 
-std::unique_ptr<sdk::Kernel> MakeSplitToSequence(const sdk::Node& node, std::span<const nxrt_shape>,
-                                                 int64_t) {
+std::unique_ptr<CpuKernel> MakeSplitToSequence(const sdk::Node& node, std::span<const nxrt_shape>,
+                                               int64_t) {
   const int64_t axis_attr = node.AttrInt("axis", 0);
   const bool keepdims = node.AttrInt("keepdims", 1) != 0;
   return std::make_unique<SequenceKernel>([axis_attr, keepdims](sdk::ComputeContext& ctx,
@@ -298,7 +298,7 @@ sdk::ClaimResult ClaimSequenceMap(const sdk::Node& node, int64_t,
 }
 
 template <auto Fn>
-std::unique_ptr<sdk::Kernel> Make(const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
+std::unique_ptr<CpuKernel> Make(const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
   return std::make_unique<SequenceKernel>(Fn);
 }
 

@@ -211,7 +211,7 @@ void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64
                  // A sequence, or an optional that is empty (no dtype).
                  if (rule == &SameDims && (inputs[0].dtype == NXRT_DTYPE_UNDEFINED ||
                                            node.input_info(0).kind == NXRT_VALUE_SEQUENCE)) {
-                   return std::unique_ptr<sdk::Kernel>(std::make_unique<PassValueKernel>());
+                   return std::unique_ptr<CpuKernel>(std::make_unique<PassValueKernel>());
                  }
                  RelabelAttributes a;
                  a.axis = node.AttrInt("axis", 1);
@@ -222,7 +222,7 @@ void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64
                      (opset >= 13 && (rule == &SqueezeDims || rule == &UnsqueezeDims));
                  // Replayable unless a string goes through the host.
                  const bool capture_safe = inputs[0].dtype != NXRT_DTYPE_STRING;
-                 return std::unique_ptr<sdk::Kernel>(std::make_unique<RelabelKernel>(
+                 return std::unique_ptr<CpuKernel>(std::make_unique<RelabelKernel>(
                      std::string(node.op_type()), rule, std::move(a), opset, reads_input_1,
                      capture_safe, std::span<const int64_t>(inputs[0].dims, inputs[0].rank)));
                }});

@@ -123,7 +123,7 @@ class SoftmaxKernel : public CpuKernel {
 void AddSoftmax(OpRegistry& r, const char* name, SoftmaxKind kind) {
   r.Add(name, {1, ClaimInputDtype(FloatTypes{}),
                [kind](const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                      int64_t opset) -> std::unique_ptr<sdk::Kernel> {
+                      int64_t opset) -> std::unique_ptr<CpuKernel> {
                  const bool coerce = opset < 13;
                  const int64_t axis = node.AttrInt("axis", coerce ? 1 : -1);
                  const std::span<const int64_t> dims(inputs[0].dims, inputs[0].rank);

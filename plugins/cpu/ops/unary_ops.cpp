@@ -218,7 +218,7 @@ void AddUnary(OpRegistry& registry, const char* name, List list, ParamsFn read =
   registry.Add(
       name, {1, ClaimInputDtype(list),
              [list, read, name, onednn](const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                                        int64_t) -> std::unique_ptr<sdk::Kernel> {
+                                        int64_t) -> std::unique_ptr<CpuKernel> {
                const nxrt_dtype dtype = inputs[0].dtype;
                const UnaryParams params = read(node);
                const Dims dims(inputs[0].dims, inputs[0].dims + inputs[0].rank);
