@@ -303,8 +303,9 @@ class GraphBuilder {
       const onnx::TensorProto& tensor = proto_.initializer(i);
       NXRT_RETURN_IF_ERROR(AddInitializer(tensor, "initializer " + Quoted(tensor.name())));
       if (release) {
-        std::unique_ptr<std::string>(
-            context_.releasable_graph->mutable_initializer(i)->release_raw_data());
+        // Swapped out rather than cleared, which would keep the capacity.
+        onnx::TensorProto spent;
+        spent.Swap(context_.releasable_graph->mutable_initializer(i));
       }
     }
     for (const auto& sparse : proto_.sparse_initializer()) {

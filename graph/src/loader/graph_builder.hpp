@@ -25,9 +25,9 @@ struct ModelLoadContext {
   // Every dim_param the model names, so generated symbol names never clash.
   std::unordered_set<std::string> dim_params;
   uint64_t fresh_symbols = 0;
-  // The main graph of a model the loader owns: the raw bytes of each of its
-  // initializers are released once the store holds a copy, so loading never
-  // holds a model's weights twice. Null: leave the model as it is.
+  // The main graph of a model the loader owns: each of its initializers is
+  // emptied once the store holds a copy, so loading never holds a model's
+  // weights twice. Null: leave the model as it is.
   onnx::GraphProto* releasable_graph = nullptr;
 };
 
