@@ -33,6 +33,10 @@ def number(value, digits=1):
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
+def peak_mib(kib):
+    return kib / 1024.0 if isinstance(kib, int) else kib
+
+
 def rows(reports):
     def get(report, *path):
         value = report
@@ -59,6 +63,7 @@ def rows(reports):
         ("  replays", lambda r: get(r, "device_graphs", "replays")),
         ("  resets", lambda r: get(r, "device_graphs", "resets")),
         ("  eager fallbacks", fallbacks),
+        ("peak memory (MiB)", lambda r: peak_mib(get(r, "peak_rss_kib"))),
     ]
 
 

@@ -45,6 +45,7 @@ TEST_F(BenchCommandTest, JsonReportsPercentilesAndCounters) {
   // Two nodes at one shape: two misses on the first run, hits after.
   EXPECT_EQ(JsonNumber(result.out, "misses"), 2);
   EXPECT_THAT(result.out, HasSubstr("\"device_graphs\":{\"captures\":"));
+  EXPECT_GT(JsonNumber(result.out, "peak_rss_kib"), 1024);
 }
 
 // Random decoder inputs at a long past: the attention mask must say every
@@ -70,10 +71,11 @@ TEST_F(BenchCommandTest, TextReportNamesTheNumbers) {
               scratch_.path());
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::vector<std::string> lines = Lines(result.out);
-  ASSERT_EQ(lines.size(), 3u) << result.out;
+  ASSERT_EQ(lines.size(), 4u) << result.out;
   EXPECT_THAT(lines[0], MatchesRegex(".*: 3 runs after 0 warm-up, median [0-9.]+ us, p90 .*"));
   EXPECT_THAT(lines[1], StartsWith("kernel cache: "));
   EXPECT_THAT(lines[2], StartsWith("device graphs: "));
+  EXPECT_THAT(lines[3], MatchesRegex("peak memory: [0-9]+\\.[0-9] MiB resident"));
 }
 
 TEST_F(BenchCommandTest, ThreadsGoOnlyToTheCpuProvider) {

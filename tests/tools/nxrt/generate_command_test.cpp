@@ -239,6 +239,8 @@ TEST_F(GenerateCommandTest, JsonReportIsOneConsistentObject) {
   EXPECT_EQ(JsonNumber(result.out, "evictions"), 6);
   EXPECT_THAT(result.out, HasSubstr("\"device_graphs\":{\"captures\":"));
   EXPECT_THAT(result.out, HasSubstr("\"eager_fallbacks\":{\"warming-up\":"));
+  // A process that loaded a model and its plugin has held more than a MiB.
+  EXPECT_GT(JsonNumber(result.out, "peak_rss_kib"), 1024);
   // The same seed draws the same prompt.
   const ProcessResult again =
       Generate({model_.string(), "--prompt-tokens", "4", "--steps", "5", "--seed", "3", "--json"});
@@ -249,7 +251,7 @@ TEST_F(GenerateCommandTest, TextReportNamesTheNumbers) {
   const ProcessResult result = Generate({model_.string(), "--prompt", "0,3", "--steps", "2"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::vector<std::string> lines = Lines(result.out);
-  ASSERT_EQ(lines.size(), 6u) << result.out;
+  ASSERT_EQ(lines.size(), 7u) << result.out;
   EXPECT_THAT(lines[0], HasSubstr("(kv growing)"));
   EXPECT_EQ(lines[1], "prompt (2): 0 3");
   EXPECT_THAT(lines[2], StartsWith("generated (3): "));
@@ -257,6 +259,7 @@ TEST_F(GenerateCommandTest, TextReportNamesTheNumbers) {
                             "prefill [0-9.]+ us; 2 decode steps: median [0-9.]+ us, p90 .*"));
   EXPECT_THAT(lines[4], StartsWith("kernel cache: "));
   EXPECT_THAT(lines[5], StartsWith("device graphs: "));
+  EXPECT_THAT(lines[6], ::testing::MatchesRegex("peak memory: [0-9]+\\.[0-9] MiB resident"));
 }
 
 TEST_F(GenerateCommandTest, OutputDirHoldsEveryRunsLastLogits) {

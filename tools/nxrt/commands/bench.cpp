@@ -1,7 +1,7 @@
 // `nxrt bench`: times runs of a model on fixed inputs (random with a fixed
 // seed unless --input files are given) and reports the median and 90th
-// percentile microseconds per run, kernel-cache statistics and device-graph
-// counters. Runs reuse their output tensors, as a serving loop would, so
+// percentile microseconds per run, kernel-cache statistics, device-graph
+// counters and peak memory. Runs reuse their output tensors, as a serving loop would, so
 // the steady state allocates nothing. --capture runs on the Primary
 // device-graph slot, so capture-eligible segments are captured once warm and
 // replayed after.
@@ -21,6 +21,7 @@
 #include "common/name_value.hpp"
 #include "common/percentile.hpp"
 #include "common/provider_list.hpp"
+#include "common/run_counters.hpp"
 
 namespace nxrt::cli {
 namespace {
@@ -76,30 +77,13 @@ Result<int> Bench(const BenchFlags& flags) {
   std::sort(samples_us.begin(), samples_us.end());
   const double median_us = Percentile(samples_us, 50);
   const double p90_us = Percentile(samples_us, 90);
-  const KernelCacheStats cache = session.kernel_cache_stats();
-  const DeviceGraphCounters graphs = session.device_graph_counters();
+  const RunCounters counters = ReadRunCounters(session);
 
   if (!flags.json) {
     std::printf("%s: %d runs after %d warm-up, median %.1f us, p90 %.1f us, min %.1f us\n",
                 flags.model.c_str(), flags.runs, flags.warmup, median_us, p90_us,
                 samples_us.front());
-    std::printf(
-        "kernel cache: %zu entries, %llu hits, %llu misses, %llu pre-bound hits, "
-        "%llu evictions\n",
-        cache.entries, static_cast<unsigned long long>(cache.hits),
-        static_cast<unsigned long long>(cache.misses),
-        static_cast<unsigned long long>(cache.prebound_hits),
-        static_cast<unsigned long long>(cache.evictions));
-    std::printf("device graphs: %llu captures, %llu replays, %llu resets",
-                static_cast<unsigned long long>(graphs.captures),
-                static_cast<unsigned long long>(graphs.replays),
-                static_cast<unsigned long long>(graphs.resets));
-    for (size_t r = 0; r < graphs.eager_fallbacks.size(); ++r) {
-      if (graphs.eager_fallbacks[r] == 0) continue;
-      std::printf(", %llu eager (%s)", static_cast<unsigned long long>(graphs.eager_fallbacks[r]),
-                  EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)));
-    }
-    std::printf("\n");
+    std::fputs(RunCountersText(counters).c_str(), stdout);
     return 0;
   }
   JsonWriter json;
@@ -111,23 +95,8 @@ Result<int> Bench(const BenchFlags& flags) {
   json.Key("p90_us").Number(p90_us);
   json.Key("min_us").Number(samples_us.front());
   json.Key("max_us").Number(samples_us.back());
-  json.Key("kernel_cache").BeginObject();
-  json.Key("entries").Unsigned(cache.entries);
-  json.Key("hits").Unsigned(cache.hits);
-  json.Key("misses").Unsigned(cache.misses);
-  json.Key("prebound_hits").Unsigned(cache.prebound_hits);
-  json.Key("evictions").Unsigned(cache.evictions);
+  WriteRunCounters(json, counters);
   json.EndObject();
-  json.Key("device_graphs").BeginObject();
-  json.Key("captures").Unsigned(graphs.captures);
-  json.Key("replays").Unsigned(graphs.replays);
-  json.Key("resets").Unsigned(graphs.resets);
-  json.Key("eager_fallbacks").BeginObject();
-  for (size_t r = 0; r < graphs.eager_fallbacks.size(); ++r) {
-    json.Key(EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)))
-        .Unsigned(graphs.eager_fallbacks[r]);
-  }
-  json.EndObject().EndObject().EndObject();
   std::printf("%s\n", json.text().c_str());
   return 0;
 }
@@ -152,8 +121,9 @@ void RegisterBenchCommand(CLI::App& app, CommandAction& selected) {
                     "run on the Primary device-graph slot (capture, then replay)");
   command->add_flag("--no-rewrites", flags->no_rewrites,
                     "run every node as the model spells it (no folding or fusion)");
-  command->add_flag("--json", flags->json,
-                    "print one JSON object (median_us, p90_us, kernel_cache, device_graphs)");
+  command->add_flag(
+      "--json", flags->json,
+      "print one JSON object (median_us, p90_us, kernel_cache, device_graphs, peak_rss_kib)");
   AddEnvironmentOptions(*command, flags->environment);
   command->callback([flags, &selected] { selected = [flags] { return Bench(*flags); }; });
 }

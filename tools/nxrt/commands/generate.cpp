@@ -124,8 +124,7 @@ Result<int> Generate(const GenerateFlags& flags) {
   };
   const DecodeRequest request{report.prompt, flags.steps, report.max_len};
   NXRT_ASSIGN_OR_RETURN(report.generation, Decode(session, feeds, sampler, request, sink));
-  report.kernel_cache = session.kernel_cache_stats();
-  report.device_graphs = session.device_graph_counters();
+  report.counters = ReadRunCounters(session);
 
   if (flags.json) {
     std::fputs(GenerationJson(report).c_str(), stdout);
@@ -172,7 +171,7 @@ void RegisterGenerateCommand(CLI::App& app, CommandAction& selected) {
   command->add_flag(
       "--json", flags->json,
       "print one JSON object (tokens, prompt, step_us, prefill_us, median_us, p90_us, "
-      "tokens_per_s, kernel_cache, device_graphs, kv, model)");
+      "tokens_per_s, kernel_cache, device_graphs, peak_rss_kib, kv, model)");
   command->add_option("--output-dir", flags->output_dir,
                       "folder for each run's last-position logits as step_NNN.pb TensorProto files "
                       "(step_000.pb: the prefill)");

@@ -25,10 +25,6 @@ std::string JoinTokens(std::span<const int64_t> tokens) {
   return line;
 }
 
-unsigned long long Count(uint64_t value) {
-  return static_cast<unsigned long long>(value);
-}
-
 }  // namespace
 
 std::string MaxLenNote(const GenerationReport& report) {
@@ -51,21 +47,7 @@ std::string GenerationText(const GenerationReport& report) {
       generation.prefill_us, generation.step_us.size(), latency.median_us, latency.p90_us,
       latency.min_us, latency.max_us, latency.tokens_per_s);
   if (generation.stopped_at_max_len) text += MaxLenNote(report) + "\n";
-  const KernelCacheStats& cache = report.kernel_cache;
-  text += Format(
-      "kernel cache: %zu entries, %llu hits, %llu misses, %llu pre-bound hits, "
-      "%llu evictions\n",
-      cache.entries, Count(cache.hits), Count(cache.misses), Count(cache.prebound_hits),
-      Count(cache.evictions));
-  const DeviceGraphCounters& graphs = report.device_graphs;
-  text += Format("device graphs: %llu captures, %llu replays, %llu resets", Count(graphs.captures),
-                 Count(graphs.replays), Count(graphs.resets));
-  for (size_t r = 0; r < graphs.eager_fallbacks.size(); ++r) {
-    if (graphs.eager_fallbacks[r] == 0) continue;
-    text += Format(", %llu eager (%s)", Count(graphs.eager_fallbacks[r]),
-                   EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)));
-  }
-  return text + "\n";
+  return text + RunCountersText(report.counters);
 }
 
 std::string GenerationJson(const GenerationReport& report) {
@@ -94,25 +76,8 @@ std::string GenerationJson(const GenerationReport& report) {
   json.Key("min_us").Number(latency.min_us);
   json.Key("max_us").Number(latency.max_us);
   json.Key("tokens_per_s").Number(latency.tokens_per_s);
-  const KernelCacheStats& cache = report.kernel_cache;
-  json.Key("kernel_cache").BeginObject();
-  json.Key("entries").Unsigned(cache.entries);
-  json.Key("hits").Unsigned(cache.hits);
-  json.Key("misses").Unsigned(cache.misses);
-  json.Key("prebound_hits").Unsigned(cache.prebound_hits);
-  json.Key("evictions").Unsigned(cache.evictions);
+  WriteRunCounters(json, report.counters);
   json.EndObject();
-  const DeviceGraphCounters& graphs = report.device_graphs;
-  json.Key("device_graphs").BeginObject();
-  json.Key("captures").Unsigned(graphs.captures);
-  json.Key("replays").Unsigned(graphs.replays);
-  json.Key("resets").Unsigned(graphs.resets);
-  json.Key("eager_fallbacks").BeginObject();
-  for (size_t r = 0; r < graphs.eager_fallbacks.size(); ++r) {
-    json.Key(EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)))
-        .Unsigned(graphs.eager_fallbacks[r]);
-  }
-  json.EndObject().EndObject().EndObject();
   return json.text() + "\n";
 }
 

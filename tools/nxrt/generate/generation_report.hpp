@@ -1,6 +1,6 @@
 // What `nxrt generate` tells its user: the prompt and generated token ids,
 // prefill time, decode-step latency and tokens per second, kernel-cache
-// statistics and device-graph counters; as text, or as one JSON object
+// statistics, device-graph counters and peak memory; as text, or as one JSON object
 // for scripts (the keys scripts/lib/decode_summary.py reads).
 #pragma once
 
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "common/run_counters.hpp"
 #include "generate/decode_loop.hpp"
 #include "generate/decoder_feeds.hpp"
-#include "nxrt/session_report.hpp"
 
 namespace nxrt::cli {
 
@@ -21,8 +21,7 @@ struct GenerationReport {
   int64_t requested_steps = 0;
   int64_t max_len = 0;
   Generation generation;
-  KernelCacheStats kernel_cache;
-  DeviceGraphCounters device_graphs;
+  RunCounters counters;
 };
 
 // Several lines, each ending in a newline.

@@ -1,0 +1,73 @@
+#include "common/run_counters.hpp"
+
+#include <sys/resource.h>
+
+#include <cstdio>
+
+namespace nxrt::cli {
+namespace {
+
+unsigned long long Count(uint64_t value) {
+  return static_cast<unsigned long long>(value);
+}
+
+uint64_t PeakRssKib() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<uint64_t>(usage.ru_maxrss);  // KiB on Linux
+}
+
+}  // namespace
+
+RunCounters ReadRunCounters(const Session& session) {
+  return {session.kernel_cache_stats(), session.device_graph_counters(), PeakRssKib()};
+}
+
+std::string RunCountersText(const RunCounters& counters) {
+  const KernelCacheStats& cache = counters.kernel_cache;
+  const DeviceGraphCounters& graphs = counters.device_graphs;
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "kernel cache: %zu entries, %llu hits, %llu misses, %llu pre-bound hits, "
+                "%llu evictions\n",
+                cache.entries, Count(cache.hits), Count(cache.misses), Count(cache.prebound_hits),
+                Count(cache.evictions));
+  std::string text = line;
+  std::snprintf(line, sizeof line, "device graphs: %llu captures, %llu replays, %llu resets",
+                Count(graphs.captures), Count(graphs.replays), Count(graphs.resets));
+  text += line;
+  for (size_t r = 0; r < graphs.eager_fallbacks.size(); ++r) {
+    if (graphs.eager_fallbacks[r] == 0) continue;
+    std::snprintf(line, sizeof line, ", %llu eager (%s)", Count(graphs.eager_fallbacks[r]),
+                  EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)));
+    text += line;
+  }
+  std::snprintf(line, sizeof line, "\npeak memory: %.1f MiB resident\n",
+                static_cast<double>(counters.peak_rss_kib) / 1024.0);
+  return text + line;
+}
+
+void WriteRunCounters(JsonWriter& json, const RunCounters& counters) {
+  const KernelCacheStats& cache = counters.kernel_cache;
+  json.Key("kernel_cache").BeginObject();
+  json.Key("entries").Unsigned(cache.entries);
+  json.Key("hits").Unsigned(cache.hits);
+  json.Key("misses").Unsigned(cache.misses);
+  json.Key("prebound_hits").Unsigned(cache.prebound_hits);
+  json.Key("evictions").Unsigned(cache.evictions);
+  json.EndObject();
+  const DeviceGraphCounters& graphs = counters.device_graphs;
+  json.Key("device_graphs").BeginObject();
+  json.Key("captures").Unsigned(graphs.captures);
+  json.Key("replays").Unsigned(graphs.replays);
+  json.Key("resets").Unsigned(graphs.resets);
+  json.Key("eager_fallbacks").BeginObject();
+  for (size_t r = 0; r < graphs.eager_fallbacks.size(); ++r) {
+    json.Key(EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)))
+        .Unsigned(graphs.eager_fallbacks[r]);
+  }
+  json.EndObject().EndObject();
+  json.Key("peak_rss_kib").Unsigned(counters.peak_rss_kib);
+}
+
+}  // namespace nxrt::cli
