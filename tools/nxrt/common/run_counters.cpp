@@ -1,8 +1,9 @@
 #include "common/run_counters.hpp"
 
-#include <sys/resource.h>
-
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
 
 namespace nxrt::cli {
 namespace {
@@ -11,10 +12,15 @@ unsigned long long Count(uint64_t value) {
   return static_cast<unsigned long long>(value);
 }
 
+// VmHWM, the high-water mark of this process's own memory: getrusage's
+// maxrss also counts what the parent held when it forked this process.
 uint64_t PeakRssKib() {
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
-  return static_cast<uint64_t>(usage.ru_maxrss);  // KiB on Linux
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10);
+  }
+  return 0;
 }
 
 }  // namespace

@@ -15,7 +15,7 @@ namespace nxrt::cli {
 struct RunCounters {
   KernelCacheStats kernel_cache;
   DeviceGraphCounters device_graphs;
-  uint64_t peak_rss_kib = 0;  // the most resident memory the process has held
+  uint64_t peak_rss_kib = 0;  // the most resident memory the process has held; 0 if unknown
 };
 
 // `session`'s counters now, and the process's peak memory so far.
