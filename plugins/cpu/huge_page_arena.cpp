@@ -11,8 +11,10 @@ namespace nxrt::cpu {
 namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
-// Several weight matrices share a chunk, so matrices under 2 MiB get huge pages too.
-constexpr size_t kChunkBytes = 8 * kHugePage;
+// Several weight matrices share a chunk, so matrices under 2 MiB get huge
+// pages too. Chunks double from one huge page, and the first stays on 4 KiB
+// pages: a small model would pay a whole huge page for little gain.
+constexpr size_t kLargestChunk = 8 * kHugePage;
 constexpr size_t kBlockAlign = 64;
 
 size_t RoundUp(size_t value, size_t to) {
@@ -20,11 +22,12 @@ size_t RoundUp(size_t value, size_t to) {
 }
 
 struct Chunk {
-  explicit Chunk(size_t bytes) : size(RoundUp(std::max(bytes, kChunkBytes), kHugePage)) {
+  // At least `bytes`, and at least `least` rounded up to whole huge pages.
+  Chunk(size_t bytes, size_t least) : size(RoundUp(std::max(bytes, least), kHugePage)) {
     base = static_cast<char*>(std::aligned_alloc(kHugePage, size));
     if (base == nullptr) throw std::bad_alloc();
     // Advisory: where THP is off the chunk stays on ordinary pages.
-    madvise(base, size, MADV_HUGEPAGE);
+    if (size > kHugePage) madvise(base, size, MADV_HUGEPAGE);
   }
   ~Chunk() { std::free(base); }
   Chunk(const Chunk&) = delete;
@@ -37,6 +40,7 @@ struct Chunk {
 
 std::mutex chunk_mutex;
 std::weak_ptr<Chunk> open_chunk;
+size_t next_chunk_bytes = kHugePage;  // doubles up to kLargestChunk
 
 }  // namespace
 
@@ -45,8 +49,9 @@ std::shared_ptr<void> AllocateOnHugePages(size_t bytes) {
   std::lock_guard lock(chunk_mutex);
   std::shared_ptr<Chunk> chunk = open_chunk.lock();
   if (!chunk || chunk->size - chunk->used < bytes) {
-    chunk = std::make_shared<Chunk>(bytes);
+    chunk = std::make_shared<Chunk>(bytes, next_chunk_bytes);
     open_chunk = chunk;
+    next_chunk_bytes = std::min(2 * next_chunk_bytes, kLargestChunk);
   }
   void* block = chunk->base + chunk->used;
   chunk->used += bytes;

@@ -11,7 +11,9 @@ namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
 // Chunks double from one huge page, so a small model wastes little and a
-// large one is carved from few chunks.
+// large one is carved from few chunks. The first chunk stays on 4 KiB pages:
+// a model whose larger tensors fit in one huge page would pay a whole one for
+// little gain.
 constexpr size_t kLargestChunk = 16 * kHugePage;
 constexpr size_t kBlockAlign = 64;
 
@@ -34,7 +36,7 @@ std::span<std::byte> HugePageArena::Allocate(size_t bytes) {
     auto* base = static_cast<std::byte*>(std::aligned_alloc(kHugePage, size));
     if (base == nullptr) throw std::bad_alloc();
     // Advisory: where transparent huge pages are off the chunk keeps 4 KiB pages.
-    madvise(base, size, MADV_HUGEPAGE);
+    if (size > kHugePage) madvise(base, size, MADV_HUGEPAGE);
     chunks_.push_back(Chunk{std::unique_ptr<std::byte, Free>(base), size, 0});
   }
   Chunk& chunk = chunks_.back();
