@@ -114,6 +114,10 @@ class Session {
   // The capture classifier's verdicts, with why each ineligible node is eager.
   const graph::CaptureReport& capture_report() const;
   DeviceGraphCounters device_graph_counters() const;
+  // Bytes the buffers of the graph's values hold now (weights and the
+  // caller's tensors excluded). Values whose lifetimes never overlap share a
+  // buffer, so this stays near the largest set of values alive at once.
+  size_t value_buffer_bytes() const;
 
   // Per-request kernel telemetry: arm every kernel (now and created later)
   // under `request_id`, read the sums, zero them, disarm. Arm answers how

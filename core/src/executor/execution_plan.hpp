@@ -38,6 +38,7 @@ struct PlannedNode {
   // moved since.
   uint64_t settled_generation = 0;
   uint64_t settled_erasures = 0;
+  uint64_t settled_frees = 0;  // the executor's buffer frees then
   kernel_cache::KernelRef kernel;
   plugin_host::Kernel::ComputeEntry compute;  // the kernel's, kept with the node
   // The ABI values of the node's inputs then outputs, back to back in one

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstring>
 #include <iterator>
+#include <optional>
 #include <string_view>
 
+#include "executor/buffer_sharing.hpp"
 #include "nxrt/graph/attention_kv_slots.hpp"
 #include "nxrt/graph/symbol_binding.hpp"
 #include "nxrt/graph/value_consumers.hpp"
@@ -119,7 +121,7 @@ bool SameBindings(const device_graph::SegmentBindings& a, const device_graph::Se
 }  // namespace
 
 Executor::Executor(const graph::Graph& graph, ExecutorShared& shared, const Executor* parent)
-    : graph_(graph), shared_(shared), parent_(parent) {}
+    : graph_(graph), shared_(shared), parent_(parent), frees_(shared.device_graphs) {}
 
 Executor::~Executor() = default;
 
@@ -149,6 +151,7 @@ Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, Exe
   NXRT_RETURN_IF_ERROR(executor->BuildBodies());
   if (parent == nullptr && shared.fixed_capacity_kv) executor->PlanInPlaceKv();
   executor->PlanViews();
+  executor->PlanBuffers();
   if (capture_plan != nullptr && shared.device_graphs != nullptr) executor->PlanSegments();
   return executor;
 }
@@ -162,8 +165,8 @@ plugin_host::ExecutionProvider* Executor::MemoryProvider(size_t memory) const {
 }
 
 BufferFreeListener* Executor::Listener() const {
-  // Only the top graph's buffers can be bound into a device graph.
-  return parent_ == nullptr ? shared_.device_graphs : nullptr;
+  // Only the top graph's buffers can be bound into a device graph or shared.
+  return parent_ == nullptr ? &frees_ : nullptr;
 }
 
 Status Executor::BuildPlan(const partitioner::Partition& partition,
@@ -351,6 +354,66 @@ void Executor::PlanViews() {
     planned.views_input = true;
     slots_[out].moves = true;
   }
+}
+
+// Host values made and read within one run of the top graph share buffers
+// when their lifetimes do not overlap. A value stays out when anything reads
+// it outside the plan's explicit inputs, or past its last reader: graph
+// inputs and outputs, constants, outer-scope values, values a view or an
+// in-place KV update aliases, KV copied back after the run, and every value
+// of a graph with bodies (which read outer values by name). Device memory
+// stays out too: an EP may still be computing asynchronously into a buffer
+// a later value would outgrow and free. Sequences and strings keep their
+// bytes elsewhere (ValueSlot::elements, ::strings), so a buffer lent to one
+// stays unused.
+void Executor::PlanBuffers() {
+  std::vector<std::optional<Lifetime>> lifetimes(slots_.size());
+  if (parent_ == nullptr && bodies_.empty()) {
+    std::vector<bool> excluded(slots_.size(), false);
+    for (size_t slot : output_slots_) excluded[slot] = true;
+    for (const auto& [present, past] : kv_write_back_) excluded[present] = excluded[past] = true;
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      const PlannedNode& node = nodes_[n];
+      for (size_t slot : node.input_slots) {
+        if (slot != kNoSlot && lifetimes[slot]) lifetimes[slot]->last = n;
+      }
+      for (const Transfer& transfer : node.transfers) {
+        if (lifetimes[transfer.from_slot]) lifetimes[transfer.from_slot]->last = n;
+      }
+      for (size_t i = 0; i < node.output_slots.size(); ++i) {
+        const size_t slot = node.output_slots[i];
+        if (slot == kNoSlot) continue;
+        if (node.in_place_input[i] != kNoSlot) {
+          excluded[slot] = true;
+          excluded[node.input_slots[node.in_place_input[i]]] = true;
+        }
+        if (!lifetimes[slot]) lifetimes[slot] = Lifetime{n, n};
+      }
+    }
+    for (size_t s = 0; s < slots_.size(); ++s) {
+      const ValueSlot& slot = slots_[s];
+      if (excluded[s] || slot.constant || slot.moves || slot.shape_keyed ||
+          slot.memory != kHostMemory) {
+        lifetimes[s].reset();
+      }
+    }
+  }
+  const BufferAssignment assignment = AssignBuffers(lifetimes);
+  const size_t sharing = static_cast<size_t>(std::count_if(
+      lifetimes.begin(), lifetimes.end(), [](const auto& life) { return life.has_value(); }));
+  GetLogger()->debug("{}: {} values share {} buffers; {} have their own", graph_.model_path,
+                     sharing, assignment.buffer_count - (slots_.size() - sharing),
+                     slots_.size() - sharing);
+  buffers_.resize(assignment.buffer_count);
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    slots_[s].buffer = &buffers_[assignment.buffer_of_value[s]];
+  }
+}
+
+size_t Executor::value_buffer_bytes() const {
+  size_t bytes = 0;
+  for (const ValueBuffer& buffer : buffers_) bytes += buffer.capacity();
+  return bytes;
 }
 
 Status Executor::BuildBodies() {
@@ -775,17 +838,18 @@ void Executor::Settle(PlannedNode& node) {
     const ValueSlot& slot = slots_[slot_index];
     if (!node.preallocated[i] || node.in_place_input[i] != kNoSlot ||
         slot.kind != NXRT_VALUE_TENSOR || slot.dtype == DataType::kString ||
-        slot.data != slot.buffer.data()) {
+        slot.data != slot.buffer->data()) {
       return;
     }
   }
   node.settled_generation = shape_generation_;
   node.settled_erasures = shared_.cache->erasures();
+  node.settled_frees = frees_.count();
 }
 
 bool Executor::IsSettled(const PlannedNode& node) const {
   return node.settled_generation == shape_generation_ &&
-         node.settled_erasures == shared_.cache->erasures();
+         node.settled_erasures == shared_.cache->erasures() && node.settled_frees == frees_.count();
 }
 
 // Computes a settled node: no values rebuilt, no shapes compared. Its
@@ -818,11 +882,11 @@ Status Executor::RunTransfers(PlannedNode& node) {
                          " and cannot move between EP memories; place its producer and consumer "
                          "on one EP");
     }
-    NXRT_RETURN_IF_ERROR(to.buffer.Reserve(MemoryProvider(to.memory), from.byte_size, Listener()));
+    NXRT_RETURN_IF_ERROR(to.buffer->Reserve(MemoryProvider(to.memory), from.byte_size, Listener()));
     to.kind = NXRT_VALUE_TENSOR;
     to.dtype = from.dtype;
     to.dims.assign(from.dims.begin(), from.dims.end());
-    to.data = to.buffer.data();
+    to.data = to.buffer->data();
     to.byte_size = from.byte_size;
     Status copied;
     if (from.memory == kHostMemory) {
@@ -900,12 +964,12 @@ Status Executor::PrepareNode(PlannedNode& node) {
       PrepareStrings(slot, slot.planned_bytes / sizeof(nxrt_string_view));
     } else if (!BindInPlace(node, i)) {
       const size_t bytes = slot.planned_bytes;
-      Status reserved = slot.buffer.Reserve(MemoryProvider(slot.memory), bytes, Listener());
+      Status reserved = slot.buffer->Reserve(MemoryProvider(slot.memory), bytes, Listener());
       if (!reserved.ok()) {
         return reserved.WithContext(graph_.Describe(node.id) + ": output '" +
                                     DescribeSlot(slot_index) + "'");
       }
-      slot.data = slot.buffer.data();
+      slot.data = slot.buffer->data();
       slot.byte_size = bytes;
     }
     out.tensor.rank = slot.dims.size();
@@ -1317,8 +1381,8 @@ Status Executor::AllocateOutput(size_t index, nxrt_dtype dtype, std::span<const 
     PrepareStrings(*slot, static_cast<size_t>(count));
   } else {
     NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(type, dims));
-    NXRT_RETURN_IF_ERROR(slot->buffer.Reserve(MemoryProvider(slot->memory), bytes, Listener()));
-    slot->data = slot->buffer.data();
+    NXRT_RETURN_IF_ERROR(slot->buffer->Reserve(MemoryProvider(slot->memory), bytes, Listener()));
+    slot->data = slot->buffer->data();
     slot->byte_size = bytes;
   }
   slot->kind = NXRT_VALUE_TENSOR;

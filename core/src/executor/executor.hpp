@@ -78,6 +78,8 @@ class Executor : private plugin_host::ComputeServices {
   const std::vector<NodePlacement>& placements() const { return placements_; }
   // One line per chain of nodes fused into one kernel.
   const std::vector<std::string>& fusions() const { return fusions_; }
+  // The capacity of this graph's value buffers (Session::value_buffer_bytes).
+  size_t value_buffer_bytes() const;
 
   // Runs with named inputs; `slot` selects device-graph capture and replay.
   Status Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot);
@@ -100,6 +102,7 @@ class Executor : private plugin_host::ComputeServices {
   void PlanInPlaceKv();
   void PlanViews();
   void PlanSegments();
+  void PlanBuffers();
   void PlanSegmentSlots(device_graph::Segment& segment) const;
   size_t MemoryOf(size_t provider) const;
   plugin_host::ExecutionProvider* MemoryProvider(size_t memory) const;
@@ -157,6 +160,24 @@ class Executor : private plugin_host::ComputeServices {
   const Executor* parent_;
   std::vector<NodePlacement> placements_;
   std::vector<std::string> fusions_;
+  // Counts the frees of this graph's buffers, which unsettle every node (a
+  // buffer shared by several values may move while one of them is settled),
+  // and passes each on to the device graphs that may hold the buffer.
+  class CountedFrees : public BufferFreeListener {
+   public:
+    explicit CountedFrees(BufferFreeListener* next) : next_(next) {}
+    void BeforeBufferFree() override {
+      ++count_;
+      if (next_ != nullptr) next_->BeforeBufferFree();
+    }
+    uint64_t count() const { return count_; }
+
+   private:
+    BufferFreeListener* next_;
+    uint64_t count_ = 0;
+  };
+  mutable CountedFrees frees_;        // declared before buffers_, which report to it
+  std::vector<ValueBuffer> buffers_;  // the slots' buffers (PlanBuffers); never resized after
   std::vector<ValueSlot> slots_;
   std::vector<size_t> slot_of_value_;  // by value id
   std::vector<PlannedNode> nodes_;

@@ -4,7 +4,9 @@
 //
 // Dims live in vectors whose capacity survives runs, and the buffer is
 // reused while it is large enough, so a run at the shapes of the previous
-// one allocates nothing.
+// one allocates nothing. The buffer belongs to the executor, which may lend
+// it to other values whose lifetimes never overlap this one's
+// (buffer_sharing.hpp).
 #pragma once
 
 #include <cstddef>
@@ -58,7 +60,7 @@ struct ValueSlot {
   size_t planned_bytes = 0;  // dense bytes, or string views, of planned_dims
 
   // Storage kept across runs.
-  ValueBuffer buffer;
+  ValueBuffer* buffer = nullptr;  // in the executor's pool; set by the plan
   std::vector<std::string> strings;
   std::vector<nxrt_string_view> string_views;
   std::vector<SequenceElement> elements;
@@ -67,7 +69,7 @@ struct ValueSlot {
   const nxrt_tensor* sequence = nullptr;
   size_t sequence_length = 0;
 
-  uint64_t epoch() const { return buffer.data() == data ? buffer.epoch() : 0; }
+  uint64_t epoch() const { return buffer->data() == data ? buffer->epoch() : 0; }
 };
 
 }  // namespace nxrt::executor

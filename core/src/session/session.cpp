@@ -252,6 +252,11 @@ DeviceGraphCounters Session::device_graph_counters() const {
   return state_->device_graphs->counters();
 }
 
+size_t Session::value_buffer_bytes() const {
+  std::lock_guard lock(state_->run_mutex);
+  return state_->executor->value_buffer_bytes();
+}
+
 Result<size_t> Session::ArmTelemetry(uint32_t request_id) {
   std::lock_guard lock(state_->run_mutex);
   return state_->cache->ArmTelemetry(request_id);
