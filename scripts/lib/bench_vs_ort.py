@@ -110,19 +110,24 @@ def find_models_folder(requested):
     return None
 
 
+def add_shared_arguments(parser, verb):
+    """The options bench-vs-ort and memory-vs-ort share; `verb` says what a row does ("run", "measure")."""
+    parser.add_argument("--models", help="folder of generated models (default: build/release/models, else build/models)")
+    parser.add_argument("--nxrt", default=os.path.join(ROOT, "build", "release", "bin", "nxrt"), help="the nxrt binary")
+    parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per nxrt process (default 300)")
+    parser.add_argument("--only", help=f"{verb} only the rows whose label contains this text")
+
+
 def fmt(value):
     return f"{value:.1f}" if isinstance(value, float) else value
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--models", help="folder of generated models (default: build/release/models, else build/models)")
-    parser.add_argument("--nxrt", default=os.path.join(ROOT, "build", "release", "bin", "nxrt"), help="the nxrt binary")
+    add_shared_arguments(parser, "run")
     parser.add_argument("--runs", type=int, default=30, help="timed runs per round (default 30)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds per row, alternating the engines (default 5)")
     parser.add_argument("--warmup", type=int, default=5, help="untimed runs first (default 5)")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per nxrt bench call (default 300)")
-    parser.add_argument("--only", help="run only the rows whose label contains this text")
     args = parser.parse_args()
 
     models = find_models_folder(args.models)

@@ -12,7 +12,7 @@ import tempfile
 import onnx
 from onnx import TensorProto, helper
 
-from bench_vs_ort import ROOT, ROWS, find_models_folder, nxrt_has_bench_command, write_inputs
+from bench_vs_ort import ROWS, add_shared_arguments, find_models_folder, nxrt_has_bench_command, write_inputs
 from json_report import parse_json_report
 from model_inputs import load_model_header, random_feeds
 
@@ -56,11 +56,8 @@ def mib(kib):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--models", help="folder of generated models (default: build/release/models, else build/models)")
-    parser.add_argument("--nxrt", default=os.path.join(ROOT, "build", "release", "bin", "nxrt"), help="the nxrt binary")
+    add_shared_arguments(parser, "measure")
     parser.add_argument("--runs", type=int, default=3, help="runs of each model per engine (default 3)")
-    parser.add_argument("--timeout", type=float, default=300, help="seconds allowed per engine process (default 300)")
-    parser.add_argument("--only", help="measure only the rows whose label contains this text")
     args = parser.parse_args()
 
     models = find_models_folder(args.models)
