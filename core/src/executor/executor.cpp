@@ -151,8 +151,8 @@ Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, Exe
   NXRT_RETURN_IF_ERROR(executor->BuildBodies());
   if (parent == nullptr && shared.fixed_capacity_kv) executor->PlanInPlaceKv();
   executor->PlanViews();
-  executor->PlanBuffers();
   if (capture_plan != nullptr && shared.device_graphs != nullptr) executor->PlanSegments();
+  executor->PlanBuffers();
   return executor;
 }
 
@@ -366,20 +366,37 @@ void Executor::PlanViews() {
 // a later value would outgrow and free. Sequences and strings keep their
 // bytes elsewhere (ValueSlot::elements, ::strings), so a buffer lent to one
 // stays unused.
+//
+// A device-graph segment binds all its nodes' outputs before any of them
+// computes, so a value made before a segment and read inside it lives to
+// the segment's end: a buffer it shared with a value made later in the
+// segment could otherwise grow, and lose its bytes, before it is read.
 void Executor::PlanBuffers() {
   std::vector<std::optional<Lifetime>> lifetimes(slots_.size());
   if (parent_ == nullptr && bodies_.empty()) {
     std::vector<bool> excluded(slots_.size(), false);
     for (size_t slot : output_slots_) excluded[slot] = true;
     for (const auto& [present, past] : kv_write_back_) excluded[present] = excluded[past] = true;
+    const std::vector<device_graph::Segment>* segments =
+        segment_at_.empty() ? nullptr : &shared_.device_graphs->segments();
+    size_t segment_begin = 0, segment_last = 0;
     for (size_t n = 0; n < nodes_.size(); ++n) {
       const PlannedNode& node = nodes_[n];
+      if (segments != nullptr && segment_at_[n] != kNoSlot) {
+        segment_begin = n;
+        segment_last = (*segments)[segment_at_[n]].end - 1;
+      } else if (n > segment_last) {
+        segment_begin = segment_last = n;
+      }
+      auto read = [&](size_t slot) {
+        if (!lifetimes[slot]) return;
+        Lifetime& life = *lifetimes[slot];
+        life.last = std::max(life.last, life.first < segment_begin ? segment_last : n);
+      };
       for (size_t slot : node.input_slots) {
-        if (slot != kNoSlot && lifetimes[slot]) lifetimes[slot]->last = n;
+        if (slot != kNoSlot) read(slot);
       }
-      for (const Transfer& transfer : node.transfers) {
-        if (lifetimes[transfer.from_slot]) lifetimes[transfer.from_slot]->last = n;
-      }
+      for (const Transfer& transfer : node.transfers) read(transfer.from_slot);
       for (size_t i = 0; i < node.output_slots.size(); ++i) {
         const size_t slot = node.output_slots[i];
         if (slot == kNoSlot) continue;
@@ -1179,11 +1196,19 @@ Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot
     graphs.CountFallback(EagerFallbackReason::kNotCaptureSafe);
     return RunSegmentEagerly(segment);
   }
-  for (size_t i = segment.begin; i < segment.end; ++i) {
-    NXRT_RETURN_IF_ERROR(RunTransfers(nodes_[i]));
-    NXRT_RETURN_IF_ERROR(PrepareNode(nodes_[i]));
-    NXRT_RETURN_IF_ERROR(LookUpKernel(nodes_[i]));
-  }
+  // Every node is bound before any computes, so a buffer that a later value
+  // shares and outgrows leaves the earlier nodes bound to freed memory: bind
+  // them again. The second pass frees nothing, each buffer having grown to
+  // its largest request.
+  uint64_t frees_before = 0;
+  do {
+    frees_before = frees_.count();
+    for (size_t i = segment.begin; i < segment.end; ++i) {
+      NXRT_RETURN_IF_ERROR(RunTransfers(nodes_[i]));
+      NXRT_RETURN_IF_ERROR(PrepareNode(nodes_[i]));
+      NXRT_RETURN_IF_ERROR(LookUpKernel(nodes_[i]));
+    }
+  } while (frees_.count() != frees_before);
   auto compute_all = [&]() -> Status {
     for (size_t i = segment.begin; i < segment.end; ++i) {
       NXRT_RETURN_IF_ERROR(ComputeNode(nodes_[i]));

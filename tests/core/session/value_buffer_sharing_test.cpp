@@ -1,7 +1,8 @@
 // Values whose lifetimes never overlap share buffers: a chain holds two
 // intermediate buffers however long it is, a value read further on keeps its
 // own bytes until then, and a shared buffer that grows under one value
-// leaves every other value that uses it right in later runs.
+// leaves every other value that uses it right in later runs, also in a
+// device-graph segment, whose nodes are all bound before any computes.
 #include <gtest/gtest.h>
 
 #include "session/mock_session_support.hpp"
@@ -97,6 +98,84 @@ TEST(ValueBufferSharing, ABufferGrownForALaterValueLeavesAnEarlierOneRight) {
     for (size_t i = 0; i < w.size(); ++i) expected[i] = w[i] - x[i % kWidth];
     EXPECT_EQ(ValuesOf((*outputs)[0]), expected) << "run " << run;
   }
+}
+
+TEST(ValueBufferSharing, ASegmentPreparedWholeSeesTheBufferItsLaterValuesGrew) {
+  // On a device-graph slot a segment's nodes are all bound before any
+  // computes, so c growing a's buffer must not leave a's node bound to the
+  // freed one, neither in the first run nor in the capture and replays.
+  constexpr int64_t kWidth = 64 * 1024, kRows = 2;
+  auto session = Create(ModelBuilder()
+                            .Input("x", {kWidth})
+                            .Input("w", {kRows, kWidth})
+                            .Node("Neg", {"x"}, "a")
+                            .Node("Add", {"a", "w"}, "b")
+                            .Node("Neg", {"b"}, "c")
+                            .Node("Neg", {"c"}, "y")
+                            .Output("y")
+                            .Build());
+  ASSERT_TRUE(session);
+  // Bound at the same addresses every run, so the segment is captured.
+  std::vector<float> w(kRows * kWidth), x(kWidth);
+  std::vector<nxrt::NamedTensor> inputs{
+      {"x", nxrt::Tensor::Borrow(nxrt::DataType::kFloat32, {kWidth}, x.data(),
+                                 x.size() * sizeof(float))},
+      {"w", nxrt::Tensor::Borrow(nxrt::DataType::kFloat32, {kRows, kWidth}, w.data(),
+                                 w.size() * sizeof(float))}};
+  std::vector<nxrt::Tensor> outputs;
+  for (int run = 0; run < 4; ++run) {
+    const float k = static_cast<float>(run);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 1000) * 0.5f - k;
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) + k;
+    nxrt::Status status = session->Run(nxrt::DeviceGraphSlot::kPrimary, inputs, {}, outputs);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    std::vector<float> expected(w.size());
+    for (size_t i = 0; i < w.size(); ++i) expected[i] = w[i] - x[i % kWidth];
+    EXPECT_EQ(ValuesOf(outputs[0]), expected) << "run " << run;
+  }
+  EXPECT_GE(session->device_graph_counters().replays, 1u);
+}
+
+TEST(ValueBufferSharing, AValueMadeBeforeASegmentKeepsItsBytesUntilTheSegmentReadsIt) {
+  // a comes from the first EP's segment and is read last by the second's
+  // Add; c, made later in that segment, must not take a's buffer, which it
+  // would grow (and free) while the segment is bound, before Add reads a.
+  constexpr int64_t kWidth = 64 * 1024, kRows = 2;
+  const std::string log = nxrt_test::TestLogId();
+  nxrt::SessionOptions options;
+  options.providers.push_back(Mock(log + ".first", {{"claim", "Relu"}}));
+  options.providers.push_back(Mock(log + ".second"));
+  auto session = nxrt::Session::Create(nxrt_test::TestEnvironment(),
+                                       ModelBuilder()
+                                           .Input("x", {kWidth})
+                                           .Input("w", {kRows, kWidth})
+                                           .Node("Relu", {"x"}, "a")
+                                           .Node("Add", {"a", "w"}, "b")
+                                           .Node("Neg", {"b"}, "c")
+                                           .Node("Neg", {"c"}, "y")
+                                           .Output("y")
+                                           .Build(),
+                                       options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::vector<float> w(kRows * kWidth), x(kWidth);
+  std::vector<nxrt::NamedTensor> inputs{
+      {"x", nxrt::Tensor::Borrow(nxrt::DataType::kFloat32, {kWidth}, x.data(),
+                                 x.size() * sizeof(float))},
+      {"w", nxrt::Tensor::Borrow(nxrt::DataType::kFloat32, {kRows, kWidth}, w.data(),
+                                 w.size() * sizeof(float))}};
+  std::vector<nxrt::Tensor> outputs;
+  for (int run = 0; run < 4; ++run) {
+    const float k = static_cast<float>(run);
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 1000) * 0.5f - k;
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) + k;
+    nxrt::Status status = (*session)->Run(nxrt::DeviceGraphSlot::kPrimary, inputs, {}, outputs);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    // y = -(-(relu(x) + w)), and x is never negative.
+    std::vector<float> expected(w.size());
+    for (size_t i = 0; i < w.size(); ++i) expected[i] = w[i] + x[i % kWidth];
+    EXPECT_EQ(ValuesOf(outputs[0]), expected) << "run " << run;
+  }
+  EXPECT_GE((*session)->device_graph_counters().replays, 2u);
 }
 
 }  // namespace
