@@ -448,8 +448,26 @@ Status Executor::BuildBodies() {
 void Executor::PlanSegments() {
   std::vector<device_graph::Segment>& segments = shared_.device_graphs->segments();
   segment_at_.assign(nodes_.size(), kNoSlot);
+  // The plan position of the node making each slot's value; kNoSlot for
+  // graph inputs, constants and copies. Fused nodes leave gaps in the plan,
+  // so positions are not node ids.
+  std::vector<size_t> position_of_node(graph_.nodes.size(), kNoSlot);
+  for (size_t i = 0; i < nodes_.size(); ++i) position_of_node[nodes_[i].id.index] = i;
+  std::vector<size_t> made_at(slots_.size(), kNoSlot);
+  for (size_t s = 0; s < slots_.size(); ++s) {
+    if (!slots_[s].value.valid()) continue;
+    const graph::NodeId producer = graph_.value(slots_[s].value).producer;
+    if (producer.valid()) made_at[s] = position_of_node[producer.index];
+  }
   auto capturable = [&](const PlannedNode& node) {
     return node.capture_eligible && shared_.providers[node.provider].provider->has_device_graphs();
+  };
+  // A segment's copies into the EP's memory all run before it computes (and
+  // before a capture or replay), so each must read a value made before it.
+  auto copies_from_before = [&](const PlannedNode& node, size_t begin) {
+    return std::all_of(node.transfers.begin(), node.transfers.end(), [&](const Transfer& t) {
+      return made_at[t.from_slot] == kNoSlot || made_at[t.from_slot] < begin;
+    });
   };
   for (size_t i = 0; i < nodes_.size();) {
     if (!capturable(nodes_[i])) {
@@ -460,34 +478,28 @@ void Executor::PlanSegments() {
     segment.begin = i;
     segment.provider = nodes_[i].provider;
     size_t end = i + 1;
-    // Copies into the EP's memory run before a capture, never inside one.
     while (end < nodes_.size() && capturable(nodes_[end]) &&
-           nodes_[end].provider == segment.provider && nodes_[end].transfers.empty()) {
+           nodes_[end].provider == segment.provider && copies_from_before(nodes_[end], i)) {
       ++end;
     }
     segment.end = end;
-    PlanSegmentSlots(segment);
+    PlanSegmentSlots(segment, made_at);
     segment_at_[i] = segments.size();
     segments.push_back(std::move(segment));
     i = end;
   }
 }
 
-void Executor::PlanSegmentSlots(device_graph::Segment& segment) const {
+void Executor::PlanSegmentSlots(device_graph::Segment& segment,
+                                std::span<const size_t> made_at) const {
   auto add_once = [](std::vector<size_t>& list, size_t slot_index) {
     if (std::find(list.begin(), list.end(), slot_index) == list.end()) list.push_back(slot_index);
   };
   for (size_t i = segment.begin; i < segment.end; ++i) {
     for (size_t slot_index : nodes_[i].input_slots) {
       if (slot_index == kNoSlot || slots_[slot_index].constant) continue;
-      const ValueSlot& slot = slots_[slot_index];
-      if (slot.value.valid()) {
-        const graph::NodeId producer = graph_.value(slot.value).producer;
-        // Plan node indices are node ids.
-        if (producer.valid() && producer.index >= segment.begin && producer.index < segment.end) {
-          continue;
-        }
-      }
+      const size_t maker = made_at[slot_index];
+      if (maker != kNoSlot && maker >= segment.begin && maker < segment.end) continue;
       add_once(segment.external_slots, slot_index);
     }
     for (size_t slot_index : nodes_[i].output_slots) {

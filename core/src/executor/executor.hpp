@@ -103,7 +103,7 @@ class Executor : private plugin_host::ComputeServices {
   void PlanViews();
   void PlanSegments();
   void PlanBuffers();
-  void PlanSegmentSlots(device_graph::Segment& segment) const;
+  void PlanSegmentSlots(device_graph::Segment& segment, std::span<const size_t> made_at) const;
   size_t MemoryOf(size_t provider) const;
   plugin_host::ExecutionProvider* MemoryProvider(size_t memory) const;
   BufferFreeListener* Listener() const;

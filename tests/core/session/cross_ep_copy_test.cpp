@@ -87,6 +87,41 @@ TEST_F(CrossEpCopies, EveryReplayRefreshesTheCopiesItReads) {
   EXPECT_EQ(CountPrefix(DeviceLog(), "replay"), xs.size() - 1);
 }
 
+TEST_F(CrossEpCopies, CopiesOfInputsAndConstantsMidChainStayInOneSegment) {
+  // z and d are first read halfway along the chain; their copies run before
+  // the segment computes, so the whole chain is one capture, and each
+  // replay reads z's fresh copy.
+  Create(nxrt_test::ModelBuilder()
+             .Input("x", {int64_t{1}, int64_t{4}})
+             .Input("z", {int64_t{1}, int64_t{4}})
+             .Constant("c", {4}, {1, -1, 2, -2})
+             .Constant("d", {4}, {0.5f, 0.25f, -3, 1})
+             .Node("Add", {"x", "c"}, "s")
+             .Node("Mul", {"s", "z"}, "p")
+             .Node("Sub", {"p", "d"}, "q")
+             .Node("Relu", {"q"}, "y")
+             .Output("y")
+             .Build(),
+         OnMockDevice(log_));
+  const std::vector<std::vector<float>> xs{
+      {1, 2, 3, 4}, {5, -6, 7, -8}, {-1, 0.5f, 3, 7}, {0, 1, 0, 1}};
+  for (size_t run = 0; run < xs.size(); ++run) {
+    const std::vector<float>& x = xs[run];
+    const std::vector<float> z{2, -1, static_cast<float>(run), 0.5f};
+    std::vector<nxrt::NamedTensor> inputs{{"x", nxrt_test::Floats({1, 4}, x)},
+                                          {"z", nxrt_test::Floats({1, 4}, z)}};
+    nxrt::Status status = session_->Run(DeviceGraphSlot::kPrimary, inputs, {}, outputs_);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    const float c[4] = {1, -1, 2, -2}, d[4] = {0.5f, 0.25f, -3, 1};
+    std::vector<float> expected(4);
+    for (size_t i = 0; i < 4; ++i) expected[i] = std::max(0.0f, (x[i] + c[i]) * z[i] - d[i]);
+    EXPECT_EQ(nxrt_test::ValuesOf(outputs_[0]), expected) << "run " << run;
+  }
+  const auto counters = session_->device_graph_counters();
+  EXPECT_EQ(counters.captures, 1u);
+  EXPECT_EQ(counters.replays, xs.size() - 1);
+}
+
 TEST_F(CrossEpCopies, FixedCapacityKvIsWrittenBackFromTheEpsMemory) {
   // The mock's GroupQueryAttention adds one to the cache in place, in device
   // memory; the caller's past, in host memory, must see every step.
