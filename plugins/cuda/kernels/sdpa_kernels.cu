@@ -1,13 +1,17 @@
-// The default-domain Attention on the device, computing in float for every
-// element type. Keys and values are read where they lie (past rows from the
-// past caches, new rows from K and V in their own layout), so the attention
-// kernel does not wait on the present caches; one thread block per (query
-// position, query head, batch) scores every key into shared memory and takes
-// the softmax with the shared block reductions.
+// The default-domain Attention on the device. Keys and values are read where
+// they lie (past rows from the past caches, new rows from K and V in their
+// own layout), so the attention kernel does not wait on the present caches;
+// one thread block per (query position, query head, batch) scores every key
+// into shared memory and takes the softmax with the shared block reductions.
+// float32 computes in float; a 16-bit type follows the specification's
+// arithmetic in that type, as the CPU EP does: Q and K each scaled by
+// sqrt(scale), the scores, mask sums and probabilities rounded to the type,
+// and the softmax's steps too unless softmax_precision asks for float.
 #include <cuda_runtime.h>
 
 #include <cmath>
 #include <string>
+#include <type_traits>
 
 #include "cuda_check.hpp"
 #include "dtype.hpp"
@@ -68,10 +72,53 @@ __global__ void PresentKernel(AttentionArgs a, const void* past, const void* fre
   }
 }
 
+// `x` rounded to T and back: the specification's arithmetic in a 16-bit
+// type rounds every step's result.
+template <typename T>
+__device__ __forceinline__ float Round(float x) {
+  return ToFloat(FromFloat<T>(x));
+}
+
+// The softmax of `scores` in place, each step rounded to T; returns the
+// reciprocal of the sum, 0 when every key is masked. A bfloat16 sum rounds
+// at each addition, in key order, and a float16 sum accumulates in float,
+// as the specification's reference arithmetic does.
+template <typename T>
+__device__ float BlockSoftmaxInType(float* scores, int64_t count, float* scratch) {
+  float largest = -INFINITY;
+  for (int64_t j = threadIdx.x; j < count; j += blockDim.x) largest = fmaxf(largest, scores[j]);
+  largest = BlockReduce<Combine::kMax>(largest, scratch);
+  float sum = 0.0f;
+  for (int64_t j = threadIdx.x; j < count; j += blockDim.x) {
+    scores[j] = largest == -INFINITY ? 0.0f : Round<T>(expf(Round<T>(scores[j] - largest)));
+    sum += scores[j];
+  }
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      float ordered = 0.0f;
+      for (int64_t j = 0; j < count; ++j) ordered = Round<T>(ordered + scores[j]);
+      scratch[0] = ordered;
+    }
+    __syncthreads();
+    sum = scratch[0];
+    __syncthreads();
+  } else {
+    sum = BlockReduce<Combine::kSum>(sum, scratch);
+  }
+  sum = Round<T>(sum);
+  for (int64_t j = threadIdx.x; j < count; j += blockDim.x) {
+    scores[j] = sum > 0.0f ? Round<T>(scores[j] / sum) : 0.0f;
+  }
+  __syncthreads();
+  return sum > 0.0f ? 1.0f : 0.0f;
+}
+
 // Grid (q_len, q_heads, batch); shared memory holds the query row, the
 // reduction scratch and one score per key.
 template <typename T>
 __global__ void AttendKernel(AttentionArgs a) {
+  constexpr bool kNarrow = !std::is_same_v<T, float>;
   extern __shared__ float shared[];
   float* q = shared;
   float* scratch = q + a.head;
@@ -81,8 +128,11 @@ __global__ void AttendKernel(AttentionArgs a) {
   const int64_t b = blockIdx.z;
   const int64_t kv_head = h / (a.q_heads / a.kv_heads);
   const int64_t total = a.past + a.kv_len;
+  const float root_scale = Round<T>(sqrtf(a.scale));
   const T* q_row = static_cast<const T*>(a.query) + At(a, b, h, i, a.q_heads, a.q_len, a.head);
-  for (int64_t d = threadIdx.x; d < a.head; d += blockDim.x) q[d] = ToFloat(q_row[d]);
+  for (int64_t d = threadIdx.x; d < a.head; d += blockDim.x) {
+    q[d] = kNarrow ? Round<T>(ToFloat(q_row[d]) * root_scale) : ToFloat(q_row[d]);
+  }
   __syncthreads();
   const int64_t mask_row = b * a.mask_strides[0] + h * a.mask_strides[1] + i * a.mask_strides[2];
   for (int64_t j = threadIdx.x; j < total; j += blockDim.x) {
@@ -97,12 +147,29 @@ __global__ void AttendKernel(AttentionArgs a) {
     }
     const T* k = KvRow<T>(a, a.past_key, a.key, a.head, b, kv_head, j);
     float dot = 0.0f;
-    for (int64_t d = 0; d < a.head; ++d) dot += q[d] * ToFloat(k[d]);
-    float score = dot * a.scale;
-    if (a.softcap > 0.0f) score = a.softcap * tanhf(score / a.softcap);
-    scores[j] = score + bias;
+    for (int64_t d = 0; d < a.head; ++d) {
+      dot += q[d] * (kNarrow ? Round<T>(ToFloat(k[d]) * root_scale) : ToFloat(k[d]));
+    }
+    float score = kNarrow ? Round<T>(dot) : dot * a.scale;
+    if (a.softcap > 0.0f) {
+      score = kNarrow ? Round<T>(Round<T>(tanhf(Round<T>(score / a.softcap))) * a.softcap)
+                      : a.softcap * tanhf(score / a.softcap);
+    }
+    scores[j] = kNarrow ? Round<T>(score + Round<T>(bias)) : score + bias;
   }
-  const float inverse = BlockSoftmaxInPlace(scores, total, scratch);
+  float inverse = 0.0f;
+  if (kNarrow && a.narrow_softmax) {
+    inverse = BlockSoftmaxInType<T>(scores, total, scratch);
+  } else {
+    inverse = BlockSoftmaxInPlace(scores, total, scratch);
+    if (kNarrow) {
+      for (int64_t j = threadIdx.x; j < total; j += blockDim.x) {
+        scores[j] = Round<T>(scores[j] * inverse);
+      }
+      inverse = inverse > 0.0f ? 1.0f : 0.0f;
+      __syncthreads();
+    }
+  }
   T* out = static_cast<T*>(a.output) + At(a, b, h, i, a.q_heads, a.q_len, a.v_head);
   for (int64_t d = threadIdx.x; d < a.v_head; d += blockDim.x) {
     float acc = 0.0f;

@@ -14,7 +14,8 @@
 namespace nxrt::cuda {
 
 // Q, K, V, the pasts, the output and the presents share `dtype` (float32,
-// float16 or bfloat16; the arithmetic is float). Q/K/V and the output are
+// float16 or bfloat16; a 16-bit type rounds each step's result to it, as the
+// specification's arithmetic does). Q/K/V and the output are
 // [batch, heads, seq, width] when `heads_first`, else [batch, seq, heads *
 // width]; the pasts and presents are [batch, kv_heads, rows, width].
 struct AttentionArgs {
@@ -46,6 +47,9 @@ struct AttentionArgs {
   bool causal = false;  // key j is visible to query i when j <= i + past
   float scale = 0.0f;
   float softcap = 0.0f;  // 0: none
+  // A 16-bit type's softmax steps are rounded to it (softmax_precision unset
+  // or naming the type); otherwise the softmax is float.
+  bool narrow_softmax = false;
 };
 
 // Writes the present caches (past rows, then the new ones) when requested,

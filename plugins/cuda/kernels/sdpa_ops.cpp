@@ -97,6 +97,10 @@ class AttentionKernel : public CudaKernel {
     args_.scale = node.attr_type("scale") == NXRT_ATTR_UNDEFINED
                       ? 1.0f / std::sqrt(static_cast<float>(args_.head))
                       : node.AttrFloat("scale", 1.0f);
+    // softmax_precision names an ONNX element type, as nxrt_dtype does.
+    const int64_t precision = node.AttrInt("softmax_precision", 0);
+    args_.narrow_softmax = args_.dtype != NXRT_DTYPE_FLOAT32 &&
+                           (precision == 0 || precision == static_cast<int64_t>(args_.dtype));
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,

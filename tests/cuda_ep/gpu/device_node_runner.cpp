@@ -28,15 +28,27 @@ size_t ElementBytes(nxrt_dtype dtype) {
   }
 }
 
-// Exact for zero and for normal values with at most 10 fraction bits.
+// Rounded to nearest, ties to even, as the device converts; for zero and
+// values in the normal half range.
 uint16_t HalfBits(float value) {
   uint32_t bits;
   std::memcpy(&bits, &value, 4);
   const uint32_t sign = (bits >> 16) & 0x8000u;
   if ((bits & 0x7fffffffu) == 0) return static_cast<uint16_t>(sign);
-  const int exponent = static_cast<int>((bits >> 23) & 0xff) - 127 + 15;
-  return static_cast<uint16_t>(sign | (static_cast<uint32_t>(exponent) << 10) |
-                               ((bits >> 13) & 0x3ffu));
+  const uint32_t exponent = ((bits >> 23) & 0xffu) - 127 + 15;
+  const uint32_t mantissa = bits & 0x7fffffu;
+  const uint32_t dropped = mantissa & 0x1fffu;
+  uint32_t half = (exponent << 10) | (mantissa >> 13);
+  // A carry out of the mantissa steps the exponent up, as it should.
+  if (dropped > 0x1000u || (dropped == 0x1000u && (half & 1u))) ++half;
+  return static_cast<uint16_t>(sign | half);
+}
+
+// Rounded to nearest, ties to even, as the device converts; finite values.
+uint16_t BFloat16Bits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  return static_cast<uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
 }
 
 double HalfValue(uint16_t h) {
@@ -178,9 +190,7 @@ HostTensor FloatTensor(nxrt_dtype dtype, std::vector<int64_t> dims,
       const uint16_t h = HalfBits(values[i]);
       std::memcpy(p, &h, 2);
     } else if (dtype == NXRT_DTYPE_BFLOAT16) {
-      uint32_t bits;
-      std::memcpy(&bits, &values[i], 4);
-      const uint16_t b = static_cast<uint16_t>(bits >> 16);
+      const uint16_t b = BFloat16Bits(values[i]);
       std::memcpy(p, &b, 2);
     } else {
       std::memcpy(p, &values[i], 4);

@@ -25,6 +25,8 @@ struct HostTensor {
   double at(size_t index) const;
 };
 
+// `values` in `dtype` (float32, float16 or bfloat16), rounded to nearest as
+// the device converts.
 HostTensor FloatTensor(nxrt_dtype dtype, std::vector<int64_t> dims,
                        const std::vector<float>& values);
 HostTensor IntTensor(nxrt_dtype dtype, std::vector<int64_t> dims,
