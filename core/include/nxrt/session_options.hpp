@@ -72,6 +72,17 @@ struct SessionOptions {
   // read by another node or a graph output, the present output gets a buffer
   // of its own and the past tensor is only read.
   bool fixed_capacity_kv = false;
+
+  // With fixed_capacity_kv, an attention node on an EP with memory of its
+  // own keeps the cache there between runs instead of copying it in and out
+  // on every run: the caller's past tensor is copied in when a run binds it
+  // (the first run, or a tensor at another address, size or shape than the
+  // run before), the EP updates its copy in place, and nothing is copied
+  // back, so the caller's past tensor keeps the bytes it was bound with.
+  // Presents asked for as outputs are copied out of the EP's memory. To
+  // start over from other cache contents, bind another tensor. No effect
+  // where the attention reads host memory.
+  bool kv_in_ep_memory = false;
 };
 
 }  // namespace nxrt

@@ -25,7 +25,11 @@ struct Transfer {
   size_t from_slot = kNoSlot;
   size_t to_slot = kNoSlot;
   bool once = false;  // the source is a constant: copy on the first run only
+  // A KV cache the EP keeps in its memory: copy only when the run binds a
+  // source other than the one last copied (its address, size or dims).
+  bool resident = false;
   bool done = false;
+  const void* copied_from = nullptr;
   ValueBuffer staging;  // host bytes between two device memories
 };
 

@@ -305,12 +305,19 @@ void Executor::PlanInPlaceKv() {
         continue;
       }
       // An EP that reads a copy in its own memory (a mirror slot) writes its
-      // present there; the run copies it back into the caller's buffer.
+      // present there: into the copy itself when the cache stays in that
+      // memory, else into a buffer the run copies back into the caller's.
       if (planned.input_slots[input] != slot_of_value_[past.index]) {
-        if (planned.output_slots[output] != kNoSlot) {
-          kv_write_back_.emplace_back(planned.output_slots[output], slot_of_value_[past.index]);
+        if (!shared_.kv_in_ep_memory) {
+          if (planned.output_slots[output] != kNoSlot) {
+            kv_write_back_.emplace_back(planned.output_slots[output], slot_of_value_[past.index]);
+          }
+          continue;
         }
-        continue;
+        // The past's only reader made the copy.
+        for (Transfer& transfer : planned.transfers) {
+          if (transfer.to_slot == planned.input_slots[input]) transfer.resident = true;
+        }
       }
       planned.in_place_input[output] = input;
       if (planned.output_slots[output] != kNoSlot)
@@ -902,6 +909,10 @@ Status Executor::RunTransfers(PlannedNode& node) {
     if (transfer.once && transfer.done) continue;
     const ValueSlot& from = slots_[transfer.from_slot];
     ValueSlot& to = slots_[transfer.to_slot];
+    if (transfer.resident && transfer.done && from.data == transfer.copied_from &&
+        from.byte_size == to.byte_size && from.dtype == to.dtype && from.dims == to.dims) {
+      continue;
+    }
     const auto what = [&] {
       return graph_.Describe(node.id) + ": input '" + DescribeSlot(transfer.from_slot) + "'";
     };
@@ -937,6 +948,7 @@ Status Executor::RunTransfers(PlannedNode& node) {
     if (!copied.ok()) return copied.WithContext(what());
     to.ready = true;
     transfer.done = true;
+    transfer.copied_from = from.data;
   }
   return Status::Ok();
 }

@@ -50,6 +50,8 @@ struct ExecutorShared {
   uint64_t executor_id = 0;
   // Present KV outputs are written into their past inputs' buffers.
   bool fixed_capacity_kv = false;
+  // ... and an EP with memory of its own keeps them there between runs.
+  bool kv_in_ep_memory = false;
   // Chains of nodes their provider runs as one kernel (conv_fusion.hpp).
   bool fuse_nodes = true;
 };

@@ -96,6 +96,7 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   state->shared.device_graphs = options.device_graphs ? state->device_graphs.get() : nullptr;
   state->shared.executor_id = NextExecutorId();
   state->shared.fixed_capacity_kv = options.fixed_capacity_kv;
+  state->shared.kv_in_ep_memory = options.kv_in_ep_memory;
   state->shared.fuse_nodes = options.rewrite_graph;
   NXRT_ASSIGN_OR_RETURN(state->executor, executor::Executor::Build(graph, state->shared,
                                                                    &state->capture_plan, nullptr));

@@ -146,4 +146,44 @@ TEST_F(CrossEpCopies, FixedCapacityKvIsWrittenBackFromTheEpsMemory) {
   }
 }
 
+TEST_F(CrossEpCopies, AKvCacheKeptInTheEpsMemoryIsCopiedInOnlyWhenBound) {
+  // The mock's GroupQueryAttention adds one to the cache in place. With the
+  // cache kept in device memory, the caller's past is copied in on the first
+  // run and on binding another tensor, never copied back, and the presents
+  // still show every step.
+  nxrt::SessionOptions options = OnMockDevice(log_);
+  options.fixed_capacity_kv = true;
+  options.kv_in_ep_memory = true;
+  Create(nxrt_test::BuildKvCacheModel({}), options);
+  const size_t cache_bytes = nxrt_test::kCapacity * nxrt_test::kHeadSize * sizeof(float);
+  const std::string cache_copy_in = "copy_to_device " + std::to_string(cache_bytes);
+  std::vector<float> key(nxrt_test::kCapacity * nxrt_test::kHeadSize);
+  std::vector<float> value(key.size());
+  for (size_t i = 0; i < key.size(); ++i) {
+    key[i] = static_cast<float>(i);
+    value[i] = -2.0f * static_cast<float>(i);
+  }
+  auto inputs = nxrt_test::KvCacheInputs(key, value);
+  std::vector<float> device_key = key;
+  for (int step = 1; step <= 3; ++step) {
+    nxrt::Status status = session_->Run(inputs, {}, outputs_);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    for (float& k : device_key) k += 1.0f;
+    EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(1)), device_key) << "step " << step;
+    EXPECT_EQ(nxrt_test::ValuesOf(inputs[3].tensor), key) << "the caller's past is not written";
+  }
+  EXPECT_EQ(CountPrefix(DeviceLog(), cache_copy_in), 2u) << "key and value, once";
+  EXPECT_EQ(CountPrefix(DeviceLog(), "copy_to_host " + std::to_string(cache_bytes)), 6u)
+      << "the present outputs asked for, and no write-back";
+
+  // Another past tensor starts the cache over from its contents.
+  std::vector<float> fresh(key.size(), 10.0f);
+  inputs[3].tensor = nxrt_test::Floats({1, 1, nxrt_test::kCapacity, nxrt_test::kHeadSize}, fresh);
+  nxrt::Status status = session_->Run(inputs, {}, outputs_);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  for (float& k : fresh) k += 1.0f;
+  EXPECT_EQ(nxrt_test::ValuesOf(outputs_.at(1)), fresh);
+  EXPECT_EQ(CountPrefix(DeviceLog(), cache_copy_in), 3u) << "the new key only";
+}
+
 }  // namespace

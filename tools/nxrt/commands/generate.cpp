@@ -95,6 +95,9 @@ Result<int> Generate(const GenerateFlags& flags) {
   SessionOptions options;
   NXRT_ASSIGN_OR_RETURN(options.providers, ParseProviderList(flags.providers, flags.threads));
   options.fixed_capacity_kv = form == KvForm::kFixed;
+  // The fixed pasts are never read back here, so an EP with memory of its
+  // own may keep the cache there.
+  options.kv_in_ep_memory = form == KvForm::kFixed;
   NXRT_ASSIGN_OR_RETURN(std::shared_ptr<Environment> environment,
                         MakeEnvironment(flags.environment));
   NXRT_ASSIGN_OR_RETURN(ModelSession model,
