@@ -27,6 +27,18 @@ nxrt::SessionOptions OnMockDevice(const std::string& log) {
   return options;
 }
 
+// Past caches of BuildKvCacheModel's shape, with distinct values.
+std::vector<float> KeyCache() {
+  std::vector<float> key(nxrt_test::kCapacity * nxrt_test::kHeadSize);
+  for (size_t i = 0; i < key.size(); ++i) key[i] = static_cast<float>(i);
+  return key;
+}
+std::vector<float> ValueCache() {
+  std::vector<float> value = KeyCache();
+  for (float& v : value) v *= -2.0f;
+  return value;
+}
+
 class CrossEpCopies : public ::testing::Test {
  protected:
   void SetUp() override { log_ = nxrt_test::TestLogId(); }
@@ -128,12 +140,7 @@ TEST_F(CrossEpCopies, FixedCapacityKvIsWrittenBackFromTheEpsMemory) {
   nxrt::SessionOptions options = OnMockDevice(log_);
   options.fixed_capacity_kv = true;
   Create(nxrt_test::BuildKvCacheModel({}), options);
-  std::vector<float> key(nxrt_test::kCapacity * nxrt_test::kHeadSize);
-  std::vector<float> value(key.size());
-  for (size_t i = 0; i < key.size(); ++i) {
-    key[i] = static_cast<float>(i);
-    value[i] = -2.0f * static_cast<float>(i);
-  }
+  std::vector<float> key = KeyCache(), value = ValueCache();
   auto inputs = nxrt_test::KvCacheInputs(key, value);
   for (int step = 1; step <= 3; ++step) {
     nxrt::Status status = session_->Run(inputs, {}, outputs_);
@@ -157,12 +164,7 @@ TEST_F(CrossEpCopies, AKvCacheKeptInTheEpsMemoryIsCopiedInOnlyWhenBound) {
   Create(nxrt_test::BuildKvCacheModel({}), options);
   const size_t cache_bytes = nxrt_test::kCapacity * nxrt_test::kHeadSize * sizeof(float);
   const std::string cache_copy_in = "copy_to_device " + std::to_string(cache_bytes);
-  std::vector<float> key(nxrt_test::kCapacity * nxrt_test::kHeadSize);
-  std::vector<float> value(key.size());
-  for (size_t i = 0; i < key.size(); ++i) {
-    key[i] = static_cast<float>(i);
-    value[i] = -2.0f * static_cast<float>(i);
-  }
+  std::vector<float> key = KeyCache(), value = ValueCache();
   auto inputs = nxrt_test::KvCacheInputs(key, value);
   std::vector<float> device_key = key;
   for (int step = 1; step <= 3; ++step) {

@@ -68,71 +68,65 @@ TEST(ValueBufferSharing, AValueReadFurtherOnKeepsItsBytes) {
   }
 }
 
-TEST(ValueBufferSharing, ABufferGrownForALaterValueLeavesAnEarlierOneRight) {
-  // a = -x is smaller than c = -(a + w), which takes a's buffer once a is
-  // dead, growing it during the first run. Later runs at the same shapes
-  // must write a into the grown buffer, not the one freed (a buffer this
-  // large goes back to the system when freed, so a write there faults).
-  constexpr int64_t kWidth = 64 * 1024, kRows = 2;
-  auto session = Create(ModelBuilder()
-                            .Input("x", {kWidth})
-                            .Input("w", {kRows, kWidth})
-                            .Node("Neg", {"x"}, "a")
-                            .Node("Add", {"a", "w"}, "b")
-                            .Node("Neg", {"b"}, "c")
-                            .Node("Neg", {"c"}, "y")
-                            .Output("y")
-                            .Build());
-  ASSERT_TRUE(session);
-  for (int run = 0; run < 4; ++run) {
-    const float k = static_cast<float>(run);
-    std::vector<float> w(kRows * kWidth), x(kWidth);
-    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 1000) * 0.5f - k;
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) + k;
-    std::vector<nxrt::NamedTensor> inputs{{"x", Floats({kWidth}, x)},
-                                          {"w", Floats({kRows, kWidth}, w)}};
-    auto outputs = session->Run(inputs);
-    ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
-    // y = -(-((-x) + w)) = w - x, row by row.
-    std::vector<float> expected(w.size());
-    for (size_t i = 0; i < w.size(); ++i) expected[i] = w[i] - x[i % kWidth];
-    EXPECT_EQ(ValuesOf((*outputs)[0]), expected) << "run " << run;
-  }
+// x [kWidth] and w [kRows, kWidth] through a = first(x), b = a + w, c = -b
+// and y = -c, so y = w + a row by row. c is larger than a and takes a's
+// buffer once a is dead, growing it during the first run.
+constexpr int64_t kWidth = 64 * 1024, kRows = 2;
+
+nxrt::graph::Graph GrowingChain(const std::string& first) {
+  return ModelBuilder()
+      .Input("x", {kWidth})
+      .Input("w", {kRows, kWidth})
+      .Node(first, {"x"}, "a")
+      .Node("Add", {"a", "w"}, "b")
+      .Node("Neg", {"b"}, "c")
+      .Node("Neg", {"c"}, "y")
+      .Output("y")
+      .Build();
 }
 
-TEST(ValueBufferSharing, ASegmentPreparedWholeSeesTheBufferItsLaterValuesGrew) {
-  // On a device-graph slot a segment's nodes are all bound before any
-  // computes, so c growing a's buffer must not leave a's node bound to the
-  // freed one, neither in the first run nor in the capture and replays.
-  constexpr int64_t kWidth = 64 * 1024, kRows = 2;
-  auto session = Create(ModelBuilder()
-                            .Input("x", {kWidth})
-                            .Input("w", {kRows, kWidth})
-                            .Node("Neg", {"x"}, "a")
-                            .Node("Add", {"a", "w"}, "b")
-                            .Node("Neg", {"b"}, "c")
-                            .Node("Neg", {"c"}, "y")
-                            .Output("y")
-                            .Build());
-  ASSERT_TRUE(session);
-  // Bound at the same addresses every run, so the segment is captured.
+// Runs GrowingChain four times with new values in x and w (x never
+// negative, so Relu(x) = x = -Neg(x)), on `slot` when given, and checks y.
+// The inputs stay at one address, so a slot's segments are captured.
+void RunGrowingChain(nxrt::Session& session, const std::string& first,
+                     std::optional<nxrt::DeviceGraphSlot> slot) {
   std::vector<float> w(kRows * kWidth), x(kWidth);
   std::vector<nxrt::NamedTensor> inputs{
       {"x", nxrt::Tensor::Borrow(nxrt::DataType::kFloat32, {kWidth}, x.data(),
                                  x.size() * sizeof(float))},
       {"w", nxrt::Tensor::Borrow(nxrt::DataType::kFloat32, {kRows, kWidth}, w.data(),
                                  w.size() * sizeof(float))}};
+  const float sign = first == "Neg" ? -1.0f : 1.0f;
   std::vector<nxrt::Tensor> outputs;
   for (int run = 0; run < 4; ++run) {
     const float k = static_cast<float>(run);
     for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 1000) * 0.5f - k;
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) + k;
-    nxrt::Status status = session->Run(nxrt::DeviceGraphSlot::kPrimary, inputs, {}, outputs);
+    nxrt::Status status =
+        slot ? session.Run(*slot, inputs, {}, outputs) : session.Run(inputs, {}, outputs);
     ASSERT_TRUE(status.ok()) << status.ToString();
     std::vector<float> expected(w.size());
-    for (size_t i = 0; i < w.size(); ++i) expected[i] = w[i] - x[i % kWidth];
+    for (size_t i = 0; i < w.size(); ++i) expected[i] = w[i] + sign * x[i % kWidth];
     EXPECT_EQ(ValuesOf(outputs[0]), expected) << "run " << run;
   }
+}
+
+TEST(ValueBufferSharing, ABufferGrownForALaterValueLeavesAnEarlierOneRight) {
+  // Later runs at the same shapes must write a into the grown buffer, not
+  // the one freed (a buffer this large goes back to the system when freed,
+  // so a write there faults).
+  auto session = Create(GrowingChain("Neg"));
+  ASSERT_TRUE(session);
+  RunGrowingChain(*session, "Neg", std::nullopt);
+}
+
+TEST(ValueBufferSharing, ASegmentPreparedWholeSeesTheBufferItsLaterValuesGrew) {
+  // On a device-graph slot a segment's nodes are all bound before any
+  // computes, so c growing a's buffer must not leave a's node bound to the
+  // freed one, neither in the first run nor in the capture and replays.
+  auto session = Create(GrowingChain("Neg"));
+  ASSERT_TRUE(session);
+  RunGrowingChain(*session, "Neg", nxrt::DeviceGraphSlot::kPrimary);
   EXPECT_GE(session->device_graph_counters().replays, 1u);
 }
 
@@ -140,41 +134,13 @@ TEST(ValueBufferSharing, AValueMadeBeforeASegmentKeepsItsBytesUntilTheSegmentRea
   // a comes from the first EP's segment and is read last by the second's
   // Add; c, made later in that segment, must not take a's buffer, which it
   // would grow (and free) while the segment is bound, before Add reads a.
-  constexpr int64_t kWidth = 64 * 1024, kRows = 2;
   const std::string log = nxrt_test::TestLogId();
   nxrt::SessionOptions options;
   options.providers.push_back(Mock(log + ".first", {{"claim", "Relu"}}));
   options.providers.push_back(Mock(log + ".second"));
-  auto session = nxrt::Session::Create(nxrt_test::TestEnvironment(),
-                                       ModelBuilder()
-                                           .Input("x", {kWidth})
-                                           .Input("w", {kRows, kWidth})
-                                           .Node("Relu", {"x"}, "a")
-                                           .Node("Add", {"a", "w"}, "b")
-                                           .Node("Neg", {"b"}, "c")
-                                           .Node("Neg", {"c"}, "y")
-                                           .Output("y")
-                                           .Build(),
-                                       options);
+  auto session = nxrt::Session::Create(nxrt_test::TestEnvironment(), GrowingChain("Relu"), options);
   ASSERT_TRUE(session.ok()) << session.status().ToString();
-  std::vector<float> w(kRows * kWidth), x(kWidth);
-  std::vector<nxrt::NamedTensor> inputs{
-      {"x", nxrt::Tensor::Borrow(nxrt::DataType::kFloat32, {kWidth}, x.data(),
-                                 x.size() * sizeof(float))},
-      {"w", nxrt::Tensor::Borrow(nxrt::DataType::kFloat32, {kRows, kWidth}, w.data(),
-                                 w.size() * sizeof(float))}};
-  std::vector<nxrt::Tensor> outputs;
-  for (int run = 0; run < 4; ++run) {
-    const float k = static_cast<float>(run);
-    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 1000) * 0.5f - k;
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 7) + k;
-    nxrt::Status status = (*session)->Run(nxrt::DeviceGraphSlot::kPrimary, inputs, {}, outputs);
-    ASSERT_TRUE(status.ok()) << status.ToString();
-    // y = -(-(relu(x) + w)), and x is never negative.
-    std::vector<float> expected(w.size());
-    for (size_t i = 0; i < w.size(); ++i) expected[i] = w[i] + x[i % kWidth];
-    EXPECT_EQ(ValuesOf(outputs[0]), expected) << "run " << run;
-  }
+  RunGrowingChain(**session, "Relu", nxrt::DeviceGraphSlot::kPrimary);
   EXPECT_GE((*session)->device_graph_counters().replays, 2u);
 }
 
