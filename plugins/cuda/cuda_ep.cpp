@@ -13,6 +13,8 @@ namespace {
 constexpr size_t kBlasWorkspaceBytes = size_t{32} << 20;
 // cudaMallocAsync aligns every allocation at least this much.
 constexpr size_t kPoolAlignment = 256;
+// Larger copies into the device go from pageable memory and wait.
+constexpr size_t kStagingBytes = size_t{16} << 20;
 
 [[noreturn]] void NoDevice(const std::string& why) {
   throw sdk::Error(NXRT_STATUS_UNAVAILABLE, "no CUDA device: " + why);
@@ -57,6 +59,11 @@ CudaEp::CudaEp(const sdk::Host& host, const sdk::Options& options)
     if (error.code() == NXRT_STATUS_UNAVAILABLE) NoDevice(error.what());
     throw;
   }
+  try {
+    staging_ = std::make_unique<PinnedStaging>(kStagingBytes);
+  } catch (const sdk::Error&) {
+    // Without page-locked memory every copy into the device waits instead.
+  }
 }
 
 CudaEp::~CudaEp() {
@@ -65,6 +72,7 @@ CudaEp::~CudaEp() {
 
 void CudaEp::Release() {
   if (context_.stream) cudaStreamSynchronize(context_.stream);
+  staging_.reset();
   for (auto& [token, captured] : captured_) {
     cudaGraphExecDestroy(captured.exec);
     cudaGraphDestroy(captured.graph);
@@ -122,6 +130,7 @@ void CudaEp::Free(void* ptr) {
 void CudaEp::CopyToDevice(void* dst, const void* src, size_t bytes) {
   if (bytes == 0) return;
   CheckCuda(cudaSetDevice(context_.device), "cudaSetDevice");
+  if (staging_ && staging_->CopyToDevice(dst, src, bytes, context_.stream)) return;
   CheckCuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, context_.stream),
             "cudaMemcpyAsync(host to device)");
   CheckCuda(cudaStreamSynchronize(context_.stream), "cudaStreamSynchronize after a copy");

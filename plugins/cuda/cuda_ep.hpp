@@ -2,11 +2,12 @@
 // a stream-ordered memory pool, and CUDA graphs captured from that stream.
 //
 // Creating one without a usable driver or device throws UNAVAILABLE
-// "no CUDA device: ...", so the session moves on to its next EP. Host copies
-// are synchronous (the host reuses its buffer as soon as the call returns);
-// everything else is ordered on the stream. A reset graph keeps its
-// executable as its slot's spare, so the next capture of the same topology
-// in that slot updates it in place instead of instantiating anew.
+// "no CUDA device: ...", so the session moves on to its next EP. The host
+// may reuse its buffer as soon as a copy returns: a copy into the device
+// passes through a page-locked staging ring and then runs in stream order,
+// a copy out waits for the stream; everything else is ordered on the stream. A reset graph keeps
+// its executable as its slot's spare, so the next capture of the same topology in that slot updates
+// it in place instead of instantiating anew.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -20,6 +21,7 @@
 #include "device_context.hpp"
 #include "graph_book.hpp"
 #include "nxrt/ep_sdk.hpp"
+#include "pinned_staging.hpp"
 
 namespace nxrt::cuda {
 
@@ -67,6 +69,7 @@ class CudaEp : public sdk::ExecutionProvider {
   GraphBook book_;
   std::map<nxrt_graph_token, Captured> captured_;
   std::array<cudaGraphExec_t, 2> spare_exec_{};
+  std::unique_ptr<PinnedStaging> staging_;  // null when no page-locked memory was had
 };
 
 }  // namespace nxrt::cuda

@@ -470,7 +470,9 @@ typedef struct nxrt_ep_api {
   const nxrt_kernel_api* kernel_api; /* Required. */
 
   /* Memory. Optional as a group; default: host memory from the host allocator,
-   * copies by memcpy, synchronize a no-op. */
+   * copies by memcpy, synchronize a no-op. The host may reuse `src` as soon
+   * as copy_to_device returns; the bytes reach `dst` before anything the EP
+   * runs after it. `dst` holds the bytes when copy_to_host returns. */
   nxrt_status* (*alloc)(nxrt_ep* ep, size_t bytes, size_t alignment, void** out);
   void (*free)(nxrt_ep* ep, void* ptr);
   nxrt_status* (*copy_to_device)(nxrt_ep* ep, void* dst, const void* src, size_t bytes);

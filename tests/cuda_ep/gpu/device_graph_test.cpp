@@ -1,6 +1,9 @@
 // The CUDA EP's memory entries and CUDA graph capture, replay and reset on a
 // real device; skipped visibly on machines without one.
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -41,28 +44,38 @@ class CudaDevice : public nxrt_test::CudaTest {
     return values;
   }
 
-  // An Add kernel reading buffers 0 and 1 and writing buffer 2.
-  std::unique_ptr<nxrt::plugin_host::Kernel> AddKernel() {
-    graph_ = nxrt_test::MakeSingleNodeGraph("Add", {{kCount}, {kCount}}, {kCount});
-    const std::vector<std::vector<int64_t>> dims = {{kCount}, {kCount}};
+  // An Add kernel over `count` floats.
+  std::unique_ptr<nxrt::plugin_host::Kernel> AddKernel(int64_t count = kCount) {
+    graph_ = nxrt_test::MakeSingleNodeGraph("Add", {{count}, {count}}, {count});
+    const std::vector<std::vector<int64_t>> dims = {{count}, {count}};
     auto kernel = cuda_->CreateKernel({}, graph_.View(), nxrt_test::ConcreteShapes(dims), 17);
     EXPECT_TRUE(kernel.ok()) << kernel.status().ToString();
     return kernel.ok() ? std::move(*kernel) : nullptr;
   }
 
-  nxrt::Status Compute(nxrt::plugin_host::Kernel& kernel) {
+  // Runs an Add kernel over `count` floats from `buffers` 0 and 1 into 2.
+  nxrt::Status Compute(nxrt::plugin_host::Kernel& kernel, void* const* buffers,
+                       const int64_t* count) {
     auto tensor = [&](void* data) {
       nxrt_value v{};
       v.struct_size = sizeof(v);
       v.kind = NXRT_VALUE_TENSOR;
-      v.tensor = {sizeof(nxrt_tensor),   NXRT_DTYPE_FLOAT32, NXRT_MEMORY_DEVICE, 1, &count_, data,
-                  kCount * sizeof(float)};
+      v.tensor = {sizeof(nxrt_tensor),
+                  NXRT_DTYPE_FLOAT32,
+                  NXRT_MEMORY_DEVICE,
+                  1,
+                  count,
+                  data,
+                  static_cast<size_t>(*count) * sizeof(float)};
       return v;
     };
-    std::vector<nxrt_value> inputs = {tensor(buffers_[0]), tensor(buffers_[1])};
-    std::vector<nxrt_value> outputs = {tensor(buffers_[2])};
+    std::vector<nxrt_value> inputs = {tensor(buffers[0]), tensor(buffers[1])};
+    std::vector<nxrt_value> outputs = {tensor(buffers[2])};
     NoServices services;
     return kernel.Compute(services, inputs, outputs);
+  }
+  nxrt::Status Compute(nxrt::plugin_host::Kernel& kernel) {
+    return Compute(kernel, buffers_, &count_);
   }
 
   nxrt_test::SingleNodeGraph graph_;
@@ -76,6 +89,48 @@ TEST_F(CudaDevice, CopiesRoundTrip) {
   EXPECT_EQ(values[0], 0.5f);
   EXPECT_EQ(values[kCount - 1], 0.5f + static_cast<float>(kCount - 1));
   EXPECT_TRUE(cuda_->Synchronize().ok());
+}
+
+TEST_F(CudaDevice, CopiesInReuseTheirSourceAtOnceAndWrapTheStagingRing) {
+  // 48 copies of 1 MiB from one host buffer, rewritten as soon as each copy
+  // returns, pass through the 16 MiB staging ring three times; one copy of
+  // 20 MiB does not fit it. Every device buffer must hold what was copied.
+  // Large Adds keep the stream busy, so the copies queue behind them and the
+  // ring comes round while its first regions still wait to be read.
+  constexpr int64_t kBusy = int64_t{64} << 20;
+  void* busy[3] = {};
+  for (void*& buffer : busy) {
+    auto data = cuda_->Alloc(kBusy * sizeof(float), 256);
+    ASSERT_TRUE(data.ok()) << data.status().ToString();
+    buffer = *data;
+  }
+  auto add = AddKernel(kBusy);
+  ASSERT_TRUE(add);
+  for (int i = 0; i < 20; ++i) ASSERT_TRUE(Compute(*add, busy, &kBusy).ok());
+  constexpr size_t kFloats = 256 * 1024;
+  std::vector<size_t> sizes(48, kFloats);
+  sizes.push_back(5 * 1024 * 1024);
+  std::vector<void*> device;
+  std::vector<float> source;
+  for (size_t n = 0; n < sizes.size(); ++n) {
+    auto data = cuda_->Alloc(sizes[n] * sizeof(float), 256);
+    ASSERT_TRUE(data.ok()) << data.status().ToString();
+    device.push_back(*data);
+    source.assign(sizes[n], static_cast<float>(n));
+    source.front() = -static_cast<float>(n);
+    ASSERT_TRUE(cuda_->CopyToDevice(device[n], source.data(), sizes[n] * sizeof(float)).ok());
+  }
+  for (size_t n = 0; n < sizes.size(); ++n) {
+    std::vector<float> back(sizes[n]);
+    ASSERT_TRUE(cuda_->CopyToHost(back.data(), device[n], sizes[n] * sizeof(float)).ok());
+    EXPECT_EQ(back.front(), -static_cast<float>(n)) << "copy " << n;
+    EXPECT_EQ(back.back(), static_cast<float>(n)) << "copy " << n;
+    EXPECT_EQ(std::count(back.begin(), back.end(), static_cast<float>(n)),
+              static_cast<std::ptrdiff_t>(sizes[n] - 1))
+        << "copy " << n;
+    cuda_->Free(device[n]);
+  }
+  for (void* buffer : busy) cuda_->Free(buffer);
 }
 
 TEST_F(CudaDevice, OddAlignmentIsRefused) {
