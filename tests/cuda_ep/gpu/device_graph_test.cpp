@@ -116,16 +116,19 @@ TEST_F(CudaDevice, CopiesInReuseTheirSourceAtOnceAndWrapTheStagingRing) {
     auto data = cuda_->Alloc(sizes[n] * sizeof(float), 256);
     ASSERT_TRUE(data.ok()) << data.status().ToString();
     device.push_back(*data);
-    source.assign(sizes[n], static_cast<float>(n));
-    source.front() = -static_cast<float>(n);
+    // Distinct first and other values, nonzero so -0 cannot pass for 0.
+    const float value = static_cast<float>(n + 1);
+    source.assign(sizes[n], value);
+    source.front() = -value;
     ASSERT_TRUE(cuda_->CopyToDevice(device[n], source.data(), sizes[n] * sizeof(float)).ok());
   }
   for (size_t n = 0; n < sizes.size(); ++n) {
     std::vector<float> back(sizes[n]);
     ASSERT_TRUE(cuda_->CopyToHost(back.data(), device[n], sizes[n] * sizeof(float)).ok());
-    EXPECT_EQ(back.front(), -static_cast<float>(n)) << "copy " << n;
-    EXPECT_EQ(back.back(), static_cast<float>(n)) << "copy " << n;
-    EXPECT_EQ(std::count(back.begin(), back.end(), static_cast<float>(n)),
+    const float value = static_cast<float>(n + 1);
+    EXPECT_EQ(back.front(), -value) << "copy " << n;
+    EXPECT_EQ(back.back(), value) << "copy " << n;
+    EXPECT_EQ(std::count(back.begin(), back.end(), value),
               static_cast<std::ptrdiff_t>(sizes[n] - 1))
         << "copy " << n;
     cuda_->Free(device[n]);
