@@ -39,18 +39,21 @@ bool PinnedStaging::CopyToDevice(void* dst, const void* src, size_t bytes, cudaS
 }
 
 void PinnedStaging::WaitFor(size_t begin, size_t end) {
-  // The regions after the head, in ring order, are the oldest in flight.
-  while (!in_flight_.empty()) {
-    const InFlight& oldest = in_flight_.front();
-    if (oldest.end <= begin || oldest.begin >= end) {
-      // No overlap; so no later region overlaps either, unless this one
-      // finished already and the ring wrapped past it.
-      if (cudaEventQuery(oldest.done) != cudaSuccess) return;
-    } else {
-      CheckCuda(cudaEventSynchronize(oldest.done), "cudaEventSynchronize(staging)");
-    }
-    spare_events_.push_back(oldest.done);
+  // Copies finish in stream order, so waiting for the newest one that reads
+  // [begin, end) waits for every older one too.
+  size_t retire = 0;
+  for (size_t i = 0; i < in_flight_.size(); ++i) {
+    if (in_flight_[i].begin < end && begin < in_flight_[i].end) retire = i + 1;
+  }
+  if (retire > 0) {
+    CheckCuda(cudaEventSynchronize(in_flight_[retire - 1].done), "cudaEventSynchronize(staging)");
+  }
+  // Those, and the oldest of the rest that have finished, leave the ring.
+  while (!in_flight_.empty() &&
+         (retire > 0 || cudaEventQuery(in_flight_.front().done) == cudaSuccess)) {
+    spare_events_.push_back(in_flight_.front().done);
     in_flight_.pop_front();
+    if (retire > 0) --retire;
   }
 }
 

@@ -34,14 +34,15 @@ class PinnedStaging {
     size_t end = 0;
     cudaEvent_t done = nullptr;
   };
-  // Waits for the copies still reading [begin, end) and recycles their events.
+  // Waits for the copies still reading [begin, end), and recycles the events
+  // of every copy known to have finished.
   void WaitFor(size_t begin, size_t end);
   cudaEvent_t TakeEvent();
 
   std::byte* ring_ = nullptr;
   size_t size_ = 0;
   size_t head_ = 0;                 // where the next region starts
-  std::deque<InFlight> in_flight_;  // oldest first, in ring order
+  std::deque<InFlight> in_flight_;  // oldest first
   std::vector<cudaEvent_t> spare_events_;
 };
 

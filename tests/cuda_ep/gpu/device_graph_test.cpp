@@ -92,9 +92,11 @@ TEST_F(CudaDevice, CopiesRoundTrip) {
 }
 
 TEST_F(CudaDevice, CopiesInReuseTheirSourceAtOnceAndWrapTheStagingRing) {
-  // 48 copies of 1 MiB from one host buffer, rewritten as soon as each copy
-  // returns, pass through the 16 MiB staging ring three times; one copy of
-  // 20 MiB does not fit it. Every device buffer must hold what was copied.
+  // 48 copies of 0.75 to 1.25 MiB from one host buffer, rewritten as soon
+  // as each copy returns, pass through the 16 MiB staging ring about three
+  // times (a copy that does not fit before the ring's end starts over at its
+  // beginning, past older copies still waiting); one copy of 20 MiB does not
+  // fit it at all. Every device buffer must hold what was copied.
   // Large Adds keep the stream busy, so the copies queue behind them and the
   // ring comes round while its first regions still wait to be read.
   constexpr int64_t kBusy = int64_t{64} << 20;
@@ -107,8 +109,10 @@ TEST_F(CudaDevice, CopiesInReuseTheirSourceAtOnceAndWrapTheStagingRing) {
   auto add = AddKernel(kBusy);
   ASSERT_TRUE(add);
   for (int i = 0; i < 20; ++i) ASSERT_TRUE(Compute(*add, busy, &kBusy).ok());
-  constexpr size_t kFloats = 256 * 1024;
-  std::vector<size_t> sizes(48, kFloats);
+  // Floats per copy: 1, 0.75 and 1.25 MiB in turn, then 20 MiB.
+  const size_t cycle[] = {256 * 1024, 192 * 1024, 320 * 1024};
+  std::vector<size_t> sizes;
+  for (size_t n = 0; n < 48; ++n) sizes.push_back(cycle[n % 3]);
   sizes.push_back(5 * 1024 * 1024);
   std::vector<void*> device;
   std::vector<float> source;
