@@ -158,4 +158,63 @@ TEST_F(InPlaceKv, CapturedReplaysUpdateTheCacheStepAfterStep) {
   EXPECT_EQ(nxrt_test::CountPrefix(calls, "compute"), 0u);
 }
 
+TEST(InPlaceKvAcrossEps, ASegmentReadingAPresentFollowsThePastTensorOfEachRun) {
+  // The CPU EP fuses the MatMul and Add making the query into one kernel, so
+  // plan positions trail node ids; GroupQueryAttention runs on the mock and
+  // writes its present into the caller's past; the Neg reading that present
+  // starts the CPU EP's next segment. Binding another past tensor moves the
+  // present, and that segment's capture must follow it, not replay on the
+  // tensor it was captured with.
+  using nxrt_test::Dim;
+  using nxrt_test::ModelBuilder;
+  const std::vector<Dim> cache{int64_t{1}, int64_t{1}, std::string("cap"), kHeadSize};
+  ModelBuilder builder;
+  builder.Input("x", {int64_t{1}, int64_t{1}, int64_t{4}})
+      .Constant("w", {4, 8}, std::vector<float>(32, 0.25f))
+      .Input("r", {int64_t{1}, int64_t{1}, int64_t{8}})
+      .Input("key", {int64_t{1}, int64_t{1}, kHeadSize})
+      .Input("value", {int64_t{1}, int64_t{1}, kHeadSize})
+      .Input("past_key", cache)
+      .Input("past_value", cache)
+      .Input("seqlens_k", {int64_t{1}}, nxrt::graph::DataType::kInt32)
+      .Input("total_sequence_length", {}, nxrt::graph::DataType::kInt32)
+      .Node("MatMul", {"x", "w"}, "xw")
+      .Node("Add", {"xw", "r"}, "query")
+      .NodeOf(
+          "com.microsoft", "GroupQueryAttention",
+          {"query", "key", "value", "past_key", "past_value", "seqlens_k", "total_sequence_length"},
+          {"attended", "present_key", "present_value"}, {{"num_heads", 2}, {"kv_num_heads", 1}})
+      .Declare("present_key", nxrt::graph::DataType::kFloat32, cache)
+      .Declare("present_value", nxrt::graph::DataType::kFloat32, cache)
+      .Node("Neg", {"present_key"}, "negated_key")
+      .Output("present_value")
+      .Output("negated_key");
+  const std::string log = nxrt_test::TestLogId();
+  nxrt::SessionOptions options;
+  options.providers.push_back(nxrt_test::Mock(log, {{"claim", "GroupQueryAttention"}}));
+  options.providers.push_back({"cpu", {}});
+  options.fixed_capacity_kv = true;
+  auto created = nxrt::Session::Create(nxrt_test::TestEnvironment(), builder.Build(), options);
+  ASSERT_TRUE(created.ok()) << created.status().ToString();
+  nxrt::Session& session = **created;
+  ASSERT_EQ(session.graph_rewrites().size(), 1u) << "MatMul and Add run as one kernel";
+
+  std::vector<nxrt::NamedTensor> inputs = nxrt_test::KvCacheInputs(CacheValues(1), CacheValues(-4));
+  inputs[0] = {"x", nxrt_test::Floats({1, 1, 4}, {1, 2, 3, 4})};
+  inputs.push_back({"r", nxrt_test::Floats({1, 1, 8}, std::vector<float>(8, 1.0f))});
+  std::vector<nxrt::Tensor> outputs;
+  auto run_and_check = [&](const std::string& when) {
+    const std::vector<float> before = nxrt_test::ValuesOf(inputs[3].tensor);
+    nxrt::Status status = session.Run(DeviceGraphSlot::kPrimary, inputs, {}, outputs);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    std::vector<float> negated = Plus(before, 1);
+    for (float& v : negated) v = -v;
+    EXPECT_EQ(nxrt_test::ValuesOf(outputs.at(1)), negated) << when;
+  };
+  for (int run = 1; run <= 3; ++run) run_and_check("first past, run " + std::to_string(run));
+  ASSERT_GE(session.device_graph_counters().captures, 1u);
+  inputs[3].tensor = nxrt_test::Floats({1, 1, kCapacity, kHeadSize}, CacheValues(100));
+  for (int run = 1; run <= 3; ++run) run_and_check("second past, run " + std::to_string(run));
+}
+
 }  // namespace
