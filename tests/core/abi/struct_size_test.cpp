@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "nxrt/ep_sdk.hpp"
+#include "nxrt_test/constant_input_before_1_2.h"
 #include "plugin_host/abi_table.hpp"
 #include "plugin_host/host_api.hpp"
 
@@ -69,24 +70,15 @@ TEST(StructSize, SdkTreatsHostEntriesPastAnOlderHostsSizeAsAbsent) {
   EXPECT_NE(host.api().status_create, nullptr);
 }
 
-// nxrt_constant_input as a 1.1 host lays it out: without bytes_persist.
-struct ConstantInputOfOneOne {
-  size_t struct_size;
-  size_t input_index;
-  nxrt_dtype dtype;
-  size_t rank;
-  const int64_t* dims;
-  const void* bytes;
-  size_t byte_size;
-};
-
 TEST(StructSize, SdkReadsAnOlderHostsConstantArrayAtItsStride) {
-  static_assert(sizeof(ConstantInputOfOneOne) < sizeof(nxrt_constant_input));
+  static_assert(sizeof(nxrt_test_constant_input_before_1_2) < sizeof(nxrt_constant_input));
   const int64_t dims[] = {3};
   const float first[] = {1, 2, 3}, second[] = {4, 5, 6};
-  const ConstantInputOfOneOne older[] = {
-      {sizeof(ConstantInputOfOneOne), 1, NXRT_DTYPE_FLOAT32, 1, dims, first, sizeof(first)},
-      {sizeof(ConstantInputOfOneOne), 2, NXRT_DTYPE_FLOAT32, 1, dims, second, sizeof(second)}};
+  const nxrt_test_constant_input_before_1_2 older[] = {
+      {sizeof(nxrt_test_constant_input_before_1_2), 1, NXRT_DTYPE_FLOAT32, 1, dims, first,
+       sizeof(first)},
+      {sizeof(nxrt_test_constant_input_before_1_2), 2, NXRT_DTYPE_FLOAT32, 1, dims, second,
+       sizeof(second)}};
   const std::vector<nxrt_constant_input> seen =
       nxrt::sdk::detail::StructsOf(reinterpret_cast<const nxrt_constant_input*>(older), 2);
   ASSERT_EQ(seen.size(), 2u);
