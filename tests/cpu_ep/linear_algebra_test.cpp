@@ -184,6 +184,55 @@ TEST(CpuEpLinearAlgebra, FusedConvAppliesReluToTheConvolution) {
       << declined.status().message();
 }
 
+// 3x3 stride-1 convolutions with 16 or more channels in and out, which the
+// float path computes by Winograd's minimal filtering: Conv, FusedConv and
+// ConvPool against the direct sum, on extents that are no multiple of the
+// transform's tile (so edge tiles are cut) and with a batch of two.
+TEST(CpuEpLinearAlgebra, WideThreeByThreeConvolutionsMatchTheDirectSum) {
+  struct Case {
+    int64_t channels, maps, size;
+  };
+  for (const Case shape : {Case{16, 32, 11}, Case{32, 16, 9}, Case{48, 64, 14}}) {
+    const SquareConvolution conv(shape.channels, shape.maps, shape.size, 3);
+    const std::vector<double> direct = conv.Direct<float>();
+    const int64_t plane = conv.m * conv.size * conv.size;
+    // Two images: the second is the first negated, so its direct result is
+    // 2 * bias - the first's.
+    std::vector<float> x(conv.x.begin(), conv.x.end());
+    for (double v : conv.x) x.push_back(static_cast<float>(-v));
+    const std::vector<float> w(conv.w.begin(), conv.w.end());
+    const std::vector<float> bias(conv.bias.begin(), conv.bias.end());
+    auto expected = [&](int64_t image, int64_t i) {
+      const double first = direct[i];
+      return image == 0 ? first : 2.0 * static_cast<float>(conv.bias[i / (plane / conv.m)]) - first;
+    };
+    for (const std::string op : {"Conv", "FusedConv"}) {
+      TensorNode node;
+      node.op = op;
+      node.domain = op == "Conv" ? "" : "com.microsoft";
+      node.opset = op == "Conv" ? 11 : 1;
+      node.inputs = {{"x", Values<float>({2, conv.c, conv.size, conv.size}, x)},
+                     {"w", Values<float>({conv.m, conv.c, 3, 3}, w)},
+                     {"b", Values<float>({conv.m}, bias)}};
+      node.outputs = {DataType::kFloat32};
+      node.attributes = {IntsAttribute("pads", {1, 1, 1, 1})};
+      if (op == "FusedConv") node.attributes.push_back(StringAttribute("activation", "Relu"));
+      auto result = RunTensorNode(node);
+      ASSERT_TRUE(result.ok()) << op << ": " << result.status().ToString();
+      const std::vector<double> y = ValuesAsDouble((*result)[0]);
+      ASSERT_EQ(y.size(), static_cast<size_t>(2 * plane));
+      for (int64_t image = 0; image < 2; ++image) {
+        for (int64_t i = 0; i < plane; ++i) {
+          const double want = op == "Conv" ? expected(image, i) : std::max(expected(image, i), 0.0);
+          EXPECT_NEAR(y[image * plane + i], want, 2e-5 * (1 + std::abs(want)))
+              << op << " " << conv.c << " to " << conv.m << " channels, image " << image << " at "
+              << i;
+        }
+      }
+    }
+  }
+}
+
 // pkg.nxrt ConvPool: the convolution (bias, pads), its Relu when asked, and
 // a max pool over the result ("pool_" attributes: 2x2 stride 2, and 3x3
 // stride 2 with pads and ceil mode), against a direct reference; maps that

@@ -1,8 +1,9 @@
 // A float convolution (1 to 3 spatial axes, groups, strides, dilations,
 // uneven pads) planned once for its shape through oneDNN. oneDNN computes in
-// channel-blocked layouts; the plan reorders X into one, computes, and
-// reorders Y back to NCHW, through buffers it owns. The weights are
-// reordered on every call, or prepared once (PrepareWeights) when constant.
+// channel-blocked layouts; the plan reorders X into one, computes (by
+// Winograd for wide 3x3 stride-1 kernels), and reorders Y back to NCHW,
+// through buffers it owns. The weights are reordered on every call, or
+// prepared once (PrepareWeights) when constant.
 #pragma once
 
 #include <cstdint>
