@@ -105,7 +105,10 @@ def mismatch(expected, actual, where="output"):
         a = actual.astype(wide)
         close = np.isclose(a, e, rtol=RTOL, atol=ATOL, equal_nan=True)
         if not close.all():
-            worst = np.unravel_index(np.argmax(np.where(close, 0, np.abs(a - e))), e.shape)
+            # Equal infinities subtract to NaN; they are close, so masked out.
+            with np.errstate(invalid="ignore"):
+                gap = np.where(close, 0, np.abs(a - e))
+            worst = np.unravel_index(np.argmax(gap), e.shape)
             return (f"{where}: {int((~close).sum())} of {e.size} values differ, "
                     f"at {list(map(int, worst))} got {a[worst]} expected {e[worst]}")
         return None
