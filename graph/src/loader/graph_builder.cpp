@@ -5,6 +5,7 @@
 #include <variant>
 #include <vector>
 
+#include "loader/node_arity.hpp"
 #include "loader/quoted_name.hpp"
 #include "loader/sparse_tensor.hpp"
 #include "loader/tensor_proto_data.hpp"
@@ -495,6 +496,12 @@ class GraphBuilder {
       Node& node = nodes[index];
       node.op_type = proto.op_type();
       node.domain = NormalizeDomain(proto.domain());
+      if (auto opset = graph_.opset_imports.find(node.domain);
+          opset != graph_.opset_imports.end()) {
+        if (Status arity = CheckNodeArity(proto, node.domain, opset->second); !arity.ok()) {
+          return Fail(label, arity);
+        }
+      }
       node.name = proto.name();
       std::vector<std::string> outer_names;
       for (const auto& attribute : proto.attribute()) {

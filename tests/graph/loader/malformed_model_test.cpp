@@ -276,6 +276,82 @@ TEST(MalformedModelTest, NodeWithoutOpType) {
   EXPECT_THAT(ErrorOf(Load(model)), AllOf(HasSubstr("'relu'"), HasSubstr("no op_type")));
 }
 
+// Input and output counts are held to onnx's schema of the op at the
+// model's opset (a kernel reads its required inputs without counting them).
+TEST(MalformedModelTest, NodeShortOfARequiredInput) {
+  onnx::ModelProto model = NewModel(11);
+  AddInput(model, "start");
+  AddInput(model, "limit");
+  AddNode(model, "Range", "range", {"start", "limit"}, {"y"});
+  AddOutput(model, "y");
+  EXPECT_THAT(ErrorOf(Load(model)),
+              AllOf(HasSubstr("bad.onnx"), HasSubstr("'range' (Range)"), HasSubstr("has 2 inputs"),
+                    HasSubstr("takes 3 inputs at opset 11"), OneLine()));
+}
+
+TEST(MalformedModelTest, NodeNamingARequiredInputEmpty) {
+  onnx::ModelProto model = NewModel();
+  AddInput(model, "x");
+  AddNode(model, "Add", "adder", {"", "x"}, {"y"});
+  AddOutput(model, "y");
+  EXPECT_THAT(ErrorOf(Load(model)),
+              AllOf(HasSubstr("'adder' (Add)"), HasSubstr("input 0 is required but named empty"),
+                    OneLine()));
+}
+
+TEST(MalformedModelTest, NodeWithTooManyInputsOrOutputs) {
+  onnx::ModelProto inputs = NewModel();
+  AddInput(inputs, "x");
+  AddNode(inputs, "Relu", "relu", {"x", "x"}, {"y"});
+  AddOutput(inputs, "y");
+  EXPECT_THAT(ErrorOf(Load(inputs)),
+              AllOf(HasSubstr("'relu' (Relu)"), HasSubstr("has 2 inputs; the op takes 1 input"),
+                    OneLine()));
+
+  // TopK makes exactly two outputs.
+  onnx::ModelProto outputs = NewModel();
+  AddInput(outputs, "x");
+  AddInput(outputs, "k", {1}, onnx::TensorProto::INT64);
+  AddNode(outputs, "TopK", "top", {"x", "k"}, {"values", "indices", "extra"});
+  AddOutput(outputs, "values");
+  EXPECT_THAT(ErrorOf(Load(outputs)),
+              AllOf(HasSubstr("'top' (TopK)"), HasSubstr("has 3 outputs; the op makes 2 outputs"),
+                    OneLine()));
+}
+
+// The arity in force is the op's newest version at or below the opset:
+// ReduceMax took its axes as an input from opset 18 on, and Clip its bounds
+// from opset 11; ops onnx does not define are left to the EPs.
+TEST(MalformedModelTest, ArityFollowsTheOpsetAndSkipsOtherDomains) {
+  for (const auto& [opset, loads] : {std::pair{13, false}, std::pair{18, true}}) {
+    onnx::ModelProto model = NewModel(opset);
+    AddInput(model, "x");
+    AddInput(model, "axes", {1}, onnx::TensorProto::INT64);
+    AddNode(model, "ReduceMax", "max", {"x", "axes"}, {"y"});
+    AddOutput(model, "y");
+    EXPECT_EQ(Load(model).ok(), loads) << "opset " << opset;
+  }
+  onnx::ModelProto optional_bounds = NewModel(11);
+  AddInput(optional_bounds, "x");
+  AddInput(optional_bounds, "high");
+  AddNode(optional_bounds, "Clip", "clip", {"x", "", "high"}, {"y"});
+  AddOutput(optional_bounds, "y");
+  Result<Graph> clip = Load(optional_bounds);
+  EXPECT_TRUE(clip.ok()) << clip.status().ToString();
+
+  onnx::ModelProto contrib = NewModel();
+  auto* import = contrib.add_opset_import();
+  import->set_domain("com.microsoft");
+  import->set_version(1);
+  AddInput(contrib, "x");
+  AddNode(contrib, "Relu", "relu", {"x"}, {"r"});
+  onnx::NodeProto* custom = AddNode(contrib, "FusedGemm", "gemm", {"r"}, {"y"});
+  custom->set_domain("com.microsoft");
+  AddOutput(contrib, "y");
+  Result<Graph> graph = Load(contrib);
+  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+}
+
 TEST(MalformedModelTest, ErrorInsideBodyNamesTheEnclosingNode) {
   onnx::ModelProto model = NewModel();
   AddInput(model, "cond", {}, onnx::TensorProto::BOOL);
