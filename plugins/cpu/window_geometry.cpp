@@ -1,5 +1,7 @@
 #include "window_geometry.hpp"
 
+#include <limits>
+
 namespace nxrt::cpu {
 
 WindowAttributes WindowAttributes::Read(const sdk::Node& node, const std::string& prefix) {
@@ -34,6 +36,21 @@ WindowGeometry ResolveWindow(const WindowAttributes& a, const Dims& in, const Di
     for (size_t i = 0; i < rank; ++i) {
       g.pad_begin[i] = a.pads[i];
       g.pad_end[i] = a.pads[i + rank];
+    }
+  }
+  // Zero strides divide by zero below and a negative kernel or pad walks
+  // outside the image; the specification allows none of them.
+  for (size_t i = 0; i < rank; ++i) {
+    if (kernel[i] < 1) FailInvalid(op + ": kernel extents must be positive; fix kernel_shape");
+    if (g.strides[i] < 1) FailInvalid(op + ": strides must be positive; fix the strides");
+    if (g.dilations[i] < 1) FailInvalid(op + ": dilations must be positive; fix the dilations");
+    if (g.pad_begin[i] < 0 || g.pad_end[i] < 0) {
+      FailInvalid(op + ": pads must not be negative; fix the pads");
+    }
+    if (kernel[i] - 1 > (std::numeric_limits<int64_t>::max() - 1) / g.dilations[i]) {
+      FailInvalid(
+          op +
+          ": the dilated kernel's extent overflows 64 bits; fix kernel_shape or the dilations");
     }
   }
   for (size_t i = 0; i < rank; ++i) {

@@ -1,7 +1,6 @@
 // The CPU EP's contract beyond op results: option checking, honest declines,
-// capture-safety statements, prepared constants (MatMul's B, Conv's W) shared
-// between shape variants, and the math libraries' workers following
-// `threads`.
+// capture-safety statements, forbidden windows refused, prepared constants (MatMul's B, Conv's W)
+// shared between shape variants, and the math libraries' workers following `threads`.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -243,6 +242,48 @@ bool RunKernel(nxrt::plugin_host::Kernel& kernel, std::vector<std::vector<float>
   outputs[0].struct_size = sizeof(nxrt_value);
   outputs[0].kind = NXRT_VALUE_TENSOR;
   return kernel.Compute(services, inputs, outputs).ok();
+}
+
+// Windows the specification forbids are refused when the kernel is made,
+// with what to fix: zero strides (a division by zero), non-positive kernels
+// or dilations, negative pads, dilated extents past 64 bits.
+TEST(CpuEpBehaviour, RefusesWindowsTheSpecificationForbids) {
+  auto ep = CpuEp();
+  struct Case {
+    const char* op;
+    std::vector<nxrt::graph::Attribute> attributes;
+    const char* fault;
+  };
+  const auto kernel = [](std::vector<int64_t> k) { return IntsAttribute("kernel_shape", k); };
+  const int64_t huge = int64_t{1} << 40;
+  const Case cases[] = {
+      {"MaxPool", {kernel({2, 2}), IntsAttribute("strides", {0, 1})}, "strides must be positive"},
+      {"AveragePool",
+       {kernel({2, 2}), IntsAttribute("strides", {1, 0}),
+        StringAttribute("auto_pad", "SAME_UPPER")},
+       "strides must be positive"},
+      {"AveragePool", {kernel({-2, 2})}, "kernel extents must be positive"},
+      {"MaxPool",
+       {kernel({2, 2}), IntsAttribute("dilations", {0, 0})},
+       "dilations must be positive"},
+      {"AveragePool",
+       {kernel({2, 2}), IntsAttribute("pads", {-1, 0, 0, 0})},
+       "pads must not be negative"},
+      {"MaxPool", {kernel({huge, 2}), IntsAttribute("dilations", {huge, 1})}, "overflows 64 bits"},
+      {"Conv", {IntsAttribute("strides", {0, 0})}, "strides must be positive"},
+  };
+  for (const Case& c : cases) {
+    const bool conv = std::string(c.op) == "Conv";
+    std::vector<std::vector<int64_t>> dims{{1, 2, 6, 6}};
+    if (conv) dims.push_back({3, 2, 2, 2});
+    std::vector<TestInput> inputs;
+    for (const auto& d : dims) inputs.push_back({DataType::kFloat32, d, {}});
+    OneNode node(c.op, "", inputs, c.attributes);
+    auto made = ep->CreateKernel({}, node.view, Shapes(dims), 17);
+    ASSERT_FALSE(made.ok()) << c.op << " made a kernel for a window it should refuse";
+    EXPECT_NE(made.status().message().find(c.fault), std::string::npos)
+        << c.op << ": " << made.status().message();
+  }
 }
 
 TEST(CpuEpBehaviour, OldGemmWithoutBroadcastNeedsAFullC) {

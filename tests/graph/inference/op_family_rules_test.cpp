@@ -104,6 +104,43 @@ TEST(OpFamilyRules, PoolingAndGlobalPooling) {
   EXPECT_EQ(t.ShapeOf("g"), (Shape{t.Sym("n"), Dim::Static(8), Dim::Static(1), Dim::Static(1)}));
 }
 
+// Windows the specification forbids are model errors naming the fault,
+// before any extent divides by a zero stride or overflows.
+TEST(OpFamilyRules, ForbiddenWindowsAreModelErrors) {
+  struct Case {
+    const char* op;
+    std::vector<Attribute> attributes;
+    const char* fault;
+  };
+  const int64_t huge = int64_t{1} << 40;
+  const Case cases[] = {
+      {"MaxPool", {IntsAttr("kernel_shape", {2, 2}), IntsAttr("strides", {0, 1})}, "strides"},
+      {"AveragePool",
+       {IntsAttr("kernel_shape", {2, 2}), IntsAttr("strides", {1, 0}),
+        StringAttr("auto_pad", "SAME_LOWER")},
+       "strides"},
+      {"MaxPool", {IntsAttr("kernel_shape", {0, 2})}, "kernel extents"},
+      {"LpPool", {IntsAttr("kernel_shape", {2, 2}), IntsAttr("dilations", {1, -1})}, "dilations"},
+      {"AveragePool", {IntsAttr("kernel_shape", {2, 2}), IntsAttr("pads", {0, 0, -2, 0})}, "pads"},
+      {"MaxPool",
+       {IntsAttr("kernel_shape", {huge, 2}), IntsAttr("dilations", {huge, 1})},
+       "overflows"},
+      {"Conv", {IntsAttr("strides", {2, 0})}, "strides"},
+      {"ConvTranspose", {IntsAttr("dilations", {0, 1})}, "dilations"},
+  };
+  for (const Case& c : cases) {
+    TestGraph t;
+    t.Input("x", {1, 4, 8, 8});
+    t.Input("w", {4, 4, 3, 3});
+    const bool convolution = std::string(c.op).starts_with("Conv");
+    t.Op(c.op, convolution ? std::vector<std::string>{"x", "w"} : std::vector<std::string>{"x"},
+         {"y"}, c.attributes);
+    const Status status = t.Infer();
+    EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << c.op << " " << c.fault;
+    EXPECT_NE(status.message().find(c.fault), std::string::npos) << status.message();
+  }
+}
+
 TEST(OpFamilyRules, ReductionsAndArgMax) {
   TestGraph t;
   t.Input("x", {"batch", "seq", 16});

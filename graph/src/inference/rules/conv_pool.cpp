@@ -1,6 +1,7 @@
 // Convolutions and pooling: Conv, ConvInteger, QLinearConv, ConvTranspose,
 // AveragePool, MaxPool, LpPool, the global pools and MaxUnpool. A symbolic
 // spatial extent becomes the derived expression (in + pads - span) / stride + 1.
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,9 @@ std::vector<int64_t> IntsOr(NodeContext& ctx, const char* name, size_t n, int64_
   return v && v->size() >= n ? *v : std::vector<int64_t>(n, fill);
 }
 
-Window ReadWindow(NodeContext& ctx, std::vector<int64_t> kernel) {
+// The window attributes, refused where the specification forbids them: the
+// extents below divide by the strides and multiply kernels by dilations.
+Result<Window> ReadWindow(NodeContext& ctx, std::vector<int64_t> kernel) {
   const size_t n = kernel.size();
   Window w;
   w.kernel = std::move(kernel);
@@ -30,6 +33,18 @@ Window ReadWindow(NodeContext& ctx, std::vector<int64_t> kernel) {
   w.pads = IntsOr(ctx, "pads", 2 * n, 0);
   w.auto_pad = ctx.String("auto_pad", "NOTSET");
   w.ceil_mode = ctx.Int("ceil_mode", 0) != 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (w.kernel[i] < 1) return ctx.ModelError("kernel extents must be positive; fix kernel_shape");
+    if (w.strides[i] < 1) return ctx.ModelError("strides must be positive; fix the strides");
+    if (w.dilations[i] < 1) return ctx.ModelError("dilations must be positive; fix the dilations");
+    if (w.kernel[i] - 1 > (std::numeric_limits<int64_t>::max() - 1) / w.dilations[i]) {
+      return ctx.ModelError(
+          "the dilated kernel's extent overflows 64 bits; fix kernel_shape or the dilations");
+    }
+  }
+  for (int64_t pad : w.pads) {
+    if (pad < 0) return ctx.ModelError("pads must not be negative; fix the pads");
+  }
   return w;
 }
 
@@ -54,7 +69,7 @@ Status Windowed(NodeContext& ctx, size_t x_index, DataType dtype, Dim channels,
                 std::vector<int64_t> kernel) {
   const Shape& x = *ctx.input_shape(x_index);
   if (x.size() != kernel.size() + 2) return ctx.ModelError("kernel rank does not match the input");
-  Window w = ReadWindow(ctx, std::move(kernel));
+  NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, std::move(kernel)));
   Shape out{x[0], channels};
   for (size_t i = 0; i < w.kernel.size(); ++i) out.push_back(OutputExtent(ctx, w, i, x[i + 2]));
   ctx.SetOutput(0, dtype, out);
@@ -128,7 +143,7 @@ Status ConvTranspose(NodeContext& ctx) {
       kernel.push_back((*weight)[i].extent());
     }
   }
-  Window w = ReadWindow(ctx, kernel);
+  NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, kernel));
   const std::vector<int64_t> out_pad = IntsOr(ctx, "output_padding", n, 0);
   SymbolInterner& s = ctx.symbols();
   Shape out{(*x)[0], s.Mul((*weight)[1], Dim::Static(ctx.Int("group", 1)))};
@@ -164,7 +179,7 @@ Status MaxUnpool(NodeContext& ctx) {
   }
   auto kernel = ctx.Ints("kernel_shape");
   if (!kernel) return ctx.ModelError("MaxUnpool needs kernel_shape");
-  Window w = ReadWindow(ctx, *kernel);
+  NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, *kernel));
   SymbolInterner& s = ctx.symbols();
   Shape out{(*x)[0], (*x)[1]};
   for (size_t i = 0; i < kernel->size(); ++i) {
