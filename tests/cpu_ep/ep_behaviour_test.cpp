@@ -1,5 +1,6 @@
 // The CPU EP's contract beyond op results: option checking, honest declines,
-// capture-safety statements, forbidden windows refused, prepared constants (MatMul's B, Conv's W)
+// capture-safety statements, forbidden windows and normalisation parameters
+// of the wrong size refused, prepared constants (MatMul's B, Conv's W)
 // shared between shape variants, and the math libraries' workers following `threads`.
 #include <gtest/gtest.h>
 
@@ -281,6 +282,55 @@ TEST(CpuEpBehaviour, RefusesWindowsTheSpecificationForbids) {
     OneNode node(c.op, "", inputs, c.attributes);
     auto made = ep->CreateKernel({}, node.view, Shapes(dims), 17);
     ASSERT_FALSE(made.ok()) << c.op << " made a kernel for a window it should refuse";
+    EXPECT_NE(made.status().message().find(c.fault), std::string::npos)
+        << c.op << ": " << made.status().message();
+  }
+}
+
+// Normalisation parameters of another size than the op reads (per channel,
+// per group or per normalised row) are refused when the kernel is made.
+TEST(CpuEpBehaviour, RefusesNormalizationParametersOfTheWrongSize) {
+  auto ep = CpuEp();
+  struct Case {
+    const char* op;
+    int64_t opset;
+    std::vector<std::vector<int64_t>> dims;
+    std::vector<nxrt::graph::Attribute> attributes;
+    const char* fault;
+  };
+  const std::vector<int64_t> x{2, 4, 3, 3};
+  const Case cases[] = {
+      {"GroupNormalization",
+       21,
+       {x, {2}, {4}},
+       {IntAttribute("num_groups", 2)},
+       "input 1 (scale) has 2 elements; it needs 4"},
+      {"GroupNormalization",
+       18,
+       {x, {2}, {4}},
+       {IntAttribute("num_groups", 2)},
+       "input 2 (bias) has 4 elements; it needs 2"},
+      {"InstanceNormalization", 6, {x, {4}, {0}}, {}, "input 2 (B) has 0 elements; it needs 4"},
+      {"BatchNormalization",
+       15,
+       {x, {4}, {4}, {3}, {4}},
+       {},
+       "input 3 (mean) has 3 elements; it needs 4"},
+      {"LayerNormalization",
+       17,
+       {x, {4, 3, 3}, {3}},
+       {IntAttribute("axis", 1)},
+       "input 2 (B) has 3 elements; it needs 36"},
+  };
+  for (const Case& c : cases) {
+    std::vector<TestInput> inputs;
+    for (const auto& d : c.dims) inputs.push_back({DataType::kFloat64, d, {}});
+    OneNode node(c.op, "", inputs, c.attributes);
+    std::vector<nxrt_shape> shapes = Shapes(c.dims);
+    for (nxrt_shape& shape : shapes) shape.dtype = NXRT_DTYPE_FLOAT64;  // not oneDNN's float path
+    auto made = ep->CreateKernel({}, node.view, shapes, c.opset);
+    ASSERT_FALSE(made.ok()) << c.op << "-" << c.opset
+                            << " made a kernel that reads past its parameters";
     EXPECT_NE(made.status().message().find(c.fault), std::string::npos)
         << c.op << ": " << made.status().message();
   }

@@ -429,6 +429,25 @@ class LrnKernel : public CpuKernel {
   int64_t size_;
 };
 
+// Fails unless input `index`, when given, holds `count` elements: the
+// kernels read their parameters by position without checking.
+void RequireElements(std::span<const nxrt_shape> inputs, size_t index, int64_t count,
+                     const std::string& op, const char* what) {
+  if (index >= inputs.size() || inputs[index].dtype == NXRT_DTYPE_UNDEFINED) return;
+  const int64_t given =
+      ElementCount(std::span<const int64_t>(inputs[index].dims, inputs[index].rank));
+  if (given != count) {
+    FailInvalid(op + ": input " + std::to_string(index) + " (" + what + ") has " +
+                std::to_string(given) + " elements; it needs " + std::to_string(count) +
+                "; fix its shape");
+  }
+}
+
+// The extent of axis 1 (the channels) of input 0, 1 below rank 2.
+int64_t Channels(std::span<const nxrt_shape> inputs) {
+  return inputs[0].rank > 1 ? inputs[0].dims[1] : 1;
+}
+
 }  // namespace
 
 void RegisterNormalizationOps(OpRegistry& r) {
@@ -455,9 +474,18 @@ void RegisterNormalizationOps(OpRegistry& r) {
            return ClaimUnless(CheckInputDtype(node, inputs, 0, FloatTypes{}));
          },
          [bn_training](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+           const bool spatial = opset >= 9 || node.AttrInt("spatial", 1) != 0;
+           // One parameter per channel, or per element of a sample when not spatial.
+           const std::span<const int64_t> x(inputs[0].dims, inputs[0].rank);
+           const int64_t sample = x.empty() ? 1 : ElementCount(x.subspan(1));
+           const int64_t count = spatial ? Channels(inputs) : sample;
+           const char* names[] = {"scale", "B", "mean", "var"};
+           for (size_t k = 1; k < 5; ++k) {
+             RequireElements(inputs, k, count, "BatchNormalization", names[k - 1]);
+           }
            return std::make_unique<BatchNormKernel>(
                inputs[0].dtype, node.AttrFloat("epsilon", 1e-5f), node.AttrFloat("momentum", 0.9f),
-               bn_training(node, opset), opset >= 9 || node.AttrInt("spatial", 1) != 0);
+               bn_training(node, opset), spatial);
          }});
   r.Add("LayerNormalization",
         {17, ClaimInputDtype(FloatTypes{}),
@@ -466,6 +494,12 @@ void RegisterNormalizationOps(OpRegistry& r) {
            if (auto layer_norm = PlanOneDnnLayerNorm(node, inputs)) {
              return std::make_unique<OneDnnLayerNormKernel>(std::move(*layer_norm));
            }
+           const std::span<const int64_t> x(inputs[0].dims, inputs[0].rank);
+           const int64_t rank = static_cast<int64_t>(x.size());
+           const int64_t axis = NormalizeAxis(node.AttrInt("axis", -1), rank, "LayerNormalization");
+           const int64_t row = ElementCount(x.subspan(axis));
+           RequireElements(inputs, 1, row, "LayerNormalization", "Scale");
+           RequireElements(inputs, 2, row, "LayerNormalization", "B");
            return std::make_unique<LayerNormKernel>(
                inputs[0].dtype, node.AttrInt("axis", -1), node.AttrFloat("epsilon", 1e-5f),
                LayerNormKernel::Affine::kPerElement, node.output_count() > 1);
@@ -473,6 +507,8 @@ void RegisterNormalizationOps(OpRegistry& r) {
   r.Add("InstanceNormalization",
         {6, ClaimInputDtype(FloatTypes{}),
          [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+           RequireElements(inputs, 1, Channels(inputs), "InstanceNormalization", "scale");
+           RequireElements(inputs, 2, Channels(inputs), "InstanceNormalization", "B");
            return std::make_unique<LayerNormKernel>(inputs[0].dtype, 2,
                                                     node.AttrFloat("epsilon", 1e-5f),
                                                     LayerNormKernel::Affine::kPerChannel, false);
@@ -480,6 +516,10 @@ void RegisterNormalizationOps(OpRegistry& r) {
   r.Add("GroupNormalization",
         {18, ClaimInputDtype(FloatTypes{}),
          [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+           // Opset 21 scales each channel; 18 each group.
+           const int64_t count = opset >= 21 ? Channels(inputs) : node.AttrInt("num_groups", 0);
+           RequireElements(inputs, 1, count, "GroupNormalization", "scale");
+           RequireElements(inputs, 2, count, "GroupNormalization", "bias");
            return std::make_unique<LayerNormKernel>(
                inputs[0].dtype, 1, node.AttrFloat("epsilon", 1e-5f),
                opset >= 21 ? LayerNormKernel::Affine::kGroupChannels
