@@ -1,7 +1,8 @@
 // Shape, data movement, indexing and generator ops on the ONNX node test
 // cases; CumProd (exclusive, reverse), TensorScatter (circular), Resize
 // (antialias, axes, keep_aspect_ratio_policy), SpaceToDepth's two modes and
-// 16-bit float Range against references computed here.
+// 16-bit float Range against references computed here; GatherElements and
+// ScatterElements refusing indices that would address outside the data.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +10,7 @@
 
 #include "node_case_runner.hpp"
 #include "single_node_session.hpp"
+#include "tensor_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -143,6 +145,47 @@ TEST(CpuEpDataMovement, TensorScatterWritesEachSampleAtItsIndex) {
     }
   }
   EXPECT_EQ(ValuesAsDouble(*y), expected);
+}
+
+// Indices of another rank than the data, wider than it off the indexed axis,
+// or updates of another shape than the indices are refused with what to fix;
+// read as given they would address outside the tensors.
+TEST(CpuEpDataMovement, ElementIndexingRefusesIndicesOutsideTheData) {
+  struct Case {
+    const char* op;
+    std::vector<int64_t> index_dims;
+    std::vector<int64_t> update_dims;  // ScatterElements only
+    const char* fault;
+  };
+  const Case cases[] = {
+      {"GatherElements", {2, 2, 1}, {}, "indices have rank 3 and data rank 2"},
+      {"GatherElements", {2, 4}, {}, "indices extend 4 along axis 1, past the data's 3"},
+      {"ScatterElements", {1, 5}, {1, 5}, "indices extend 5 along axis 1, past the data's 3"},
+      {"ScatterElements", {2, 3}, {2, 2}, "updates must have the indices' shape"},
+  };
+  const auto count = [](const std::vector<int64_t>& dims) {
+    size_t n = 1;
+    for (int64_t d : dims) n *= static_cast<size_t>(d);
+    return n;
+  };
+  for (const Case& c : cases) {
+    TensorNode node;
+    node.op = c.op;
+    node.opset = 18;
+    node.inputs = {
+        {"data", Values<float>({2, 3}, {1, 2, 3, 4, 5, 6})},
+        {"indices", Values<int64_t>(c.index_dims, std::vector<int64_t>(count(c.index_dims), 0))}};
+    if (!c.update_dims.empty()) {
+      node.inputs.push_back(
+          {"updates", Values<float>(c.update_dims, std::vector<float>(count(c.update_dims)))});
+    }
+    node.outputs = {DataType::kFloat32};
+    node.attributes = {IntAttribute("axis", 0)};
+    auto result = RunTensorNode(node);
+    ASSERT_FALSE(result.ok()) << c.op << " read indices outside its data";
+    EXPECT_NE(result.status().message().find(c.fault), std::string::npos)
+        << c.op << ": " << result.status().message();
+  }
 }
 
 TEST(CpuEpDataMovement, ResizeNodeCases) {

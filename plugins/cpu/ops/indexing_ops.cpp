@@ -113,6 +113,17 @@ void WalkAlongAxis(const Dims& dims, const Dims& index_dims, int64_t axis,
                    const std::vector<int64_t>& indices, const char* op, Visit&& visit) {
   const Dims strides = StridesOf(dims);
   const int64_t rank = static_cast<int64_t>(index_dims.size());
+  if (index_dims.size() != dims.size()) {
+    FailInvalid(std::string(op) + ": indices have rank " + std::to_string(rank) +
+                " and data rank " + std::to_string(dims.size()) + "; give them the same rank");
+  }
+  for (int64_t a = 0; a < rank; ++a) {
+    if (a != axis && index_dims[a] > dims[a]) {
+      FailInvalid(std::string(op) + ": indices extend " + std::to_string(index_dims[a]) +
+                  " along axis " + std::to_string(a) + ", past the data's " +
+                  std::to_string(dims[a]) + "; only the axis being indexed may differ");
+    }
+  }
   std::vector<int64_t> coord(rank, 0);
   for (size_t i = 0; i < indices.size(); ++i) {
     int64_t offset = 0;
@@ -197,6 +208,9 @@ void ScatterElements(int64_t axis_attr, ScatterReduction reduction, sdk::Compute
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, dims);
   if (y.data != data.data && data.byte_size) std::memcpy(y.data, data.data, data.byte_size);
   const size_t size = DtypeSize(data.dtype);
+  if (DimsOf(in[2].tensor) != DimsOf(in[1].tensor) || in[2].tensor.dtype != data.dtype) {
+    FailInvalid("ScatterElements: updates must have the indices' shape and the data's dtype");
+  }
   WalkAlongAxis(dims, DimsOf(in[1].tensor), axis, ReadInt64s(in[1].tensor), "ScatterElements",
                 [&](int64_t i, int64_t offset) {
                   Combine(data.dtype, reduction, MutableBytes(y) + offset * size,
