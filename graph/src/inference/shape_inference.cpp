@@ -4,6 +4,7 @@
 #include <optional>
 #include <vector>
 
+#include "inference/input_types.hpp"
 #include "inference/known_values.hpp"
 #include "inference/node_context.hpp"
 #include "inference/onnx_schema_fallback.hpp"
@@ -98,6 +99,7 @@ void TrackInitializers(Graph& graph, KnownValues& known) {
 
 Status InferNode(Graph& graph, NodeId id, SymbolInterner& symbols, KnownValues& known,
                  const ShapeInferenceOptions& options) {
+  NXRT_RETURN_IF_ERROR(inference::CheckInputTypes(graph, id));
   NodeContext ctx(graph, id, symbols, known, options);
   const Node& node = graph.node(id);
   inference::ShapeRule rule = inference::Rules().Find(node.domain, node.op_type);

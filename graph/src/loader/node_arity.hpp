@@ -1,10 +1,9 @@
 // A node's inputs and outputs against the count its op's ONNX schema allows,
 // checked when the model loads: a kernel indexes its required inputs without
 // asking, so a node short of one (or naming none for it) must not reach an
-// EP. The counts come from onnx's own schemas, every version of every op of
-// the ONNX domains (onnx_arity_table.inc); ops onnx does not define
-// (contrib domains, model-local functions) are left to the EP that claims
-// them.
+// EP. The counts come from onnx's own schemas (schema/onnx_op_schema.hpp);
+// ops onnx does not define (contrib domains, model-local functions) are left
+// to the EP that claims them.
 #pragma once
 
 #include <onnx/onnx_pb.h>
