@@ -1,5 +1,6 @@
 #include "window_geometry.hpp"
 
+#include <algorithm>
 #include <limits>
 
 namespace nxrt::cpu {
@@ -14,6 +15,22 @@ WindowAttributes WindowAttributes::Read(const sdk::Node& node, const std::string
   a.pads = node.AttrInts(name("pads").c_str());
   a.ceil_mode = node.AttrInt(name("ceil_mode").c_str(), 0) != 0;
   return a;
+}
+
+namespace {
+
+int64_t FloorDiv(int64_t a, int64_t b) {
+  return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+}  // namespace
+
+OffsetRange OffsetsWithin(int64_t start, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi) {
+  if (hi <= lo) return {};
+  // lo <= start + k * dilation <= hi - 1, for dilation >= 1.
+  const int64_t first = std::max<int64_t>(0, -FloorDiv(start - lo, dilation));
+  const int64_t last = std::min(kernel, FloorDiv(hi - 1 - start, dilation) + 1);
+  return last > first ? OffsetRange{first, last} : OffsetRange{first, first};
 }
 
 WindowGeometry ResolveWindow(const WindowAttributes& a, const Dims& in, const Dims& kernel,

@@ -36,6 +36,16 @@ struct WindowGeometry {
   Dims out;  // spatial output extents
 };
 
+// The kernel offsets k in [first, last) of [0, kernel) whose position
+// start + k * dilation lies in [lo, hi): the positions of one window that
+// fall inside an extent, found without walking the window (a SAME-padded
+// window may be far wider than the image it pools).
+struct OffsetRange {
+  int64_t first = 0, last = 0;
+  int64_t count() const { return last - first; }
+};
+OffsetRange OffsetsWithin(int64_t start, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi);
+
 // `in` are the spatial extents, `kernel` the kernel extents.
 WindowGeometry ResolveWindow(const WindowAttributes& attributes, const Dims& in, const Dims& kernel,
                              const std::string& op);

@@ -1,5 +1,6 @@
 // Pooling, normalisation and softmax ops on the ONNX node test cases;
-// max pooling whose windows lie inside the image, LayerNormalization over
+// max pooling whose windows lie inside the image, SAME-padded windows far
+// wider than the image (walked over the image only), LayerNormalization over
 // trailing axes with and without a bias,
 // GroupNormalization (per-group affine at opset 18, per-channel at 21),
 // LpNormalization, BatchNormalization in training mode and float16 Softmax's
@@ -155,6 +156,49 @@ TEST(CpuEpPoolNorm, MaxPoolWindowsInsideTheImageMatchTheirMaxima) {
                              std::to_string(c.sh) + "x" + std::to_string(c.sw) + " on " +
                              std::to_string(c.h) + "x" + std::to_string(c.w);
     EXPECT_EQ(ValuesAsDouble(*y), expected) << what;
+  }
+}
+
+// A SAME-padded window 2^40 columns wide covers each whole row: its mean (of
+// the row, or over every padded position with count_include_pad) and its
+// maximum, in 2-D and in the general 3-D walk, without walking the window.
+TEST(CpuEpPoolNorm, SamePaddedWindowsWiderThanTheImagePoolWholeRows) {
+  const int64_t wide = int64_t{1} << 40;
+  const std::vector<float> x = Wave(12, 0.7);  // 3 rows of 4
+  for (const bool three_d : {false, true}) {
+    const std::vector<int64_t> dims =
+        three_d ? std::vector<int64_t>{1, 1, 1, 3, 4} : std::vector<int64_t>{1, 1, 3, 4};
+    const std::vector<int64_t> kernel =
+        three_d ? std::vector<int64_t>{1, 1, wide} : std::vector<int64_t>{1, wide};
+    for (const char* op : {"AveragePool", "MaxPool"}) {
+      for (const int64_t include_pad : {0, 1}) {
+        std::vector<nxrt::graph::Attribute> attributes = {
+            IntsAttribute("kernel_shape", kernel), StringAttribute("auto_pad", "SAME_UPPER")};
+        if (std::string(op) == "AveragePool") {
+          attributes.push_back(IntAttribute("count_include_pad", include_pad));
+        }
+        auto y = RunSingleNode(op, 19, {Input("x", DataType::kFloat32, dims, x)}, attributes,
+                               DataType::kFloat32);
+        ASSERT_TRUE(y.has_value()) << op;
+        const std::vector<double> v = ValuesAsDouble(*y);
+        ASSERT_EQ(v.size(), 12u);
+        for (int64_t row = 0; row < 3; ++row) {
+          double sum = 0, best = -INFINITY;
+          for (int64_t col = 0; col < 4; ++col) {
+            sum += x[row * 4 + col];
+            best = std::max<double>(best, x[row * 4 + col]);
+          }
+          const double expected = std::string(op) == "MaxPool" ? best
+                                  : include_pad != 0           ? sum / static_cast<double>(wide)
+                                                               : sum / 4;
+          for (int64_t col = 0; col < 4; ++col) {
+            EXPECT_NEAR(v[row * 4 + col], expected, 1e-6 * (1 + std::abs(expected)))
+                << op << (three_d ? " 3-D" : " 2-D") << " include_pad " << include_pad << " row "
+                << row << " column " << col;
+          }
+        }
+      }
+    }
   }
 }
 

@@ -163,18 +163,20 @@ class PoolKernel : public CpuKernel {
       T* out = y + plane * out_h * out_w;
       for (int64_t oh = 0; oh < out_h; ++oh, out += out_w) {
         std::fill(acc, acc + out_w, kMax ? -std::numeric_limits<Acc>::infinity() : Acc(0));
-        int64_t rows_inside = 0, rows_in_pads = 0;
-        for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
-          const int64_t h = oh * g.strides[0] - g.pad_begin[0] + kh * g.dilations[0];
-          if (h >= -g.pad_begin[0] && h < in_h + g.pad_end[0]) ++rows_in_pads;
-          if (h < 0 || h >= in_h) continue;
-          ++rows_inside;
-          const T* row = image + h * in_w;
-          for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+        const int64_t top = oh * g.strides[0] - g.pad_begin[0];
+        const OffsetRange rows = OffsetsWithin(top, g.dilations[0], g.kernel[0], 0, in_h);
+        const int64_t rows_inside = rows.count();
+        const int64_t rows_in_pads =
+            OffsetsWithin(top, g.dilations[0], g.kernel[0], -g.pad_begin[0], in_h + g.pad_end[0])
+                .count();
+        for (int64_t kh = rows.first; kh < rows.last; ++kh) {
+          const T* row = image + (top + kh * g.dilations[0]) * in_w;
+          for (int64_t kw = kernel_columns_.first; kw < kernel_columns_.last; ++kw) {
             const int64_t shift = kw * g.dilations[1] - g.pad_begin[1];
+            const int64_t column = kw - kernel_columns_.first;
             // The kind is a template argument so this loop has no branch
             // left to keep it from vectorising.
-            for (int64_t ow = column_first_[kw]; ow < column_last_[kw]; ++ow) {
+            for (int64_t ow = column_first_[column]; ow < column_last_[column]; ++ow) {
               const Acc v =
                   static_cast<Acc>(static_cast<ComputeType<T>>(row[ow * stride_w + shift]));
               acc[ow] = kMax ? (v > acc[ow] ? v : acc[ow]) : acc[ow] + v;
@@ -184,9 +186,12 @@ class PoolKernel : public CpuKernel {
         for (int64_t ow = 0; ow < out_w; ++ow) {
           double value = static_cast<double>(acc[ow]);
           if (!kMax) {
-            const int64_t divisor = count_include_pad_ ? rows_in_pads * columns_in_pads_[ow]
-                                                       : rows_inside * columns_inside_[ow];
-            value = divisor ? value / static_cast<double>(divisor) : 0.0;
+            // In double: a SAME-padded window's count can pass 64 bits.
+            const double divisor =
+                count_include_pad_
+                    ? static_cast<double>(rows_in_pads) * static_cast<double>(columns_in_pads_[ow])
+                    : static_cast<double>(rows_inside * columns_inside_[ow]);
+            value = divisor != 0 ? value / divisor : 0.0;
           }
           out[ow] = static_cast<T>(static_cast<ComputeType<T>>(value));
         }
@@ -271,52 +276,52 @@ class PoolKernel : public CpuKernel {
     const size_t rank = g.in.size();
     const int64_t in_size = ElementCount(g.in);
     const int64_t out_size = ElementCount(g.out);
-    const int64_t kernel_size = ElementCount(g.kernel);
     const Dims in_strides = StridesOf(g.in);
-    std::vector<int64_t> o_index(rank), k_index(rank);
+    std::vector<int64_t> o_index(rank), k_index(rank), starts(rank);
+    std::vector<OffsetRange> inside(rank);
     for (int64_t plane = 0; plane < planes_; ++plane) {
       const T* image = x + plane * in_size;
       std::fill(o_index.begin(), o_index.end(), 0);
       for (int64_t o = 0; o < out_size; ++o) {
         double acc = kind_ == PoolKind::kMax ? -std::numeric_limits<double>::infinity() : 0.0;
         int64_t best = -1;
-        int64_t valid = 0;
-        int64_t padded = 0;
-        std::fill(k_index.begin(), k_index.end(), 0);
-        for (int64_t k = 0; k < kernel_size; ++k) {
+        // The window's positions in the image form a box, walked in the
+        // window's row-major order; those in the pads are only counted.
+        int64_t valid = 1;
+        double padded = 1;  // in double: a SAME-padded window's count can pass 64 bits
+        for (size_t a = 0; a < rank; ++a) {
+          starts[a] = o_index[a] * g.strides[a] - g.pad_begin[a];
+          inside[a] = OffsetsWithin(starts[a], g.dilations[a], g.kernel[a], 0, g.in[a]);
+          valid *= inside[a].count();
+          padded *= static_cast<double>(OffsetsWithin(starts[a], g.dilations[a], g.kernel[a],
+                                                      -g.pad_begin[a], g.in[a] + g.pad_end[a])
+                                            .count());
+          k_index[a] = inside[a].first;
+        }
+        for (int64_t k = 0; k < valid; ++k) {
           int64_t offset = 0;
-          bool inside = true;
-          bool inside_pads = true;
           for (size_t a = 0; a < rank; ++a) {
-            const int64_t pos =
-                o_index[a] * g.strides[a] - g.pad_begin[a] + k_index[a] * g.dilations[a];
-            if (pos < 0 || pos >= g.in[a]) inside = false;
-            if (pos < -g.pad_begin[a] || pos >= g.in[a] + g.pad_end[a]) inside_pads = false;
-            offset += pos * in_strides[a];
+            offset += (starts[a] + k_index[a] * g.dilations[a]) * in_strides[a];
           }
-          if (inside_pads) ++padded;
-          if (inside) {
-            ++valid;
-            const double v = static_cast<double>(static_cast<ComputeType<T>>(image[offset]));
-            if (kind_ == PoolKind::kMax) {
-              if (v > acc || best < 0) {
-                acc = v;
-                best = offset;
-              }
-            } else if (kind_ == PoolKind::kLp) {
-              acc += std::pow(std::abs(v), static_cast<double>(p_));
-            } else {
-              acc += v;
+          const double v = static_cast<double>(static_cast<ComputeType<T>>(image[offset]));
+          if (kind_ == PoolKind::kMax) {
+            if (v > acc || best < 0) {
+              acc = v;
+              best = offset;
             }
+          } else if (kind_ == PoolKind::kLp) {
+            acc += std::pow(std::abs(v), static_cast<double>(p_));
+          } else {
+            acc += v;
           }
           for (size_t a = rank; a-- > 0;) {
-            if (++k_index[a] < g.kernel[a]) break;
-            k_index[a] = 0;
+            if (++k_index[a] < inside[a].last) break;
+            k_index[a] = inside[a].first;
           }
         }
         if (kind_ == PoolKind::kAverage) {
-          const int64_t divisor = count_include_pad_ ? padded : valid;
-          acc = divisor ? acc / static_cast<double>(divisor) : 0.0;
+          const double divisor = count_include_pad_ ? padded : static_cast<double>(valid);
+          acc = divisor != 0 ? acc / divisor : 0.0;
         } else if (kind_ == PoolKind::kLp) {
           acc = std::pow(acc, 1.0 / static_cast<double>(p_));
         }
@@ -344,14 +349,27 @@ class PoolKernel : public CpuKernel {
     row_maxima_.assign(std::max(out_w, unpadded_max_ ? g.in[0] * out_w : 0), 0.0f);
     columns_inside_.assign(out_w, 0);
     columns_in_pads_.assign(out_w, 0);
-    for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
+    // Only the kernel columns that land in the image for some output column
+    // are walked, so the work follows the image, not the window.
+    kernel_columns_ = {g.kernel[1], 0};
+    for (int64_t ow = 0; ow < out_w; ++ow) {
+      const int64_t left = ow * g.strides[1] - g.pad_begin[1];
+      const OffsetRange inside = OffsetsWithin(left, g.dilations[1], g.kernel[1], 0, in_w);
+      columns_inside_[ow] = inside.count();
+      columns_in_pads_[ow] =
+          OffsetsWithin(left, g.dilations[1], g.kernel[1], -g.pad_begin[1], in_w + g.pad_end[1])
+              .count();
+      if (inside.count() == 0) continue;
+      kernel_columns_.first = std::min(kernel_columns_.first, inside.first);
+      kernel_columns_.last = std::max(kernel_columns_.last, inside.last);
+    }
+    kernel_columns_.last = std::max(kernel_columns_.first, kernel_columns_.last);
+    for (int64_t kw = kernel_columns_.first; kw < kernel_columns_.last; ++kw) {
       const int64_t shift = kw * g.dilations[1] - g.pad_begin[1];
       int64_t first = out_w, last = 0;
       for (int64_t ow = 0; ow < out_w; ++ow) {
         const int64_t w = ow * g.strides[1] + shift;
-        if (w >= -g.pad_begin[1] && w < in_w + g.pad_end[1]) ++columns_in_pads_[ow];
         if (w < 0 || w >= in_w) continue;
-        ++columns_inside_[ow];
         first = std::min(first, ow);
         last = ow + 1;
       }
@@ -388,10 +406,11 @@ class PoolKernel : public CpuKernel {
   WindowGeometry geometry_;
   int64_t planes_ = 0;
   Dims out_dims_;
-  std::vector<double> row_scratch_;  // Run2d's row of sums, or maxima of doubles
-  std::vector<float> row_maxima_;    // Run2d's row of maxima of floats
-  bool unpadded_max_ = false;        // RunUnpaddedMax applies
-  std::vector<int64_t> column_first_, column_last_;
+  std::vector<double> row_scratch_;                  // Run2d's row of sums, or maxima of doubles
+  std::vector<float> row_maxima_;                    // Run2d's row of maxima of floats
+  bool unpadded_max_ = false;                        // RunUnpaddedMax applies
+  OffsetRange kernel_columns_;                       // Run2d's kernel columns that reach the image
+  std::vector<int64_t> column_first_, column_last_;  // per kernel column of kernel_columns_
   std::vector<int64_t> columns_inside_, columns_in_pads_;
   bool capture_safe_ = false;
 };
