@@ -2,7 +2,8 @@
 // cases; CumProd (exclusive, reverse), TensorScatter (circular), Resize
 // (antialias, axes, keep_aspect_ratio_policy), SpaceToDepth's two modes and
 // 16-bit float Range against references computed here; GatherElements and
-// ScatterElements refusing indices that would address outside the data.
+// ScatterElements refusing indices that would address outside the data; Slice
+// refusing starts, ends, axes and steps of different lengths.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -186,6 +187,23 @@ TEST(CpuEpDataMovement, ElementIndexingRefusesIndicesOutsideTheData) {
     EXPECT_NE(result.status().message().find(c.fault), std::string::npos)
         << c.op << ": " << result.status().message();
   }
+}
+
+// Slice's starts, ends, axes and steps name one entry per sliced axis;
+// lists of other lengths are refused rather than read past.
+TEST(CpuEpDataMovement, SliceRefusesListsOfDifferentLengths) {
+  TensorNode node;
+  node.op = "Slice";
+  node.opset = 13;
+  node.inputs = {{"data", Values<float>({2, 3}, {1, 2, 3, 4, 5, 6})},
+                 {"starts", Values<int64_t>({2}, {0, 0})},
+                 {"ends", Values<int64_t>({2}, {1, 2})},
+                 {"axes", Values<int64_t>({1}, {1})}};
+  node.outputs = {DataType::kFloat32};
+  auto result = RunTensorNode(node);
+  ASSERT_FALSE(result.ok()) << "Slice read past its axes";
+  EXPECT_NE(result.status().message().find("not 2, 2, 1 and 0"), std::string::npos)
+      << result.status().message();
 }
 
 TEST(CpuEpDataMovement, ResizeNodeCases) {

@@ -32,6 +32,18 @@ class LossKernel : public CpuKernel {
     const int64_t n = dims[0];
     const int64_t classes = dims[1];
     const int64_t inner = ElementCount(dims) / std::max<int64_t>(n * classes, 1);
+    Dims target_dims = {n};
+    target_dims.insert(target_dims.end(), dims.begin() + 2, dims.end());
+    if (DimsOf(inputs[1].tensor) != target_dims) {
+      FailInvalid("loss: the target's dims must be the scores' without the class axis (" +
+                  DimsText(target_dims) + "), not " + DimsText(DimsOf(inputs[1].tensor)) +
+                  "; fix the target's shape");
+    }
+    if (IsPresent(inputs, 2) && ElementCount(inputs[2].tensor) != classes) {
+      FailInvalid("loss: the weights need one value per class (" + std::to_string(classes) +
+                  "), not " + std::to_string(ElementCount(inputs[2].tensor)) +
+                  "; fix the weights' shape");
+    }
     const std::vector<int64_t> targets = ReadInt64s(inputs[1].tensor);
     Dispatch(FloatTypes{}, dtype_, "loss", [&](auto tag) {
       using T = typename decltype(tag)::type;

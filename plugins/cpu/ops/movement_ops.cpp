@@ -133,7 +133,15 @@ void SliceView(const SliceSpec& spec, const Dims& in, Dims& dims, Dims& strides,
   const Dims in_strides = StridesOf(in);
   dims = in;
   strides = in_strides;
-  for (size_t i = 0; i < spec.starts.size(); ++i) {
+  const size_t count = spec.starts.size();
+  if (spec.ends.size() != count || (!spec.axes.empty() && spec.axes.size() != count) ||
+      (!spec.steps.empty() && spec.steps.size() != count)) {
+    FailInvalid("Slice: starts, ends, axes and steps must have one entry per sliced axis, not " +
+                std::to_string(count) + ", " + std::to_string(spec.ends.size()) + ", " +
+                std::to_string(spec.axes.size()) + " and " + std::to_string(spec.steps.size()) +
+                " (axes and steps may be absent); fix their lengths");
+  }
+  for (size_t i = 0; i < count; ++i) {
     const int64_t axis =
         NormalizeAxis(spec.axes.empty() ? static_cast<int64_t>(i) : spec.axes[i], rank, "Slice");
     const int64_t dim = in[axis];
