@@ -61,6 +61,19 @@ bool WinogradPays(const ConvolutionShape& shape) {
          g.kernel[0] == 3 && g.kernel[1] == 3 && AllOnes(g.strides) && AllOnes(g.dilations);
 }
 
+// Winograd keeps transformed tiles in scratch memory, for some shapes
+// several times the activations (160 MB for 128 channels of 256x256, whose
+// input and output take 67 MB); past that, or past 16 MiB for small
+// tensors, the direct kernel, which needs none, is kept.
+bool ScratchFits(size_t scratch_bytes, const memory::dims& x, const memory::dims& y) {
+  const auto bytes = [](const memory::dims& dims) {
+    size_t n = sizeof(float);
+    for (int64_t d : dims) n *= static_cast<size_t>(d);
+    return n;
+  };
+  return scratch_bytes <= std::max<size_t>(size_t{16} << 20, bytes(x) + bytes(y));
+}
+
 }  // namespace
 
 std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& shape) {
@@ -102,8 +115,9 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& s
     const Conv::primitive_desc plan = [&] {
       if (WinogradPays(shape)) {
         try {
-          return Conv::primitive_desc(describe(dnnl::algorithm::convolution_winograd), attributes,
-                                      Engine());
+          Conv::primitive_desc winograd(describe(dnnl::algorithm::convolution_winograd), attributes,
+                                        Engine());
+          if (ScratchFits(winograd.scratchpad_desc().get_size(), x_dims, y_dims)) return winograd;
         } catch (const dnnl::error&) {
           // No Winograd kernel for this machine or shape: the direct one below.
         }
