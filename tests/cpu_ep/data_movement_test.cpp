@@ -3,7 +3,8 @@
 // (antialias, axes, keep_aspect_ratio_policy), SpaceToDepth's two modes and
 // 16-bit float Range against references computed here; GatherElements and
 // ScatterElements refusing indices that would address outside the data; Slice
-// refusing starts, ends, axes and steps of different lengths.
+// refusing starts, ends, axes and steps of different lengths; Pad refusing
+// to copy from empty axes or to crop past an axis.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -204,6 +205,39 @@ TEST(CpuEpDataMovement, SliceRefusesListsOfDifferentLengths) {
   ASSERT_FALSE(result.ok()) << "Slice read past its axes";
   EXPECT_NE(result.status().message().find("not 2, 2, 1 and 0"), std::string::npos)
       << result.status().message();
+}
+
+// Edge, reflect and wrap padding copy from the padded axis, so an empty one
+// is refused rather than read (wrap divided by its zero extent); pads that
+// crop more than an axis holds are refused too.
+TEST(CpuEpDataMovement, PadRefusesWhatItCannotCopyFrom) {
+  struct Case {
+    const char* mode;
+    std::vector<int64_t> dims;
+    std::vector<int64_t> pads;
+    const char* fault;
+  };
+  const Case cases[] = {
+      {"reflect", {2, 0}, {0, 1, 0, 1}, "axis 1 is empty"},
+      {"edge", {2, 0}, {0, 1, 0, 0}, "axis 1 is empty"},
+      {"wrap", {0, 3}, {1, 0, 0, 0}, "axis 0 is empty"},
+      {"constant", {2, 3}, {0, -2, 0, -2}, "crop more than its 3 elements"},
+  };
+  for (const Case& c : cases) {
+    size_t count = 1;
+    for (int64_t d : c.dims) count *= static_cast<size_t>(d);
+    TensorNode node;
+    node.op = "Pad";
+    node.opset = 19;
+    node.inputs = {{"data", Values<float>(c.dims, std::vector<float>(count, 1.0f))},
+                   {"pads", Values<int64_t>({4}, c.pads)}};
+    node.outputs = {DataType::kFloat32};
+    node.attributes = {StringAttribute("mode", c.mode)};
+    auto result = RunTensorNode(node);
+    ASSERT_FALSE(result.ok()) << c.mode << " padded what it cannot";
+    EXPECT_NE(result.status().message().find(c.fault), std::string::npos)
+        << c.mode << ": " << result.status().message();
+  }
 }
 
 TEST(CpuEpDataMovement, ResizeNodeCases) {

@@ -295,7 +295,18 @@ class PadKernel : public CpuKernel {
       pads[axis + rank] = given[i + n];
     }
     Dims out_dims(rank);
-    for (int64_t i = 0; i < rank; ++i) out_dims[i] = dims[i] + pads[i] + pads[i + rank];
+    for (int64_t i = 0; i < rank; ++i) {
+      out_dims[i] = dims[i] + pads[i] + pads[i + rank];
+      if (out_dims[i] < 0) {
+        FailInvalid("Pad: the pads of axis " + std::to_string(i) + " crop more than its " +
+                    std::to_string(dims[i]) + " elements; fix the pads");
+      }
+      // Edge, reflect and wrap copy from the axis itself, which must have something to copy.
+      if (mode_ != PadMode::kConstant && dims[i] == 0 && out_dims[i] > 0) {
+        FailInvalid("Pad: axis " + std::to_string(i) +
+                    " is empty, so only constant mode can pad it; fix the mode or the input");
+      }
+    }
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, in.dtype, out_dims);
     const size_t size = DtypeSize(in.dtype);
     std::vector<std::byte> fill(size);
