@@ -1,7 +1,8 @@
 // The CPU EP's contract beyond op results: option checking, honest declines,
-// capture-safety statements, forbidden windows and normalisation parameters
-// of the wrong size refused, prepared constants (MatMul's B, Conv's W)
-// shared between shape variants, and the math libraries' workers following `threads`.
+// capture-safety statements, refusals (forbidden windows, convolution groups
+// and biases, normalisation parameters of the wrong size), prepared constants
+// (MatMul's B, Conv's W) shared between shape variants, and the math
+// libraries' workers following `threads`.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -331,6 +332,48 @@ TEST(CpuEpBehaviour, RefusesNormalizationParametersOfTheWrongSize) {
     auto made = ep->CreateKernel({}, node.view, shapes, c.opset);
     ASSERT_FALSE(made.ok()) << c.op << "-" << c.opset
                             << " made a kernel that reads past its parameters";
+    EXPECT_NE(made.status().message().find(c.fault), std::string::npos)
+        << c.op << ": " << made.status().message();
+  }
+}
+
+// A group below one (a division by zero) and a bias of another length than
+// the output maps (read past by oneDNN) are refused when the kernel is made.
+TEST(CpuEpBehaviour, RefusesConvolutionGroupsAndBiasesThatDoNotFit) {
+  auto ep = CpuEp();
+  struct Case {
+    const char* op;
+    const char* domain;
+    std::vector<std::vector<int64_t>> dims;  // X, W, B
+    std::vector<nxrt::graph::Attribute> attributes;
+    const char* fault;
+  };
+  const Case cases[] = {
+      {"Conv",
+       "",
+       {{1, 4, 8, 8}, {4, 4, 3, 3}},
+       {IntAttribute("group", 0)},
+       "group must be positive"},
+      {"Conv", "", {{1, 4, 8, 8}, {4, 4, 3, 3}, {0}}, {}, "one value per output map (4)"},
+      {"ConvTranspose",
+       "",
+       {{1, 4, 8, 8}, {4, 2, 3, 3}},
+       {IntAttribute("group", 0)},
+       "group must be positive"},
+      {"ConvTranspose", "", {{1, 4, 8, 8}, {4, 2, 3, 3}, {3}}, {}, "one value per output map (2)"},
+      {"ConvPool",
+       "pkg.nxrt",
+       {{1, 4, 8, 8}, {16, 4, 3, 3}, {4}},
+       {IntsAttribute("pool_kernel_shape", {2, 2}), IntsAttribute("pool_strides", {2, 2})},
+       "one value per output map (16)"},
+  };
+  for (const Case& c : cases) {
+    std::vector<TestInput> inputs;
+    for (const auto& d : c.dims) inputs.push_back({DataType::kFloat32, d, {}});
+    OneNode node(c.op, c.domain, inputs, c.attributes);
+    auto made =
+        ep->CreateKernel({}, node.view, Shapes(c.dims), std::string(c.domain).empty() ? 17 : 1);
+    ASSERT_FALSE(made.ok()) << c.op << " made a kernel it should refuse";
     EXPECT_NE(made.status().message().find(c.fault), std::string::npos)
         << c.op << ": " << made.status().message();
   }

@@ -137,8 +137,14 @@ class ConvKernel : public CpuKernel {
     batch_ = x[0];
     channels_ = x[1];
     maps_ = w[0];
+    if (group_ < 1) FailInvalid("Conv: group must be positive; fix the group attribute");
     if (channels_ % group_ != 0 || maps_ % group_ != 0 || w[1] * group_ != channels_) {
       FailInvalid("Conv: channels do not split into groups");
+    }
+    if (inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED &&
+        ElementCount(std::span<const int64_t>(inputs[2].dims, inputs[2].rank)) != maps_) {
+      FailInvalid("Conv: the bias needs one value per output map (" + std::to_string(maps_) +
+                  "); fix its shape");
     }
     out_dims_ = {batch_, maps_};
     out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
@@ -288,9 +294,15 @@ class ConvTransposeKernel : public CpuKernel {
     const size_t rank = x.size() - 2;
     batch_ = x[0];
     channels_ = x[1];
+    if (group_ < 1) FailInvalid("ConvTranspose: group must be positive; fix the group attribute");
     maps_ = w[1] * group_;
     if (w[0] != channels_ || channels_ % group_ != 0) {
       FailInvalid("ConvTranspose: channels do not split into groups");
+    }
+    if (inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED &&
+        ElementCount(std::span<const int64_t>(inputs[2].dims, inputs[2].rank)) != maps_) {
+      FailInvalid("ConvTranspose: the bias needs one value per output map (" +
+                  std::to_string(maps_) + "); fix its shape");
     }
     WindowAttributes a = WindowAttributes::Read(node);
     const Dims in(x.begin() + 2, x.end());
