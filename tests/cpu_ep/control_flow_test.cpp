@@ -345,5 +345,38 @@ TEST(CpuEpControlFlow, Scan8BatchRowsFollowTheirSequenceLengths) {
   EXPECT_EQ(ValuesOf<float>((*outputs)[1]), (std::vector<float>{1, 3, 0, 11, 13, 17}));
 }
 
+// A body declared over float but handed bool by its Scan is refused when
+// it would run, not read as floats; the session stays usable.
+TEST(CpuEpControlFlow, ABodyHandedAnotherTypeThanItDeclaresIsRefused) {
+  IrModelBuilder body(9, "body");
+  const auto s_in = body.Input("s_in", std::vector<int64_t>{2});
+  const auto x_in = body.Input("x_in", std::vector<int64_t>{2});
+  const auto s_out = body.Tensor("Add", {s_in, x_in}, "s_out");
+  body.Output(s_out);
+  body.Output(body.Tensor("Identity", {s_out}, "y"));
+
+  IrModelBuilder m(9, "scan_of_bool");
+  const auto init = m.Input("init", std::vector<int64_t>{2});
+  const auto x = m.Input("x", std::vector<int64_t>{3, 2}, DataType::kBool);
+  const auto outs = m.Node("Scan", {init, x}, {"final", "ys"}, nxrt::graph::ValueKind::kTensor,
+                           DataType::kFloat32,
+                           {IntAttribute("num_scan_inputs", 1), GraphAttr("body", body.Take())});
+  m.Output(outs[0]);
+  m.Output(outs[1]);
+  auto session = CpuSessionOf(m.Take());
+  ASSERT_NE(session, nullptr);
+  static constexpr bool kTrue[6] = {true, true, true, true, true, true};
+  std::vector<nxrt::NamedTensor> inputs{
+      {"init", nxrt::Tensor::FromValues<float>({2}, std::vector<float>{0, 1}).value()},
+      {"x", nxrt::Tensor::FromValues<bool>({3, 2}, std::span<const bool>(kTrue, 6)).value()}};
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    auto outputs = session->Run(inputs);
+    ASSERT_FALSE(outputs.ok()) << "the body read bool as float";
+    EXPECT_NE(outputs.status().message().find("input 'x_in' is declared float but given bool"),
+              std::string::npos)
+        << outputs.status().message();
+  }
+}
+
 }  // namespace
 }  // namespace nxrt_test

@@ -4,7 +4,8 @@
 // 16-bit float Range against references computed here; GatherElements and
 // ScatterElements refusing indices that would address outside the data; Slice
 // refusing starts, ends, axes and steps of different lengths; Pad refusing
-// to copy from empty axes or to crop past an axis.
+// to copy from empty axes or to crop past an axis; Transpose refusing a perm
+// that is no permutation.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -238,6 +239,20 @@ TEST(CpuEpDataMovement, PadRefusesWhatItCannotCopyFrom) {
     EXPECT_NE(result.status().message().find(c.fault), std::string::npos)
         << c.mode << ": " << result.status().message();
   }
+}
+
+// A perm naming an axis twice is no permutation: refused, not read past.
+TEST(CpuEpDataMovement, TransposeRefusesAPermNamingAnAxisTwice) {
+  TensorNode node;
+  node.op = "Transpose";
+  node.opset = 13;
+  node.inputs = {{"data", Values<float>({2, 3, 4}, std::vector<float>(24, 1.0f))}};
+  node.outputs = {DataType::kFloat32};
+  node.attributes = {IntsAttribute("perm", {0, 0, 1})};
+  auto result = RunTensorNode(node);
+  ASSERT_FALSE(result.ok()) << "Transpose ran a perm that is no permutation";
+  EXPECT_NE(result.status().message().find("names axis 0 twice"), std::string::npos)
+      << result.status().message();
 }
 
 TEST(CpuEpDataMovement, ResizeNodeCases) {

@@ -786,6 +786,23 @@ Status Executor::RunBody(std::span<const nxrt_value> inputs, std::span<nxrt_valu
                            std::to_string(inputs.size()) + " and " +
                            std::to_string(outputs.size()));
   }
+  // The body's kernels were made for its declared input types; a caller
+  // handing another (Scan over bool into a float body) would be read wrong.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const graph::Value& declared = graph_.value(slots_[input_slots_[i]].value);
+    if (inputs[i].kind != NXRT_VALUE_TENSOR || declared.kind != graph::ValueKind::kTensor ||
+        declared.dtype == DataType::kUndefined) {
+      continue;
+    }
+    const auto given = static_cast<DataType>(inputs[i].tensor.dtype);
+    if (given != declared.dtype) {
+      return InvalidArgument(graph_.model_path + ": body graph '" + graph_.name + "' input '" +
+                             declared.name + "' is declared " +
+                             std::string(graph::DataTypeName(declared.dtype)) + " but given " +
+                             std::string(graph::DataTypeName(given)) +
+                             "; make the body's input type match what the node passes it");
+    }
+  }
   for (size_t i = 0; i < inputs.size(); ++i) BindBorrowedValue(input_slots_[i], inputs[i]);
   BindOuterScope();
   NXRT_RETURN_IF_ERROR(ResolveShapesIfChanged());

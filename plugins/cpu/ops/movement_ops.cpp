@@ -117,8 +117,14 @@ void TransposeView(const std::vector<int64_t>& perm_attr, std::span<const nxrt_v
     for (size_t i = in.size(); i-- > 0;) perm.push_back(static_cast<int64_t>(i));
   }
   if (perm.size() != in.size()) FailInvalid("Transpose: perm does not match the rank");
+  std::vector<bool> taken(in.size(), false);
   for (int64_t p : perm) {
     const int64_t axis = NormalizeAxis(p, static_cast<int64_t>(in.size()), "Transpose");
+    if (taken[axis]) {
+      FailInvalid("Transpose: perm names axis " + std::to_string(axis) +
+                  " twice; give each axis once");
+    }
+    taken[axis] = true;
     dims.push_back(in[axis]);
     strides.push_back(in_strides[axis]);
   }
