@@ -246,6 +246,23 @@ bool RunKernel(nxrt::plugin_host::Kernel& kernel, std::vector<std::vector<float>
   return kernel.Compute(services, inputs, outputs).ok();
 }
 
+// Expects making `op`'s kernel over inputs of `dims`, all of `dtype`, to
+// fail with `fault` in the error.
+void ExpectKernelRefused(nxrt::plugin_host::ExecutionProvider& ep, const std::string& op,
+                         const std::string& domain, const std::vector<std::vector<int64_t>>& dims,
+                         std::vector<nxrt::graph::Attribute> attributes, int64_t opset,
+                         const std::string& fault, DataType dtype = DataType::kFloat32) {
+  std::vector<TestInput> inputs;
+  for (const auto& d : dims) inputs.push_back({dtype, d, {}});
+  OneNode node(op, domain, inputs, std::move(attributes));
+  std::vector<nxrt_shape> shapes = Shapes(dims);
+  for (nxrt_shape& shape : shapes) shape.dtype = static_cast<nxrt_dtype>(dtype);
+  auto made = ep.CreateKernel({}, node.view, shapes, opset);
+  ASSERT_FALSE(made.ok()) << op << " made a kernel it should refuse (" << fault << ")";
+  EXPECT_NE(made.status().message().find(fault), std::string::npos)
+      << op << ": " << made.status().message();
+}
+
 // Windows the specification forbids are refused when the kernel is made,
 // with what to fix: zero strides (a division by zero), non-positive kernels
 // or dilations, negative pads, dilated extents past 64 bits.
@@ -275,16 +292,9 @@ TEST(CpuEpBehaviour, RefusesWindowsTheSpecificationForbids) {
       {"Conv", {IntsAttribute("strides", {0, 0})}, "strides must be positive"},
   };
   for (const Case& c : cases) {
-    const bool conv = std::string(c.op) == "Conv";
     std::vector<std::vector<int64_t>> dims{{1, 2, 6, 6}};
-    if (conv) dims.push_back({3, 2, 2, 2});
-    std::vector<TestInput> inputs;
-    for (const auto& d : dims) inputs.push_back({DataType::kFloat32, d, {}});
-    OneNode node(c.op, "", inputs, c.attributes);
-    auto made = ep->CreateKernel({}, node.view, Shapes(dims), 17);
-    ASSERT_FALSE(made.ok()) << c.op << " made a kernel for a window it should refuse";
-    EXPECT_NE(made.status().message().find(c.fault), std::string::npos)
-        << c.op << ": " << made.status().message();
+    if (std::string(c.op) == "Conv") dims.push_back({3, 2, 2, 2});
+    ExpectKernelRefused(*ep, c.op, "", dims, c.attributes, 17, c.fault);
   }
 }
 
@@ -324,16 +334,8 @@ TEST(CpuEpBehaviour, RefusesNormalizationParametersOfTheWrongSize) {
        "input 2 (B) has 3 elements; it needs 36"},
   };
   for (const Case& c : cases) {
-    std::vector<TestInput> inputs;
-    for (const auto& d : c.dims) inputs.push_back({DataType::kFloat64, d, {}});
-    OneNode node(c.op, "", inputs, c.attributes);
-    std::vector<nxrt_shape> shapes = Shapes(c.dims);
-    for (nxrt_shape& shape : shapes) shape.dtype = NXRT_DTYPE_FLOAT64;  // not oneDNN's float path
-    auto made = ep->CreateKernel({}, node.view, shapes, c.opset);
-    ASSERT_FALSE(made.ok()) << c.op << "-" << c.opset
-                            << " made a kernel that reads past its parameters";
-    EXPECT_NE(made.status().message().find(c.fault), std::string::npos)
-        << c.op << ": " << made.status().message();
+    // Double: not oneDNN's float path.
+    ExpectKernelRefused(*ep, c.op, "", c.dims, c.attributes, c.opset, c.fault, DataType::kFloat64);
   }
 }
 
@@ -368,14 +370,8 @@ TEST(CpuEpBehaviour, RefusesConvolutionGroupsAndBiasesThatDoNotFit) {
        "one value per output map (16)"},
   };
   for (const Case& c : cases) {
-    std::vector<TestInput> inputs;
-    for (const auto& d : c.dims) inputs.push_back({DataType::kFloat32, d, {}});
-    OneNode node(c.op, c.domain, inputs, c.attributes);
-    auto made =
-        ep->CreateKernel({}, node.view, Shapes(c.dims), std::string(c.domain).empty() ? 17 : 1);
-    ASSERT_FALSE(made.ok()) << c.op << " made a kernel it should refuse";
-    EXPECT_NE(made.status().message().find(c.fault), std::string::npos)
-        << c.op << ": " << made.status().message();
+    const int64_t opset = std::string(c.domain).empty() ? 17 : 1;
+    ExpectKernelRefused(*ep, c.op, c.domain, c.dims, c.attributes, opset, c.fault);
   }
 }
 

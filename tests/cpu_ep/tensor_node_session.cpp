@@ -1,5 +1,7 @@
 #include "tensor_node_session.hpp"
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <utility>
 
@@ -96,6 +98,14 @@ nxrt::graph::Attribute FloatsAttribute(const std::string& name, std::vector<floa
 
 nxrt::Tensor Strings(std::vector<int64_t> dims, std::vector<std::string> values) {
   return nxrt::Tensor::FromStrings(std::move(dims), std::move(values)).value();
+}
+
+void ExpectRefused(TensorNode node, const std::string& fault) {
+  const std::string op = node.op;
+  auto result = RunTensorNode(std::move(node));
+  ASSERT_FALSE(result.ok()) << op << " ran what it should refuse (" << fault << ")";
+  EXPECT_NE(result.status().message().find(fault), std::string::npos)
+      << op << ": " << result.status().message();
 }
 
 }  // namespace nxrt_test

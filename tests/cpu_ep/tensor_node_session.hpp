@@ -33,6 +33,10 @@ struct TensorNode {
 
 nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode node);
 
+// Runs `node` and expects it refused with `fault` in the error: the tests of
+// inputs a kernel must not run on.
+void ExpectRefused(TensorNode node, const std::string& fault);
+
 // The session RunTensorNode runs once, with its inputs, for tests that run
 // it again.
 struct TensorNodeSession {
