@@ -2,7 +2,7 @@
 // compute allocates nothing and writes only into preallocated outputs, so a
 // recorded call can be replayed without the host; the one allocation allowed
 // is inside oneDNN, which builds a small argument map on every call it runs)
-// and the claim checks op families build on.
+// and the claim and shape checks op families build on.
 #pragma once
 
 #include <optional>
@@ -61,6 +61,21 @@ ClaimFn ClaimInputDtype(List list, size_t index = 0) {
   return [list, index](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
     return ClaimUnless(CheckInputDtype(node, inputs, index, list));
   };
+}
+
+// Fails, when the kernel is made, unless input `index` (when given) holds
+// `count` elements: kernels read parameters such as a bias or a per-channel
+// scale by position without checking. `what` names the input in the error.
+inline void RequireElements(std::span<const nxrt_shape> inputs, size_t index, int64_t count,
+                            const std::string& op, const char* what) {
+  if (index >= inputs.size() || inputs[index].dtype == NXRT_DTYPE_UNDEFINED) return;
+  const int64_t given =
+      ElementCount(std::span<const int64_t>(inputs[index].dims, inputs[index].rank));
+  if (given != count) {
+    FailInvalid(op + ": input " + std::to_string(index) + " (" + what + ") has " +
+                std::to_string(given) + " elements; it needs " + std::to_string(count) +
+                "; fix its shape");
+  }
 }
 
 }  // namespace nxrt::cpu

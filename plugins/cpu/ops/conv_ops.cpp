@@ -141,11 +141,7 @@ class ConvKernel : public CpuKernel {
     if (channels_ % group_ != 0 || maps_ % group_ != 0 || w[1] * group_ != channels_) {
       FailInvalid("Conv: channels do not split into groups");
     }
-    if (inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED &&
-        ElementCount(std::span<const int64_t>(inputs[2].dims, inputs[2].rank)) != maps_) {
-      FailInvalid("Conv: the bias needs one value per output map (" + std::to_string(maps_) +
-                  "); fix its shape");
-    }
+    RequireElements(inputs, 2, maps_, "Conv", "B, one value per output map");
     out_dims_ = {batch_, maps_};
     out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
     if (dtype_ != NXRT_DTYPE_FLOAT64 && ElementCount(out_dims_) > 0 && ElementCount(w) > 0) {
@@ -299,11 +295,7 @@ class ConvTransposeKernel : public CpuKernel {
     if (w[0] != channels_ || channels_ % group_ != 0) {
       FailInvalid("ConvTranspose: channels do not split into groups");
     }
-    if (inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED &&
-        ElementCount(std::span<const int64_t>(inputs[2].dims, inputs[2].rank)) != maps_) {
-      FailInvalid("ConvTranspose: the bias needs one value per output map (" +
-                  std::to_string(maps_) + "); fix its shape");
-    }
+    RequireElements(inputs, 2, maps_, "ConvTranspose", "B, one value per output map");
     WindowAttributes a = WindowAttributes::Read(node);
     const Dims in(x.begin() + 2, x.end());
     const Dims kernel(w.begin() + 2, w.end());

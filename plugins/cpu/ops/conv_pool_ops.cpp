@@ -33,11 +33,7 @@ class ConvPoolKernel : public CpuKernel {
     conv.geometry = ResolveWindow(WindowAttributes::Read(node), Dims(x.begin() + 2, x.end()),
                                   Dims(w.begin() + 2, w.end()), "ConvPool");
     conv.bias = inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED;
-    if (conv.bias &&
-        ElementCount(std::span<const int64_t>(inputs[2].dims, inputs[2].rank)) != conv.maps) {
-      FailInvalid("ConvPool: the bias needs one value per output map (" +
-                  std::to_string(conv.maps) + "); fix its shape");
-    }
+    RequireElements(inputs, 2, conv.maps, "ConvPool", "B, one value per output map");
     conv.relu = node.AttrString("activation", "") == "Relu";
     const WindowAttributes pool_attributes = WindowAttributes::Read(node, "pool_");
     const WindowGeometry pool =

@@ -429,20 +429,6 @@ class LrnKernel : public CpuKernel {
   int64_t size_;
 };
 
-// Fails unless input `index`, when given, holds `count` elements: the
-// kernels read their parameters by position without checking.
-void RequireElements(std::span<const nxrt_shape> inputs, size_t index, int64_t count,
-                     const std::string& op, const char* what) {
-  if (index >= inputs.size() || inputs[index].dtype == NXRT_DTYPE_UNDEFINED) return;
-  const int64_t given =
-      ElementCount(std::span<const int64_t>(inputs[index].dims, inputs[index].rank));
-  if (given != count) {
-    FailInvalid(op + ": input " + std::to_string(index) + " (" + what + ") has " +
-                std::to_string(given) + " elements; it needs " + std::to_string(count) +
-                "; fix its shape");
-  }
-}
-
 // The extent of axis 1 (the channels) of input 0, 1 below rank 2.
 int64_t Channels(std::span<const nxrt_shape> inputs) {
   return inputs[0].rank > 1 ? inputs[0].dims[1] : 1;
