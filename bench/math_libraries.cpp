@@ -88,6 +88,8 @@ void ProductShapes(benchmark::internal::Benchmark* b) {
   b->Args({128, 1024, 256, 1});  // bert_layer: ffn up
   b->Args({128, 256, 1024, 1});  // bert_layer: ffn down
   b->Args({1, 1536, 512, 16});   // decoder step: MLP weights streamed from memory
+  b->Args({1, 768, 256, 20});    // bundled decoder step: its 16 MB of weights fit the L3 cache
+  b->Args({1, 256, 256, 60});    // the same, in its square projections
   b->Args({8, 1536, 512, 16});   // decoder prefill or verify
 }
 BENCHMARK(BM_OpenBlasProduct)->Apply(ProductShapes)->Unit(benchmark::kMicrosecond);
