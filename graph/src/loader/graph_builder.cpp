@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "loader/node_arity.hpp"
+#include "loader/node_attributes.hpp"
 #include "loader/quoted_name.hpp"
 #include "loader/sparse_tensor.hpp"
 #include "loader/tensor_proto_data.hpp"
@@ -500,6 +501,10 @@ class GraphBuilder {
           opset != graph_.opset_imports.end()) {
         if (Status arity = CheckNodeArity(proto, node.domain, opset->second); !arity.ok()) {
           return Fail(label, arity);
+        }
+        if (Status attributes = CheckNodeAttributes(proto, node.domain, opset->second);
+            !attributes.ok()) {
+          return Fail(label, attributes);
         }
       }
       node.name = proto.name();

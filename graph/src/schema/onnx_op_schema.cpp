@@ -14,6 +14,10 @@ std::span<const OnnxFormalInput> OnnxOpSchema::formals() const {
   return std::span(kOnnxFormalInputs).subspan(first_formal, formal_count);
 }
 
+std::span<const OnnxAttribute> OnnxOpSchema::attributes() const {
+  return std::span(kOnnxAttributes).subspan(first_attribute, attribute_count);
+}
+
 const OnnxOpSchema* FindOnnxOpSchema(std::string_view domain, std::string_view op, int64_t opset) {
   const auto key = [](const OnnxOpSchema& s) { return std::tie(s.domain, s.op); };
   const auto wanted = std::tie(domain, op);

@@ -1,10 +1,10 @@
 // The signatures of the ops onnx defines, every version of every op of its
 // domains, from a table generated out of onnx's own schemas
 // (onnx_schema_table.inc, scripts/lib/make_onnx_schema_table.py): how many
-// inputs and outputs each takes, which inputs are required, and which tensor
-// element types each input accepts. The loader holds node arities to it and
-// shape inference input types; ops onnx does not define (contrib domains,
-// model-local functions) have no entry.
+// inputs and outputs each takes, which inputs are required, which tensor
+// element types each input accepts, and which attributes it knows. The loader
+// holds node arities and attributes to it and shape inference input types; ops onnx does not define
+// (contrib domains, model-local functions) have no entry.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,12 @@ struct OnnxFormalInput {
   bool homogeneous;        // a variadic input's values share their type
 };
 
+struct OnnxAttribute {
+  std::string_view name;
+  int type;  // an onnx::AttributeProto::AttributeType
+  bool required;
+};
+
 struct OnnxOpSchema {
   std::string_view domain;
   std::string_view op;
@@ -26,9 +32,12 @@ struct OnnxOpSchema {
   int least_inputs, most_inputs, least_outputs, most_outputs;
   uint64_t required_inputs;  // bit i: input position i may not be named empty
   uint32_t first_formal, formal_count;
+  uint32_t first_attribute, attribute_count;
 
   // The formal inputs in order; a variadic one is last and covers the rest.
   std::span<const OnnxFormalInput> formals() const;
+  // The attributes the op knows, by name.
+  std::span<const OnnxAttribute> attributes() const;
 };
 
 // The schema in force for `op` of `domain` ("" for the default domain) at

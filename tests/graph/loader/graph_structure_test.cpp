@@ -193,7 +193,10 @@ TEST(GraphStructureTest, DomainsAndOpsetsAreNormalised) {
 TEST(GraphStructureTest, ValueInfoTypesIntermediates) {
   onnx::ModelProto model = NewModel();
   AddInput(model, "x", {4});
-  AddNode(model, "Cast", "cast", {"x"}, {"i"});
+  onnx::AttributeProto* to = AddNode(model, "Cast", "cast", {"x"}, {"i"})->add_attribute();
+  to->set_name("to");
+  to->set_type(onnx::AttributeProto::INT);
+  to->set_i(onnx::TensorProto::INT64);
   AddNode(model, "Neg", "neg", {"i"}, {"y"});
   testing::SetTensorType(model.mutable_graph()->add_value_info(), "i", onnx::TensorProto::INT64,
                          {4});

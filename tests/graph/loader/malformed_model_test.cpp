@@ -352,6 +352,67 @@ TEST(MalformedModelTest, ArityFollowsTheOpsetAndSkipsOtherDomains) {
   EXPECT_TRUE(graph.ok()) << graph.status().ToString();
 }
 
+onnx::AttributeProto* AddIntAttribute(onnx::NodeProto* node, const std::string& name,
+                                      int64_t value) {
+  onnx::AttributeProto* attribute = node->add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INT);
+  attribute->set_i(value);
+  return attribute;
+}
+
+// onnx's own shape inference reads Scan's body without asking whether there
+// is one; the loader must stop such a node first.
+TEST(MalformedModelTest, NodeLackingARequiredAttribute) {
+  onnx::ModelProto model = NewModel(16);
+  AddInput(model, "x");
+  AddIntAttribute(AddNode(model, "Scan", "scan", {"x"}, {"y"}), "num_scan_inputs", 1);
+  AddOutput(model, "y");
+  EXPECT_THAT(
+      ErrorOf(Load(model)),
+      AllOf(HasSubstr("'scan' (Scan)"),
+            HasSubstr("lacks attribute 'body', which the op requires at opset 16"), OneLine()));
+}
+
+TEST(MalformedModelTest, AttributeOfAnotherTypeThanTheOpReads) {
+  onnx::ModelProto model = NewModel();
+  AddInput(model, "x");
+  onnx::AttributeProto* to = AddIntAttribute(AddNode(model, "Cast", "cast", {"x"}, {"y"}), "to", 0);
+  to->set_type(onnx::AttributeProto::FLOAT);
+  to->set_f(7.0f);
+  AddOutput(model, "y");
+  EXPECT_THAT(ErrorOf(Load(model)),
+              AllOf(HasSubstr("'cast' (Cast)"), HasSubstr("attribute 'to' is float"),
+                    HasSubstr("the op takes int"), OneLine()));
+}
+
+// A misspelt attribute would otherwise leave the op on its default. Names
+// starting with "__" belong to tools, and ops onnx does not define keep
+// whatever attributes their EP reads.
+TEST(MalformedModelTest, AttributeTheOpDoesNotKnow) {
+  onnx::ModelProto model = ReluModel();
+  onnx::NodeProto* relu = model.mutable_graph()->mutable_node(0);
+  AddIntAttribute(relu, "__tool_mark", 1);
+  Result<Graph> marked = Load(model);
+  EXPECT_TRUE(marked.ok()) << marked.status().ToString();
+  AddIntAttribute(relu, "alp\nha", 1);
+  EXPECT_THAT(ErrorOf(Load(model)),
+              AllOf(HasSubstr("'relu' (Relu)"), HasSubstr("has attribute 'alp\\nha'"),
+                    HasSubstr("which the op does not know"), OneLine()));
+
+  onnx::ModelProto contrib = NewModel();
+  auto* import = contrib.add_opset_import();
+  import->set_domain("com.microsoft");
+  import->set_version(1);
+  AddInput(contrib, "x");
+  onnx::NodeProto* custom = AddNode(contrib, "FusedGemm", "gemm", {"x"}, {"y"});
+  custom->set_domain("com.microsoft");
+  AddIntAttribute(custom, "anything", 1);
+  AddOutput(contrib, "y");
+  Result<Graph> graph = Load(contrib);
+  EXPECT_TRUE(graph.ok()) << graph.status().ToString();
+}
+
 TEST(MalformedModelTest, ErrorInsideBodyNamesTheEnclosingNode) {
   onnx::ModelProto model = NewModel();
   AddInput(model, "cond", {}, onnx::TensorProto::BOOL);
