@@ -383,6 +383,28 @@ TEST(CpuEpBehaviour, RefusesConvolutionGroupsAndBiasesThatDoNotFit) {
   }
 }
 
+// Blocks must tile the input exactly; a blocksize whose square overflows
+// 64 bits divided by zero.
+TEST(CpuEpBehaviour, RefusesBlocksThatDoNotTileTheInput) {
+  auto ep = CpuEp();
+  struct Case {
+    const char* op;
+    std::vector<int64_t> dims;
+    int64_t blocksize;
+    const char* fault;
+  };
+  const Case cases[] = {
+      {"DepthToSpace", {1, 8, 2, 3}, int64_t{1} << 62, "8 channels do not divide"},
+      {"DepthToSpace", {1, 6, 2, 3}, 2, "6 channels do not divide into blocksize^2 = 2^2"},
+      {"SpaceToDepth", {1, 1, 4, 6}, 4, "a 4x6 image does not divide into blocks of 4"},
+      {"SpaceToDepth", {1, 1, 4, 4}, 0, "blocksize must be positive"},
+  };
+  for (const Case& c : cases) {
+    ExpectKernelRefused(*ep, c.op, "", {c.dims}, {IntAttribute("blocksize", c.blocksize)}, 13,
+                        c.fault);
+  }
+}
+
 TEST(CpuEpBehaviour, OldGemmWithoutBroadcastNeedsAFullC) {
   auto ep = CpuEp();
   const auto gemm_with_c = [&](std::vector<int64_t> c_dims) {

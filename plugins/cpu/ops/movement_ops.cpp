@@ -483,11 +483,22 @@ void RegisterMovementOps(OpRegistry& r) {
       const int64_t b = node.AttrInt("blocksize", 0);
       const bool crd = node.AttrString("mode", "DCR") == "CRD";
       if (b <= 0) FailInvalid("blocksize must be positive");
+      if (inputs[0].rank != 4) FailInvalid("DepthToSpace/SpaceToDepth: input must be 4-D");
+      const int64_t channels = inputs[0].dims[1], height = inputs[0].dims[2],
+                    width = inputs[0].dims[3];
+      // Divisibility without forming b * b, which a huge blocksize overflows.
+      if (to_space && (channels % b != 0 || (channels / b) % b != 0)) {
+        FailInvalid("DepthToSpace: " + std::to_string(channels) +
+                    " channels do not divide into blocksize^2 = " + std::to_string(b) + "^2");
+      }
+      if (!to_space && (height % b != 0 || width % b != 0)) {
+        FailInvalid("SpaceToDepth: a " + std::to_string(height) + "x" + std::to_string(width) +
+                    " image does not divide into blocks of " + std::to_string(b));
+      }
       auto kernel = std::make_unique<ViewCopyKernel>(
           std::string(node.op_type()),
           [b, crd, to_space](std::span<const nxrt_value> in, Dims& d, Dims& s, int64_t&) {
             const Dims x = DimsOf(in[0].tensor);
-            if (x.size() != 4) FailInvalid("DepthToSpace/SpaceToDepth: input must be 4-D");
             const int64_t n = x[0], c = x[1], h = x[2], w = x[3];
             if (to_space) {
               const int64_t c2 = c / (b * b);

@@ -141,6 +141,20 @@ TEST(OpFamilyRules, ForbiddenWindowsAreModelErrors) {
   }
 }
 
+TEST(OpFamilyRules, BlocksizesWithoutAnExtentSquaredAreModelErrors) {
+  for (const int64_t blocksize : {int64_t{0}, int64_t{-2}, int64_t{1} << 62}) {
+    for (const char* op : {"DepthToSpace", "SpaceToDepth"}) {
+      TestGraph t;
+      t.Input("x", {1, 8, 4, 4});
+      t.Op(op, {"x"}, {"y"}, {IntAttr("blocksize", blocksize)});
+      const Status status = t.Infer();
+      EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << op << " " << blocksize;
+      EXPECT_NE(status.message().find("whose square fits in 64 bits"), std::string::npos)
+          << status.message();
+    }
+  }
+}
+
 TEST(OpFamilyRules, ReductionsAndArgMax) {
   TestGraph t;
   t.Input("x", {"batch", "seq", 16});

@@ -244,7 +244,13 @@ Status DepthToSpace(NodeContext& ctx) {
   ctx.SetOutputDtype(0, ctx.input_dtype(0));
   const Shape* data = ctx.input_shape(0);
   if (data == nullptr || data->size() != 4) return ctx.Unknown("input 0 is not rank 4");
-  const Dim block = Dim::Static(ctx.Int("blocksize", 1));
+  const int64_t blocksize = ctx.Int("blocksize", 1);
+  // Squared, it must still be an extent.
+  if (blocksize <= 0 || blocksize > 3037000499) {
+    return ctx.ModelError("blocksize " + std::to_string(blocksize) +
+                          " is not a positive extent whose square fits in 64 bits");
+  }
+  const Dim block = Dim::Static(blocksize);
   SymbolInterner& s = ctx.symbols();
   const Dim square = s.Mul(block, block);
   Shape out;
