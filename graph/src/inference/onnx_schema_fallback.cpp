@@ -263,10 +263,28 @@ void ApplyOutputType(NodeContext& ctx, size_t i, const onnx::TypeProto& type) {
   }
 }
 
+// An input onnx's inference may read as a shape (ConstantOfShape's, Expand's)
+// gives the output one dim per element when its values are unknown; a vector
+// longer than the shapes nxrt tracks would have it build millions of dims.
+std::optional<size_t> OverlongShapeInput(const NodeContext& ctx) {
+  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+    const Shape* shape = ctx.input_shape(i);
+    if (shape == nullptr || shape->size() != 1 || !(*shape)[0].is_static()) continue;
+    if (ctx.input_dtype(i) != DataType::kInt64) continue;
+    if (static_cast<uint64_t>((*shape)[0].extent()) > ctx.options().max_tracked_elements) return i;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Status InferWithOnnxSchema(NodeContext& ctx, KnownValues& known) {
   const Node& node = ctx.node();
+  if (std::optional<size_t> input = OverlongShapeInput(ctx)) {
+    return ctx.Unknown("input " + std::to_string(*input) + " is a vector of " +
+                       std::to_string((*ctx.input_shape(*input))[0].extent()) +
+                       " int64s, longer than any shape nxrt tracks; libonnx inference skipped");
+  }
   const onnx::OpSchema* schema = nullptr;
   try {
     schema =

@@ -102,6 +102,16 @@ TEST(ConstantPropagation, NonConstantShapeInputMintsPerElement) {
   EXPECT_NE(y[0], y[1]);
 }
 
+// A shape input longer than the shapes nxrt tracks leaves the output's rank
+// unknown at once; handed to onnx's inference it would become 2^31 dims.
+TEST(ConstantPropagation, OverlongShapeInputLeavesTheRankUnknown) {
+  TestGraph t;
+  t.Input("shape", {int64_t{1} << 31}, DataType::kInt64);
+  t.Op("ConstantOfShape", {"shape"}, {"y"});
+  ASSERT_TRUE(t.Infer().ok());
+  EXPECT_FALSE(t.V("y").shape.has_value());
+}
+
 TEST(ConstantPropagation, SqueezeUnsqueezeTransposeKeepSymbols) {
   TestGraph t;
   t.Input("x", {"batch", 1, "seq"});
