@@ -1,6 +1,7 @@
 #include "nxrt/tensor.hpp"
 
 #include <algorithm>
+#include <new>
 
 #include "nxrt/graph/weight_store.hpp"
 
@@ -61,18 +62,27 @@ size_t Tensor::element_count() const {
 
 Status Tensor::Reshape(DataType dtype, std::span<const int64_t> shape) {
   NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(dtype, shape));
+  NXRT_ASSIGN_OR_RETURN(const uint64_t count, graph::ElementCount(shape));
+  // Storage first, so a tensor that cannot have it keeps what it was.
+  try {
+    if (dtype == DataType::kString) {
+      strings_.resize(static_cast<size_t>(count));
+      owned_.clear();
+    } else {
+      owned_.resize(bytes);
+      strings_.clear();
+    }
+  } catch (const std::bad_alloc&) {
+    return Status(StatusCode::kOutOfMemory,
+                  "cannot allocate host memory for " + std::to_string(count) + " " +
+                      std::string(graph::DataTypeName(dtype)) + " elements");
+  }
   dtype_ = dtype;
   shape_.assign(shape.begin(), shape.end());
   memory_ = MemoryKind::kHost;
   is_borrowed_ = false;
   borrowed_ = nullptr;
   borrowed_size_ = 0;
-  owned_.resize(bytes);
-  if (dtype == DataType::kString) {
-    strings_.resize(element_count());
-  } else {
-    strings_.clear();
-  }
   return Status::Ok();
 }
 
