@@ -155,6 +155,18 @@ TEST(OpFamilyRules, BlocksizesWithoutAnExtentSquaredAreModelErrors) {
   }
 }
 
+// libonnx's STFT rule reads three signal dims without checking the rank.
+TEST(OpFamilyRules, StftOfASignalNotOfRankThreeIsAModelError) {
+  TestGraph t;
+  t.Input("signal", {5});
+  t.Input("step", {}, DataType::kInt64);
+  t.Op("STFT", {"signal", "step"}, {"y"});
+  const Status status = t.Infer();
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("STFT takes [batch, length, 1 or 2]"), std::string::npos)
+      << status.message();
+}
+
 TEST(OpFamilyRules, ReductionsAndArgMax) {
   TestGraph t;
   t.Input("x", {"batch", "seq", 16});

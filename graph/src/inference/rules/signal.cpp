@@ -1,7 +1,7 @@
 // Signal processing: STFT. Its frame count and bin count derive from the
 // signal length, frame step and frame length (one-sided spectra keep
-// length/2 + 1 bins). libonnx 1.12 reads the onesided default wrongly, so the
-// op needs its own rule.
+// length/2 + 1 bins). libonnx 1.12 reads the onesided default wrongly and
+// assumes a rank-3 signal, so the op needs its own rule.
 #include <vector>
 
 #include "inference/rule_registry.hpp"
@@ -17,7 +17,12 @@ std::optional<Dim> ScalarElement(NodeContext& ctx, size_t i) {
 Status Stft(NodeContext& ctx) {
   ctx.SetOutputDtype(0, ctx.input_dtype(0));
   const Shape* signal = ctx.input_shape(0);
-  if (signal == nullptr || signal->size() != 3) return ctx.Unknown("signal is not rank 3");
+  if (signal == nullptr) return ctx.Unknown("the signal's rank is not known");
+  // libonnx's own rule reads three dims without asking how many there are.
+  if (signal->size() != 3) {
+    return ctx.ModelError("the signal is " + ctx.ShapeText(*signal) +
+                          "; STFT takes [batch, length, 1 or 2]");
+  }
   SymbolInterner& s = ctx.symbols();
   std::optional<Dim> frame_length = ScalarElement(ctx, 3);
   if (!frame_length) {
