@@ -31,7 +31,10 @@ Status CheckInputTypes(const Graph& graph, NodeId id) {
   for (size_t i = 0; i < node.inputs.size(); ++i) {
     if (!node.inputs[i]) continue;
     const Value& value = graph.value(*node.inputs[i]);
-    if (value.kind != ValueKind::kTensor || value.dtype == DataType::kUndefined) continue;
+    // A node's output whose type no value_info declares stays kUnknown; its
+    // dtype is the one shape inference gave it.
+    const bool tensor = value.kind == ValueKind::kTensor || value.kind == ValueKind::kUnknown;
+    if (!tensor || value.dtype == DataType::kUndefined) continue;
     const bool variadic_tail = i >= formals.size();
     const OnnxFormalInput& formal = formals[variadic_tail ? formals.size() - 1 : i];
     if (formal.element_types == 0) continue;

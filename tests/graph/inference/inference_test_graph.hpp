@@ -117,6 +117,7 @@ class TestGraph {
       if (!existing) {
         Value v;
         v.name = out;
+        v.kind = ValueKind::kUnknown;  // as the loader leaves an undeclared output
         existing = graph.AddValue(std::move(v));
       }
       n.outputs.push_back(*existing);

@@ -47,6 +47,19 @@ TEST(InputTypes, InputsSharingATypeParameterMustAgree) {
       << error;
 }
 
+// A node's output carries the dtype inference gave it, declared or not.
+TEST(InputTypes, AnotherNodesOutputIsCheckedToo) {
+  TestGraph t;
+  t.graph.opset_imports[""] = 13;
+  t.Input("x", {1, 2, 4, 4});
+  t.Op("Shape", {"x"}, {"shape"});
+  t.Op("ConvTranspose", {"x", "shape"}, {"y"});
+  const std::string error = ErrorOf(t);
+  EXPECT_NE(error.find("input 1 ('shape') is int64; the op takes float, float16, double there"),
+            std::string::npos)
+      << error;
+}
+
 TEST(InputTypes, AHomogeneousVariadicInputMustAgree) {
   TestGraph t;
   t.Input("a", {2});
