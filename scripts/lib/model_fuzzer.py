@@ -158,6 +158,7 @@ def mutate_node_inputs(rng, model, case):
         return None
     index, node = rng.choice(nodes)
     slot = rng.randrange(len(node.input))
+    visible = visible_values(model, index) or [""]
     where = f"{node.op_type} '{node.name}' input {slot}"
     choice = rng.random()
     if choice < 0.35:
@@ -167,9 +168,9 @@ def mutate_node_inputs(rng, model, case):
         node.input[slot] = ""
         return f"{where} named empty"
     if choice < 0.7:
-        node.input.append(rng.choice(visible_values(model, index)))
+        node.input.append(rng.choice(visible))
         return f"{node.op_type} '{node.name}': input {node.input[-1]} appended"
-    node.input[slot] = rng.choice(visible_values(model, index))
+    node.input[slot] = rng.choice(visible)
     return f"{where} rewired to {node.input[slot]}"
 
 
