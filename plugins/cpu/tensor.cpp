@@ -72,7 +72,7 @@ double ReadScalar(const nxrt_tensor& t) {
 }
 
 int64_t NormalizeAxis(int64_t axis, int64_t rank, const std::string& what) {
-  if (axis < -rank || axis >= std::max<int64_t>(rank, 1)) {
+  if (axis < -rank || axis >= rank) {
     FailInvalid(what + ": axis " + std::to_string(axis) + " out of range for rank " +
                 std::to_string(rank));
   }

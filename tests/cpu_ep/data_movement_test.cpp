@@ -243,6 +243,27 @@ TEST(CpuEpDataMovement, TransposeRefusesAPermNamingAnAxisTwice) {
   ExpectRefused(node, "names axis 0 twice");
 }
 
+// A scalar has no axis 0: ops that walk an axis refuse one rather than read
+// the dim it lacks.
+TEST(CpuEpDataMovement, AScalarHasNoAxisToWalk) {
+  TensorNode cumsum;
+  cumsum.op = "CumSum";
+  cumsum.opset = 14;
+  cumsum.inputs = {{"x", Values<int32_t>({}, {5})}, {"axis", Values<int32_t>({}, {0})}};
+  cumsum.outputs = {DataType::kInt32};
+  ExpectRefused(cumsum, "axis 0 out of range for rank 0");
+
+  TensorNode slice;
+  slice.op = "Slice";
+  slice.opset = 13;
+  // Scalar starts and ends, which leave the graph's Slice rule undecided.
+  slice.inputs = {{"data", Values<int32_t>({}, {5})},
+                  {"starts", Values<int64_t>({}, {0})},
+                  {"ends", Values<int64_t>({}, {1})}};
+  slice.outputs = {DataType::kInt32};
+  ExpectRefused(slice, "axis 0 out of range for rank 0");
+}
+
 TEST(CpuEpDataMovement, ResizeNodeCases) {
   ExpectFamilyPasses("resize", {"Resize", "Upsample"});
 }
