@@ -167,6 +167,26 @@ TEST(OpFamilyRules, StftOfASignalNotOfRankThreeIsAModelError) {
       << status.message();
 }
 
+// libonnx's convolution rules index the weight by the input's rank.
+TEST(OpFamilyRules, ConvolutionsNeedOneRankForInputAndWeight) {
+  for (const char* op : {"Conv", "ConvTranspose"}) {
+    for (const bool rank_one : {true, false}) {
+      TestGraph t;
+      t.Input("x", {1, 2, 4, 4});
+      if (rank_one) {
+        t.Input("w", {2});
+      } else {
+        t.Input("w", {2, 2, 3});
+      }
+      t.Op(op, {"x", "w"}, {"y"});
+      const Status status = t.Infer();
+      EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << op << " " << rank_one;
+      EXPECT_NE(status.message().find("need one rank of at least 3"), std::string::npos)
+          << status.message();
+    }
+  }
+}
+
 TEST(OpFamilyRules, ReductionsAndArgMax) {
   TestGraph t;
   t.Input("x", {"batch", "seq", 16});

@@ -76,13 +76,21 @@ Status Windowed(NodeContext& ctx, size_t x_index, DataType dtype, Dim channels,
   return Status::Ok();
 }
 
+// A convolution's input and weight share one rank of at least 3 ([N, C,
+// spatial...] and [M, C/group, kernel...]). libonnx's own rules index the
+// weight by the input's rank, so a mismatch must stop here.
+Status CheckConvolutionRanks(NodeContext& ctx, const Shape& x, const Shape& weight) {
+  if (x.size() >= 3 && weight.size() == x.size()) return Status::Ok();
+  return ctx.ModelError("input " + ctx.ShapeText(x) + " and weight " + ctx.ShapeText(weight) +
+                        " need one rank of at least 3");
+}
+
 Status ConvFamily(NodeContext& ctx, size_t x_index, size_t w_index, DataType dtype) {
   ctx.SetOutputDtype(0, dtype);
   const Shape* x = ctx.input_shape(x_index);
   const Shape* weight = ctx.input_shape(w_index);
-  if (x == nullptr || weight == nullptr || weight->size() < 2) {
-    return ctx.Unknown("input or weight has unknown rank");
-  }
+  if (x == nullptr || weight == nullptr) return ctx.Unknown("input or weight has unknown rank");
+  NXRT_RETURN_IF_ERROR(CheckConvolutionRanks(ctx, *x, *weight));
   std::vector<int64_t> kernel;
   if (auto k = ctx.Ints("kernel_shape")) {
     kernel = *k;
@@ -130,9 +138,8 @@ Status ConvTranspose(NodeContext& ctx) {
   ctx.SetOutputDtype(0, ctx.input_dtype(0));
   const Shape* x = ctx.input_shape(0);
   const Shape* weight = ctx.input_shape(1);
-  if (x == nullptr || weight == nullptr || weight->size() < 2 || x->size() != weight->size()) {
-    return ctx.Unknown("input or weight has unknown rank");
-  }
+  if (x == nullptr || weight == nullptr) return ctx.Unknown("input or weight has unknown rank");
+  NXRT_RETURN_IF_ERROR(CheckConvolutionRanks(ctx, *x, *weight));
   const size_t n = x->size() - 2;
   std::vector<int64_t> kernel;
   if (auto k = ctx.Ints("kernel_shape")) {
