@@ -187,6 +187,23 @@ TEST(OpFamilyRules, ConvolutionsNeedOneRankForInputAndWeight) {
   }
 }
 
+TEST(OpFamilyRules, KernelShapesMustMatchTheInputRank) {
+  for (const char* op : {"MaxUnpool", "ConvTranspose"}) {
+    for (const std::vector<int64_t>& kernel : {std::vector<int64_t>{2}, {2, 2, 3}}) {
+      TestGraph t;
+      t.Input("x", {1, 2, 4, 4});
+      // MaxUnpool's indices, ConvTranspose's weight.
+      const bool unpool = std::string(op) == "MaxUnpool";
+      t.Input("second", {1, 2, 4, 4}, unpool ? DataType::kInt64 : DataType::kFloat32);
+      t.Op(op, {"x", "second"}, {"y"}, {IntsAttr("kernel_shape", kernel)});
+      const Status status = t.Infer();
+      EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << op << " " << kernel.size();
+      EXPECT_NE(status.message().find("kernel rank does not match the input"), std::string::npos)
+          << status.message();
+    }
+  }
+}
+
 TEST(OpFamilyRules, ReductionsAndArgMax) {
   TestGraph t;
   t.Input("x", {"batch", "seq", 16});

@@ -150,6 +150,7 @@ Status ConvTranspose(NodeContext& ctx) {
       kernel.push_back((*weight)[i].extent());
     }
   }
+  if (kernel.size() != n) return ctx.ModelError("kernel rank does not match the input");
   NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, kernel));
   const std::vector<int64_t> out_pad = IntsOr(ctx, "output_padding", n, 0);
   SymbolInterner& s = ctx.symbols();
@@ -186,6 +187,8 @@ Status MaxUnpool(NodeContext& ctx) {
   }
   auto kernel = ctx.Ints("kernel_shape");
   if (!kernel) return ctx.ModelError("MaxUnpool needs kernel_shape");
+  if (x->size() != kernel->size() + 2)
+    return ctx.ModelError("kernel rank does not match the input");
   NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, *kernel));
   SymbolInterner& s = ctx.symbols();
   Shape out{(*x)[0], (*x)[1]};
