@@ -33,10 +33,39 @@ OffsetRange OffsetsWithin(int64_t start, int64_t dilation, int64_t kernel, int64
   return last > first ? OffsetRange{first, last} : OffsetRange{first, first};
 }
 
+void CheckWindowAttributes(const WindowAttributes& a, const Dims& kernel, const std::string& op) {
+  const size_t rank = kernel.size();
+  if ((!a.strides.empty() && a.strides.size() != rank) ||
+      (!a.dilations.empty() && a.dilations.size() != rank)) {
+    FailInvalid(op + ": strides or dilations do not match the spatial rank");
+  }
+  if (!a.pads.empty() && a.pads.size() != 2 * rank) {
+    FailInvalid(op + ": pads do not match the spatial rank");
+  }
+  // Zero strides divide by zero and a negative kernel or pad walks outside
+  // the image; the specification allows none of them.
+  for (size_t i = 0; i < rank; ++i) {
+    const int64_t stride = a.strides.empty() ? 1 : a.strides[i];
+    const int64_t dilation = a.dilations.empty() ? 1 : a.dilations[i];
+    if (kernel[i] < 1) FailInvalid(op + ": kernel extents must be positive; fix kernel_shape");
+    if (stride < 1) FailInvalid(op + ": strides must be positive; fix the strides");
+    if (dilation < 1) FailInvalid(op + ": dilations must be positive; fix the dilations");
+    if (!a.pads.empty() && (a.pads[i] < 0 || a.pads[i + rank] < 0)) {
+      FailInvalid(op + ": pads must not be negative; fix the pads");
+    }
+    if (kernel[i] - 1 > (std::numeric_limits<int64_t>::max() - 1) / dilation) {
+      FailInvalid(
+          op +
+          ": the dilated kernel's extent overflows 64 bits; fix kernel_shape or the dilations");
+    }
+  }
+}
+
 WindowGeometry ResolveWindow(const WindowAttributes& a, const Dims& in, const Dims& kernel,
                              const std::string& op) {
   const size_t rank = in.size();
   if (kernel.size() != rank) FailInvalid(op + ": kernel rank differs from the input's");
+  CheckWindowAttributes(a, kernel, op);
   WindowGeometry g;
   g.in = in;
   g.kernel = kernel;
@@ -45,29 +74,10 @@ WindowGeometry ResolveWindow(const WindowAttributes& a, const Dims& in, const Di
   g.pad_begin.assign(rank, 0);
   g.pad_end.assign(rank, 0);
   g.out.assign(rank, 0);
-  if (g.strides.size() != rank || g.dilations.size() != rank) {
-    FailInvalid(op + ": strides or dilations do not match the spatial rank");
-  }
   if (!a.pads.empty()) {
-    if (a.pads.size() != 2 * rank) FailInvalid(op + ": pads do not match the spatial rank");
     for (size_t i = 0; i < rank; ++i) {
       g.pad_begin[i] = a.pads[i];
       g.pad_end[i] = a.pads[i + rank];
-    }
-  }
-  // Zero strides divide by zero below and a negative kernel or pad walks
-  // outside the image; the specification allows none of them.
-  for (size_t i = 0; i < rank; ++i) {
-    if (kernel[i] < 1) FailInvalid(op + ": kernel extents must be positive; fix kernel_shape");
-    if (g.strides[i] < 1) FailInvalid(op + ": strides must be positive; fix the strides");
-    if (g.dilations[i] < 1) FailInvalid(op + ": dilations must be positive; fix the dilations");
-    if (g.pad_begin[i] < 0 || g.pad_end[i] < 0) {
-      FailInvalid(op + ": pads must not be negative; fix the pads");
-    }
-    if (kernel[i] - 1 > (std::numeric_limits<int64_t>::max() - 1) / g.dilations[i]) {
-      FailInvalid(
-          op +
-          ": the dilated kernel's extent overflows 64 bits; fix kernel_shape or the dilations");
     }
   }
   for (size_t i = 0; i < rank; ++i) {

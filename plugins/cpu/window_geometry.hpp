@@ -46,7 +46,14 @@ struct OffsetRange {
 };
 OffsetRange OffsetsWithin(int64_t start, int64_t dilation, int64_t kernel, int64_t lo, int64_t hi);
 
-// `in` are the spatial extents, `kernel` the kernel extents.
+// Throws unless the attributes fit `kernel`'s spatial rank and the
+// specification: positive kernel extents, strides and dilations, pads not
+// negative, and a dilated extent within 64 bits.
+void CheckWindowAttributes(const WindowAttributes& attributes, const Dims& kernel,
+                           const std::string& op);
+
+// `in` are the spatial extents, `kernel` the kernel extents; checks the
+// attributes first.
 WindowGeometry ResolveWindow(const WindowAttributes& attributes, const Dims& in, const Dims& kernel,
                              const std::string& op);
 

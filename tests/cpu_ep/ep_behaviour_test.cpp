@@ -290,10 +290,17 @@ TEST(CpuEpBehaviour, RefusesWindowsTheSpecificationForbids) {
        "pads must not be negative"},
       {"MaxPool", {kernel({huge, 2}), IntsAttribute("dilations", {huge, 1})}, "overflows 64 bits"},
       {"Conv", {IntsAttribute("strides", {0, 0})}, "strides must be positive"},
+      {"ConvTranspose", {IntsAttribute("strides", {0, 1})}, "strides must be positive"},
+      {"ConvTranspose",
+       {IntsAttribute("dilations", {2})},
+       "strides or dilations do not match the spatial rank"},
+      {"ConvTranspose",
+       {IntsAttribute("output_padding", {1})},
+       "output_padding needs one extent of 0 or more per spatial axis"},
   };
   for (const Case& c : cases) {
     std::vector<std::vector<int64_t>> dims{{1, 2, 6, 6}};
-    if (std::string(c.op) == "Conv") dims.push_back({3, 2, 2, 2});
+    if (std::string(c.op).starts_with("Conv")) dims.push_back({2, 3, 2, 2});
     ExpectKernelRefused(*ep, c.op, "", dims, c.attributes, 17, c.fault);
   }
 }

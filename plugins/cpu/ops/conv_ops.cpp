@@ -299,9 +299,17 @@ class ConvTransposeKernel : public CpuKernel {
     WindowAttributes a = WindowAttributes::Read(node);
     const Dims in(x.begin() + 2, x.end());
     const Dims kernel(w.begin() + 2, w.end());
+    CheckWindowAttributes(a, kernel, "ConvTranspose");
     Dims output_padding = node.AttrInts("output_padding");
     if (output_padding.empty()) output_padding.assign(rank, 0);
     const Dims output_shape = node.AttrInts("output_shape");
+    if (output_padding.size() != rank || std::any_of(output_padding.begin(), output_padding.end(),
+                                                     [](int64_t p) { return p < 0; })) {
+      FailInvalid("ConvTranspose: output_padding needs one extent of 0 or more per spatial axis");
+    }
+    if (!output_shape.empty() && output_shape.size() < rank) {
+      FailInvalid("ConvTranspose: output_shape names fewer extents than the spatial axes");
+    }
     WindowGeometry& g = geometry_;
     g.kernel = kernel;
     g.strides = a.strides.empty() ? Dims(rank, 1) : a.strides;

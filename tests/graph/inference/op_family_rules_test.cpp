@@ -127,6 +127,9 @@ TEST(OpFamilyRules, ForbiddenWindowsAreModelErrors) {
        "overflows"},
       {"Conv", {IntsAttr("strides", {2, 0})}, "strides"},
       {"ConvTranspose", {IntsAttr("dilations", {0, 1})}, "dilations"},
+      {"Conv", {IntsAttr("strides", {1})}, "strides has 1 values where the window needs 2"},
+      {"MaxPool", {IntsAttr("kernel_shape", {2, 2}), IntsAttr("pads", {0, 0, 0})}, "pads has 3"},
+      {"ConvTranspose", {IntsAttr("output_padding", {1, 1, 1})}, "output_padding has 3"},
   };
   for (const Case& c : cases) {
     TestGraph t;

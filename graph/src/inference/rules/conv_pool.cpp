@@ -17,9 +17,16 @@ struct Window {
   bool ceil_mode = false;
 };
 
-std::vector<int64_t> IntsOr(NodeContext& ctx, const char* name, size_t n, int64_t fill) {
-  auto v = ctx.Ints(name);
-  return v && v->size() >= n ? *v : std::vector<int64_t>(n, fill);
+// A per-axis attribute: `n` values, or `fill` for each when it is absent.
+Result<std::vector<int64_t>> WindowInts(NodeContext& ctx, const char* name, size_t n,
+                                        int64_t fill) {
+  std::optional<std::vector<int64_t>> v = ctx.Ints(name);
+  if (!v) return std::vector<int64_t>(n, fill);
+  if (v->size() != n) {
+    return ctx.ModelError(std::string(name) + " has " + std::to_string(v->size()) +
+                          " values where the window needs " + std::to_string(n) + "; fix it");
+  }
+  return *std::move(v);
 }
 
 // The window attributes, refused where the specification forbids them: the
@@ -28,9 +35,9 @@ Result<Window> ReadWindow(NodeContext& ctx, std::vector<int64_t> kernel) {
   const size_t n = kernel.size();
   Window w;
   w.kernel = std::move(kernel);
-  w.strides = IntsOr(ctx, "strides", n, 1);
-  w.dilations = IntsOr(ctx, "dilations", n, 1);
-  w.pads = IntsOr(ctx, "pads", 2 * n, 0);
+  NXRT_ASSIGN_OR_RETURN(w.strides, WindowInts(ctx, "strides", n, 1));
+  NXRT_ASSIGN_OR_RETURN(w.dilations, WindowInts(ctx, "dilations", n, 1));
+  NXRT_ASSIGN_OR_RETURN(w.pads, WindowInts(ctx, "pads", 2 * n, 0));
   w.auto_pad = ctx.String("auto_pad", "NOTSET");
   w.ceil_mode = ctx.Int("ceil_mode", 0) != 0;
   for (size_t i = 0; i < n; ++i) {
@@ -152,7 +159,8 @@ Status ConvTranspose(NodeContext& ctx) {
   }
   if (kernel.size() != n) return ctx.ModelError("kernel rank does not match the input");
   NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, kernel));
-  const std::vector<int64_t> out_pad = IntsOr(ctx, "output_padding", n, 0);
+  NXRT_ASSIGN_OR_RETURN(const std::vector<int64_t> out_pad,
+                        WindowInts(ctx, "output_padding", n, 0));
   SymbolInterner& s = ctx.symbols();
   Shape out{(*x)[0], s.Mul((*weight)[1], Dim::Static(ctx.Int("group", 1)))};
   auto output_shape = ctx.Ints("output_shape");
