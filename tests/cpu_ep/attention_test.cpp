@@ -18,6 +18,7 @@
 #include "plugin_host/execution_provider.hpp"
 #include "plugin_host/kernel.hpp"
 #include "plugin_host/plugin.hpp"
+#include "tensor_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -484,6 +485,22 @@ TEST(CpuEpAttention, DeclinesWhatItDoesNotImplement) {
                             {IntAttribute("is_packed_batching", 1)}, 1),
                     1);
   EXPECT_NE(packed_batching.find("is_packed_batching"), std::string::npos) << packed_batching;
+}
+
+// A past of another rank than [batch, kv_heads, past, head] is refused
+// before its third dim is read.
+TEST(CpuEpAttention, RefusesAPastThatIsNotRankFour) {
+  TensorNode node;
+  node.op = "Attention";
+  node.opset = 23;
+  const std::vector<float> row(12, 0.5f);
+  node.inputs = {
+      {"q", Values<float>({1, 3, 4}, row)},     {"k", Values<float>({1, 3, 4}, row)},
+      {"v", Values<float>({1, 3, 4}, row)},     {"", {}},
+      {"past_key", Values<float>({3, 4}, row)}, {"past_value", Values<float>({3, 4}, row)}};
+  node.outputs = {DataType::kFloat32, DataType::kFloat32, DataType::kFloat32};
+  node.attributes = {IntAttribute("q_num_heads", 1), IntAttribute("kv_num_heads", 1)};
+  ExpectRefused(node, "past_key and past_value must be rank 4");
 }
 
 }  // namespace

@@ -500,6 +500,9 @@ class AttentionKernel : public CpuKernel {
     const nxrt_tensor& k = inputs[kK].tensor;
     const nxrt_tensor& v = inputs[kV].tensor;
     const bool has_past = IsPresent(inputs, kPastK) && IsPresent(inputs, kPastV);
+    if (has_past && (inputs[kPastK].tensor.rank != 4 || inputs[kPastV].tensor.rank != 4)) {
+      Fail("past_key and past_value must be rank 4 [batch, kv_heads, past, head]");
+    }
     const int64_t past = has_past ? DimsSpan(inputs[kPastK].tensor)[2] : 0;
     const Geometry g = GeometryOf(q.dims, k.dims, v.dims, q.rank, past);
     if (has_past) {
