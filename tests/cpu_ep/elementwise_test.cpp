@@ -101,6 +101,40 @@ TEST(CpuEpElementwise, SignedBitShiftCoversEveryAmount) {
   }
 }
 
+// Integer arithmetic wraps in two's complement, as ONNX Runtime's does (the
+// sanitized build fails this where signed overflow is left undefined).
+int32_t Wrapped(int64_t exact) {
+  return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(exact)));
+}
+
+TEST(CpuEpElementwise, SignedIntegerArithmeticWraps) {
+  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
+  constexpr int64_t kMin = std::numeric_limits<int32_t>::min();
+  const std::vector<int32_t> a{int32_t{kMax}, int32_t{kMax}, int32_t{kMin}};
+  const std::vector<int32_t> b{3, 1, -1};
+  for (const char* op : {"Mul", "Add"}) {
+    auto y = RunSingleNode(
+        op, 14, {Input("a", DataType::kInt32, {3}, a), Input("b", DataType::kInt32, {3}, b)}, {},
+        DataType::kInt32);
+    ASSERT_TRUE(y.has_value()) << op;
+    const auto v = y->values<int32_t>();
+    for (size_t i = 0; i < a.size(); ++i) {
+      const int64_t exact = op[0] == 'M' ? int64_t{a[i]} * b[i] : int64_t{a[i]} + b[i];
+      EXPECT_EQ(v[i], Wrapped(exact)) << op << " " << a[i] << ", " << b[i];
+    }
+  }
+  auto product =
+      RunSingleNode("CumProd", 26,
+                    {Input("x", DataType::kInt32, {3}, std::vector<int32_t>{int32_t{kMax}, 3, 2}),
+                     Input("axis", DataType::kInt32, {}, std::vector<int32_t>{0})},
+                    {}, DataType::kInt32);
+  ASSERT_TRUE(product.has_value());
+  const auto p = product->values<int32_t>();
+  const int32_t second = Wrapped(kMax * 3);
+  EXPECT_EQ(std::vector<int32_t>(p.begin(), p.end()),
+            (std::vector<int32_t>{int32_t{kMax}, second, Wrapped(int64_t{second} * 2)}));
+}
+
 TEST(CpuEpElementwise, ClipIsMinOfMaxSoMinAboveMaxGivesMax) {
   const std::vector<float> x{-3.0f, 0.0f, 1.5f, 5.0f};
   const auto clip = [&](float lo, float hi) {
