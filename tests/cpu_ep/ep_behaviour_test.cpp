@@ -412,6 +412,15 @@ TEST(CpuEpBehaviour, RefusesBlocksThatDoNotTileTheInput) {
   }
 }
 
+// An empty axis has no index of a max or a min to give its output's rows.
+TEST(CpuEpBehaviour, RefusesArgMaxAndArgMinOverAnEmptyAxis) {
+  auto ep = CpuEp();
+  for (const char* op : {"ArgMax", "ArgMin"}) {
+    ExpectKernelRefused(*ep, op, "", {{0, 5}}, {IntAttribute("axis", 0)}, 13,
+                        "axis 0 of [0,5] is empty, so it has no index to give");
+  }
+}
+
 TEST(CpuEpBehaviour, OldGemmWithoutBroadcastNeedsAFullC) {
   auto ep = CpuEp();
   const auto gemm_with_c = [&](std::vector<int64_t> c_dims) {

@@ -5,6 +5,8 @@
 // invalid pattern, skip-grams).
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <string>
 #include <vector>
 
@@ -164,6 +166,9 @@ TEST(CpuEpString, TfIdfCountsSkipGrams) {
   };
   EXPECT_EQ(TfIdf(x, attributes(0)), std::vector<float>{1});
   EXPECT_EQ(TfIdf(x, attributes(1)), std::vector<float>{2});
+  // Any skip reaches every later (1, 3), here also 0 -> 4; the walk ends at
+  // the row's end, not after max_skip_count distances.
+  EXPECT_EQ(TfIdf(x, attributes(std::numeric_limits<int64_t>::max())), std::vector<float>{3});
 }
 
 TEST(CpuEpString, TfIdfCountsUnigramsOnceWhateverTheSkip) {

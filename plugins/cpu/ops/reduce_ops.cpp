@@ -242,6 +242,10 @@ class ArgKernel : public CpuKernel {
       if (i != axis || keepdims) out_dims_.push_back(i == axis ? 1 : dims_[i]);
     }
     n_ = dims_[axis];
+    if (n_ == 0 && outer_ * inner_ != 0) {
+      FailInvalid(std::string(is_max_ ? "ArgMax" : "ArgMin") + ": axis " + std::to_string(axis) +
+                  " of " + DimsText(dims_) + " is empty, so it has no index to give");
+    }
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,

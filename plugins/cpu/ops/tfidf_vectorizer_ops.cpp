@@ -141,8 +141,11 @@ class TfIdfVectorizerKernel : public CpuKernel {
   // unigram is the same at every distance, so only distance 1 counts it.
   void CountRow(std::span<const int64_t> row, std::vector<int64_t>& counts) const {
     const auto width = static_cast<int64_t>(row.size());
+    // A skip past the row's end reaches nothing: the walk is bounded by the
+    // row, however large max_skip_count is.
+    const int64_t farthest = std::min(c_.max_skip, width) + 1;
     for (int64_t start = 0; start < width; ++start) {
-      for (int64_t distance = 1; distance <= c_.max_skip + 1; ++distance) {
+      for (int64_t distance = 1; distance <= farthest; ++distance) {
         size_t node = 0;
         for (int64_t n = 1; n <= c_.max_gram; ++n) {
           const int64_t at = start + (n - 1) * distance;
