@@ -245,6 +245,10 @@ class SplitKernel : public CpuKernel {
     std::vector<int64_t> split = split_;
     if (opset_ >= 13 && IsPresent(inputs, 1)) split = ReadInt64s(inputs[1].tensor);
     const int64_t parts = static_cast<int64_t>(outputs.size());
+    if (num_outputs_ > 0 && num_outputs_ != parts) {
+      FailInvalid("Split: num_outputs is " + std::to_string(num_outputs_) + " but the node has " +
+                  std::to_string(parts) + " outputs");
+    }
     if (split.empty()) {
       const int64_t n = num_outputs_ > 0 ? num_outputs_ : parts;
       const int64_t chunk = (dims[axis] + n - 1) / n;

@@ -207,6 +207,18 @@ TEST(OpFamilyRules, KernelShapesMustMatchTheInputRank) {
   }
 }
 
+TEST(OpFamilyRules, SplitNumOutputsMustCountTheOutputs) {
+  TestGraph t;
+  t.graph.opset_imports[""] = 18;
+  t.Input("x", {6});
+  t.Op("Split", {"x"}, {"a", "b", "c"}, {IntAttr("num_outputs", int64_t{1} << 40)});
+  const Status status = t.Infer();
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("num_outputs is 1099511627776 but the node has 3 outputs"),
+            std::string::npos)
+      << status.message();
+}
+
 TEST(OpFamilyRules, ReductionsAndArgMax) {
   TestGraph t;
   t.Input("x", {"batch", "seq", 16});

@@ -66,6 +66,11 @@ Status Split(NodeContext& ctx) {
   if (!axis) return ctx.ModelError("axis out of range for " + ctx.ShapeText(*data));
   const Dim whole = (*data)[*axis];
   const size_t n = ctx.num_outputs();
+  if (const int64_t parts = ctx.Int("num_outputs", 0);
+      parts != 0 && parts != static_cast<int64_t>(n)) {
+    return ctx.ModelError("num_outputs is " + std::to_string(parts) + " but the node has " +
+                          std::to_string(n) + " outputs");
+  }
   std::vector<Dim> parts;
   std::optional<std::vector<int64_t>> sizes = ctx.Ints("split");
   if (!sizes && ctx.has_input(1)) {
