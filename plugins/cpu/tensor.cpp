@@ -79,6 +79,15 @@ int64_t NormalizeAxis(int64_t axis, int64_t rank, const std::string& what) {
   return axis < 0 ? axis + rank : axis;
 }
 
+nxrt_dtype AttrDtype(const sdk::Node& node, const char* name, int64_t fallback) {
+  const int64_t value = node.AttrInt(name, fallback);
+  if (value < NXRT_DTYPE_UNDEFINED || value > NXRT_DTYPE_INT2) {
+    FailInvalid(std::string(node.op_type()) + ": attribute " + name + " is " +
+                std::to_string(value) + ", which names no ONNX element type");
+  }
+  return static_cast<nxrt_dtype>(value);
+}
+
 nxrt_tensor& AllocateOrCheckOutput(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs,
                                    size_t index, nxrt_dtype dtype, std::span<const int64_t> dims) {
   if (index >= outputs.size()) FailInvalid("output " + std::to_string(index) + " is missing");

@@ -69,6 +69,11 @@ double ReadScalar(const nxrt_tensor& t);
 // out of range.
 int64_t NormalizeAxis(int64_t axis, int64_t rank, const std::string& what);
 
+// The element type attribute `name` of `node` names (Cast's `to`, a
+// generator's `dtype`), or `fallback` when it is absent; throws when it
+// holds a number that is no ONNX element type.
+nxrt_dtype AttrDtype(const sdk::Node& node, const char* name, int64_t fallback);
+
 // Output `index` with `dims` and `dtype`, ready to write: the host's
 // preallocated buffer (whose dims must match) or one allocated through the
 // host now. Also records it in outputs[index]. The preallocated case, every

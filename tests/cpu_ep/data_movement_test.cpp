@@ -264,6 +264,18 @@ TEST(CpuEpDataMovement, AScalarHasNoAxisToWalk) {
   ExpectRefused(slice, "axis 0 out of range for rank 0");
 }
 
+// Range's bounds and step are single values; an empty one was read anyway.
+TEST(CpuEpDataMovement, RangeRefusesBoundsThatAreNotSingleValues) {
+  TensorNode node;
+  node.op = "Range";
+  node.opset = 11;
+  node.inputs = {{"start", Values<int64_t>({}, {0})},
+                 {"limit", Values<int64_t>({0}, {})},
+                 {"delta", Values<int64_t>({}, {1})}};
+  node.outputs = {DataType::kInt64};
+  ExpectRefused(node, "input 1 holds 0");
+}
+
 TEST(CpuEpDataMovement, ResizeNodeCases) {
   ExpectFamilyPasses("resize", {"Resize", "Upsample"});
 }

@@ -421,6 +421,17 @@ TEST(CpuEpBehaviour, RefusesArgMaxAndArgMinOverAnEmptyAxis) {
   }
 }
 
+// An element-type attribute is read into the ABI's dtype enum only when it
+// names one; -2^31 was an enum value no switch expected.
+TEST(CpuEpBehaviour, RefusesElementTypeAttributesThatNameNoType) {
+  auto ep = CpuEp();
+  ExpectKernelRefused(*ep, "QuantizeLinear", "", {{4}, {}},
+                      {IntAttribute("output_dtype", -(int64_t{1} << 31))}, 21,
+                      "attribute output_dtype is -2147483648, which names no ONNX element type");
+  ExpectKernelRefused(*ep, "Cast", "", {{4}}, {IntAttribute("to", 1000)}, 21,
+                      "attribute to is 1000, which names no ONNX element type");
+}
+
 // num_outputs must count the node's outputs; 2^40 of them was a list of 2^40
 // part sizes before the count was compared.
 TEST(CpuEpBehaviour, SplitRefusesANumOutputsOtherThanItsOutputCount) {

@@ -245,7 +245,7 @@ sdk::ClaimResult ClaimBitCast(const sdk::Node& node, std::span<const nxrt_value_
   if (auto reason = CheckInputDtype(node, inputs, 0, AllTypes{})) {
     return sdk::ClaimResult::Declined(*reason);
   }
-  const auto to = static_cast<nxrt_dtype>(node.AttrInt("to", 0));
+  const auto to = AttrDtype(node, "to", 0);
   if (!Contains(AllTypes{}, to)) {
     return sdk::ClaimResult::Declined("BitCast: to " + DtypeName(to) + " not supported");
   }
@@ -259,24 +259,23 @@ sdk::ClaimResult ClaimBitCast(const sdk::Node& node, std::span<const nxrt_value_
 }  // namespace
 
 void RegisterCastOps(OpRegistry& r) {
-  r.Add("BitCast",
-        {26,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           return ClaimBitCast(node, inputs);
-         },
-         [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
-           return std::make_unique<BitCastKernel>(static_cast<nxrt_dtype>(node.AttrInt("to", 0)));
-         }});
-  r.Add("Cast",
-        {1,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           if (inputs.empty()) return sdk::ClaimResult::Declined("Cast: input 0 is required");
-           return ClaimCast(node, inputs[0].dtype, static_cast<nxrt_dtype>(node.AttrInt("to", 0)));
-         },
-         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-           return std::make_unique<CastKernel>(
-               inputs[0].dtype, static_cast<nxrt_dtype>(node.AttrInt("to", 0)), OptionsOf(node));
-         }});
+  r.Add("BitCast", {26,
+                    [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                      return ClaimBitCast(node, inputs);
+                    },
+                    [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
+                      return std::make_unique<BitCastKernel>(AttrDtype(node, "to", 0));
+                    }});
+  r.Add("Cast", {1,
+                 [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                   if (inputs.empty())
+                     return sdk::ClaimResult::Declined("Cast: input 0 is required");
+                   return ClaimCast(node, inputs[0].dtype, AttrDtype(node, "to", 0));
+                 },
+                 [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                   return std::make_unique<CastKernel>(inputs[0].dtype, AttrDtype(node, "to", 0),
+                                                       OptionsOf(node));
+                 }});
   r.Add("CastLike", {15,
                      [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
                        if (inputs.size() < 2)

@@ -101,6 +101,12 @@ class RangeKernel : public CpuKernel {
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
+    for (size_t i = 0; i < 3; ++i) {
+      if (ElementCount(inputs[i].tensor) != 1) {
+        FailInvalid("Range: start, limit and delta must each hold one value; input " +
+                    std::to_string(i) + " holds " + std::to_string(ElementCount(inputs[i].tensor)));
+      }
+    }
     Dispatch(RangeTypes{}, dtype_, "Range", [&](auto tag) {
       using T = typename decltype(tag)::type;
       // 16-bit floats step in float and round each element once.
@@ -190,24 +196,23 @@ void RegisterGeneratorOps(OpRegistry& r) {
                   [](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
                     return std::make_unique<RangeKernel>(inputs[0].dtype);
                   }});
-  r.Add("EyeLike",
-        {9,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           if (auto reason = CheckInputDtype(node, inputs, 0, AllTypes{})) {
-             return sdk::ClaimResult::Declined(*reason);
-           }
-           const auto dtype = static_cast<nxrt_dtype>(node.AttrInt("dtype", inputs[0].dtype));
-           if (!Contains(AllTypes{}, dtype)) {
-             return sdk::ClaimResult::Declined("EyeLike: dtype " + DtypeName(dtype) +
-                                               " not supported");
-           }
-           return sdk::ClaimResult::Claimed();
-         },
-         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-           return std::make_unique<EyeLikeKernel>(
-               static_cast<nxrt_dtype>(node.AttrInt("dtype", inputs[0].dtype)),
-               node.AttrInt("k", 0), std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
-         }});
+  r.Add("EyeLike", {9,
+                    [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+                      if (auto reason = CheckInputDtype(node, inputs, 0, AllTypes{})) {
+                        return sdk::ClaimResult::Declined(*reason);
+                      }
+                      const auto dtype = AttrDtype(node, "dtype", inputs[0].dtype);
+                      if (!Contains(AllTypes{}, dtype)) {
+                        return sdk::ClaimResult::Declined("EyeLike: dtype " + DtypeName(dtype) +
+                                                          " not supported");
+                      }
+                      return sdk::ClaimResult::Claimed();
+                    },
+                    [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
+                      return std::make_unique<EyeLikeKernel>(
+                          AttrDtype(node, "dtype", inputs[0].dtype), node.AttrInt("k", 0),
+                          std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
+                    }});
 }
 
 }  // namespace nxrt::cpu

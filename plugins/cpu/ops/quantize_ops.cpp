@@ -158,7 +158,7 @@ struct QuantizeOptions {
 
 QuantizeOptions OptionsOf(const sdk::Node& node) {
   return {node.AttrInt("axis", 1), node.AttrInt("block_size", 0), node.AttrInt("saturate", 1) != 0,
-          static_cast<nxrt_dtype>(node.AttrInt("output_dtype", NXRT_DTYPE_UNDEFINED))};
+          AttrDtype(node, "output_dtype", NXRT_DTYPE_UNDEFINED)};
 }
 
 class QuantizeKernel : public CpuKernel {

@@ -17,9 +17,7 @@ using RealTypes = TypeList<float, double, Float16, BFloat16>;
 // The dtype a sampling op's output takes: its `dtype` attribute when set,
 // else `fallback`.
 nxrt_dtype OutputDtype(const sdk::Node& node, nxrt_dtype fallback) {
-  return node.attr_type("dtype") != NXRT_ATTR_UNDEFINED
-             ? static_cast<nxrt_dtype>(node.AttrInt("dtype", 0))
-             : fallback;
+  return node.attr_type("dtype") != NXRT_ATTR_UNDEFINED ? AttrDtype(node, "dtype", 0) : fallback;
 }
 
 enum class Distribution { kUniform, kNormal };

@@ -261,7 +261,7 @@ class MelWeightMatrixKernel : public CpuKernel {
 // The output_datatype attribute (default float32) as a dtype, declining the
 // ones the kernels do not write.
 std::optional<std::string> CheckOutputDatatype(const sdk::Node& node) {
-  const auto dtype = static_cast<nxrt_dtype>(node.AttrInt("output_datatype", NXRT_DTYPE_FLOAT32));
+  const auto dtype = AttrDtype(node, "output_datatype", NXRT_DTYPE_FLOAT32);
   if (!Contains(NumericTypes{}, dtype)) {
     return std::string(node.op_type()) + ": output_datatype " + DtypeName(dtype) + " not supported";
   }
@@ -269,7 +269,7 @@ std::optional<std::string> CheckOutputDatatype(const sdk::Node& node) {
 }
 
 nxrt_dtype OutputDatatype(const sdk::Node& node) {
-  return static_cast<nxrt_dtype>(node.AttrInt("output_datatype", NXRT_DTYPE_FLOAT32));
+  return AttrDtype(node, "output_datatype", NXRT_DTYPE_FLOAT32);
 }
 
 void AddWindow(OpRegistry& r, const char* op, CosineWindow window) {
