@@ -29,10 +29,12 @@ Result<std::vector<int64_t>> WindowInts(NodeContext& ctx, const char* name, size
   return *std::move(v);
 }
 
-// The window attributes, refused where the specification forbids them: the
-// extents below divide by the strides and multiply kernels by dilations.
-Result<Window> ReadWindow(NodeContext& ctx, std::vector<int64_t> kernel) {
+// The window attributes of a kernel over `spatial_rank` axes, refused where
+// the specification forbids them: the extents below divide by the strides
+// and multiply kernels by dilations.
+Result<Window> ReadWindow(NodeContext& ctx, std::vector<int64_t> kernel, size_t spatial_rank) {
   const size_t n = kernel.size();
+  if (n != spatial_rank) return ctx.ModelError("kernel rank does not match the input");
   Window w;
   w.kernel = std::move(kernel);
   NXRT_ASSIGN_OR_RETURN(w.strides, WindowInts(ctx, "strides", n, 1));
@@ -75,8 +77,7 @@ Dim OutputExtent(NodeContext& ctx, const Window& w, size_t i, Dim in) {
 Status Windowed(NodeContext& ctx, size_t x_index, DataType dtype, Dim channels,
                 std::vector<int64_t> kernel) {
   const Shape& x = *ctx.input_shape(x_index);
-  if (x.size() != kernel.size() + 2) return ctx.ModelError("kernel rank does not match the input");
-  NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, std::move(kernel)));
+  NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, std::move(kernel), x.size() - 2));
   Shape out{x[0], channels};
   for (size_t i = 0; i < w.kernel.size(); ++i) out.push_back(OutputExtent(ctx, w, i, x[i + 2]));
   ctx.SetOutput(0, dtype, out);
@@ -157,8 +158,7 @@ Status ConvTranspose(NodeContext& ctx) {
       kernel.push_back((*weight)[i].extent());
     }
   }
-  if (kernel.size() != n) return ctx.ModelError("kernel rank does not match the input");
-  NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, kernel));
+  NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, kernel, n));
   NXRT_ASSIGN_OR_RETURN(const std::vector<int64_t> out_pad,
                         WindowInts(ctx, "output_padding", n, 0));
   SymbolInterner& s = ctx.symbols();
@@ -195,9 +195,7 @@ Status MaxUnpool(NodeContext& ctx) {
   }
   auto kernel = ctx.Ints("kernel_shape");
   if (!kernel) return ctx.ModelError("MaxUnpool needs kernel_shape");
-  if (x->size() != kernel->size() + 2)
-    return ctx.ModelError("kernel rank does not match the input");
-  NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, *kernel));
+  NXRT_ASSIGN_OR_RETURN(Window w, ReadWindow(ctx, *kernel, x->size() - 2));
   SymbolInterner& s = ctx.symbols();
   Shape out{(*x)[0], (*x)[1]};
   for (size_t i = 0; i < kernel->size(); ++i) {
