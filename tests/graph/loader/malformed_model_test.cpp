@@ -37,6 +37,18 @@ std::string ErrorOf(const Result<Graph>& result) {
   return result.ok() ? std::string() : result.status().message();
 }
 
+// A com.microsoft node (an op onnx does not define), importing that domain.
+onnx::NodeProto* AddContribNode(onnx::ModelProto& model, const std::string& op,
+                                const std::string& name, std::vector<std::string> inputs,
+                                std::vector<std::string> outputs) {
+  onnx::OperatorSetIdProto* import = model.add_opset_import();
+  import->set_domain("com.microsoft");
+  import->set_version(1);
+  onnx::NodeProto* node = AddNode(model, op, name, std::move(inputs), std::move(outputs));
+  node->set_domain("com.microsoft");
+  return node;
+}
+
 // Error messages are a single line.
 MATCHER(OneLine, "is a single line") {
   return arg.find('\n') == std::string::npos;
@@ -340,13 +352,9 @@ TEST(MalformedModelTest, ArityFollowsTheOpsetAndSkipsOtherDomains) {
   EXPECT_TRUE(clip.ok()) << clip.status().ToString();
 
   onnx::ModelProto contrib = NewModel();
-  auto* import = contrib.add_opset_import();
-  import->set_domain("com.microsoft");
-  import->set_version(1);
   AddInput(contrib, "x");
   AddNode(contrib, "Relu", "relu", {"x"}, {"r"});
-  onnx::NodeProto* custom = AddNode(contrib, "FusedGemm", "gemm", {"r"}, {"y"});
-  custom->set_domain("com.microsoft");
+  AddContribNode(contrib, "FusedGemm", "gemm", {"r"}, {"y"});
   AddOutput(contrib, "y");
   Result<Graph> graph = Load(contrib);
   EXPECT_TRUE(graph.ok()) << graph.status().ToString();
@@ -401,13 +409,8 @@ TEST(MalformedModelTest, AttributeTheOpDoesNotKnow) {
                     HasSubstr("which the op does not know"), OneLine()));
 
   onnx::ModelProto contrib = NewModel();
-  auto* import = contrib.add_opset_import();
-  import->set_domain("com.microsoft");
-  import->set_version(1);
   AddInput(contrib, "x");
-  onnx::NodeProto* custom = AddNode(contrib, "FusedGemm", "gemm", {"x"}, {"y"});
-  custom->set_domain("com.microsoft");
-  AddIntAttribute(custom, "anything", 1);
+  AddIntAttribute(AddContribNode(contrib, "FusedGemm", "gemm", {"x"}, {"y"}), "anything", 1);
   AddOutput(contrib, "y");
   Result<Graph> graph = Load(contrib);
   EXPECT_TRUE(graph.ok()) << graph.status().ToString();
