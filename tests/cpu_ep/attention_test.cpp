@@ -6,6 +6,7 @@
 // the reasons the attention and rotary ops decline what they do not implement.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -485,6 +486,56 @@ TEST(CpuEpAttention, DeclinesWhatItDoesNotImplement) {
                             {IntAttribute("is_packed_batching", 1)}, 1),
                     1);
   EXPECT_NE(packed_batching.find("is_packed_batching"), std::string::npos) << packed_batching;
+}
+
+// softmax(q k^T / sqrt(depth)) v for one query row over `keys` rows, in
+// double.
+std::vector<double> ReferenceAttentionRow(const std::vector<float>& q, const std::vector<float>& k,
+                                          const std::vector<float>& v, int64_t keys,
+                                          int64_t depth) {
+  std::vector<double> scores(static_cast<size_t>(keys));
+  double max = -INFINITY;
+  for (int64_t j = 0; j < keys; ++j) {
+    double dot = 0;
+    for (int64_t d = 0; d < depth; ++d) dot += double(q[d]) * k[j * depth + d];
+    scores[j] = dot / std::sqrt(double(depth));
+    max = std::max(max, scores[j]);
+  }
+  double sum = 0;
+  for (double& s : scores) sum += (s = std::exp(s - max));
+  std::vector<double> out(static_cast<size_t>(depth), 0.0);
+  for (int64_t j = 0; j < keys; ++j) {
+    for (int64_t d = 0; d < depth; ++d) out[d] += scores[j] / sum * v[j * depth + d];
+  }
+  return out;
+}
+
+// The score row's softmax works in blocks of keys: every count of keys, the
+// block's multiples and the rows around them, must give the exact softmax.
+TEST(CpuEpAttention, EveryKeyCountMatchesAReference) {
+  constexpr int64_t kRowDepth = 8;
+  for (int64_t keys : {1, 2, 7, 15, 16, 17, 31, 32, 33, 47, 64, 100, 257}) {
+    const auto q = Random(kRowDepth, 21);
+    // Scores spread over a wide range, so the max shift matters.
+    auto k = Random(keys * kRowDepth, 22);
+    for (float& x : k) x *= 8.0f;
+    const auto v = Random(keys * kRowDepth, 23);
+    TensorNode node;
+    node.op = "Attention";
+    node.opset = 23;
+    node.inputs = {{"q", Values<float>({1, 1, 1, kRowDepth}, q)},
+                   {"k", Values<float>({1, 1, keys, kRowDepth}, k)},
+                   {"v", Values<float>({1, 1, keys, kRowDepth}, v)}};
+    node.outputs = {DataType::kFloat32};
+    auto outputs = RunTensorNode(node);
+    ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+    const auto y = (*outputs)[0].values<float>();
+    const auto expected = ReferenceAttentionRow(q, k, v, keys, kRowDepth);
+    ASSERT_EQ(y.size(), expected.size());
+    for (int64_t d = 0; d < kRowDepth; ++d) {
+      EXPECT_NEAR(y[d], expected[d], 1e-5) << keys << " keys, element " << d;
+    }
+  }
 }
 
 // A past of another rank than [batch, kv_heads, past, head] is refused

@@ -1,15 +1,19 @@
 // The CPU EP's float Exp, Erf, Sigmoid, Tanh, Gelu, Softmax and LogSoftmax
 // against the standard library in double, over inputs that sweep every
 // binade the functions care about, the edges of the float range, and the
-// special values.
+// special values; and the EP's vector forms against the scalar formulas, bit
+// for bit.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
 #include "attribute_builders.hpp"
 #include "single_node_session.hpp"
+#include "vector_math.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -106,6 +110,29 @@ TEST(CpuEpVectorMath, SigmoidIsWithinThreeUlps) {
     const double expected = 1.0 / (1.0 + std::exp(-static_cast<double>(xs[i])));
     if (expected < std::numeric_limits<float>::min()) continue;
     EXPECT_LE(Ulps(ys[i], expected), 3.0) << "sigmoid(" << xs[i] << ") = " << ys[i];
+  }
+}
+
+// The EP picks a wider-vector form of its loops at load time where the CPU
+// has one (isa_clones.hpp). Each must round like the plain scalar formula,
+// compiled here for the x86-64 baseline, so a model gives the same bits on
+// every machine.
+TEST(CpuEpVectorMath, EveryVectorFormGivesTheScalarFormulasBits) {
+  const std::vector<float> xs = Sweep(88.0f);
+  const std::vector<float> exp = RunUnaryOp("Exp", xs);
+  const std::vector<float> erf = RunUnaryOp("Erf", xs);
+  const std::vector<float> sigmoid = RunUnaryOp("Sigmoid", xs);
+  ASSERT_EQ(exp.size(), xs.size());
+  ASSERT_EQ(erf.size(), xs.size());
+  ASSERT_EQ(sigmoid.size(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    EXPECT_EQ(std::bit_cast<uint32_t>(exp[i]), std::bit_cast<uint32_t>(nxrt::cpu::ExpFloat(xs[i])))
+        << "exp(" << xs[i] << ")";
+    EXPECT_EQ(std::bit_cast<uint32_t>(erf[i]), std::bit_cast<uint32_t>(nxrt::cpu::ErfFloat(xs[i])))
+        << "erf(" << xs[i] << ")";
+    EXPECT_EQ(std::bit_cast<uint32_t>(sigmoid[i]),
+              std::bit_cast<uint32_t>(nxrt::cpu::SigmoidFloat(xs[i])))
+        << "sigmoid(" << xs[i] << ")";
   }
 }
 

@@ -15,6 +15,7 @@
 #include <xmmintrin.h>
 
 #include "cpu_kernel.hpp"
+#include "isa_clones.hpp"
 #include "onednn/plain_primitive_kernel.hpp"
 #include "window_geometry.hpp"
 
@@ -113,7 +114,7 @@ class PoolKernel : public CpuKernel {
   }
 
   template <typename T, bool kMax>
-  void RunGlobal(const T* x, T* y) const {
+  NXRT_ISA_CLONES void RunGlobal(const T* x, T* y) const {
     constexpr int kChains = 8;
     const int64_t size = ElementCount(geometry_.in);
     const auto combine = [](double acc, double v) { return kMax ? (v > acc ? v : acc) : acc + v; };

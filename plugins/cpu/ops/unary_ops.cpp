@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "cpu_kernel.hpp"
+#include "isa_clones.hpp"
 #include "onednn/plain_primitive_kernel.hpp"
 #include "vector_math.hpp"
 
@@ -28,7 +29,7 @@ struct UnaryParams {
 using UnaryFn = void (*)(const nxrt_tensor& in, nxrt_tensor& out, const UnaryParams& params);
 
 template <typename T, typename Op>
-void RunUnary(const nxrt_tensor& in, nxrt_tensor& out, const UnaryParams& params) {
+NXRT_ISA_CLONES void RunUnary(const nxrt_tensor& in, nxrt_tensor& out, const UnaryParams& params) {
   using C = ComputeType<T>;
   const T* x = DataAs<T>(in);
   using Out = decltype(Op::template Output<T>());
