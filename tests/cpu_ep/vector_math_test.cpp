@@ -115,7 +115,7 @@ TEST(CpuEpVectorMath, SigmoidIsWithinThreeUlps) {
 
 // The EP picks a wider-vector form of its loops at load time where the CPU
 // has one (isa_clones.hpp). Each must round like the plain scalar formula,
-// compiled here for the x86-64 baseline, so a model gives the same bits on
+// compiled here for the x86-64 baseline, so these ops give the same bits on
 // every machine.
 TEST(CpuEpVectorMath, EveryVectorFormGivesTheScalarFormulasBits) {
   const std::vector<float> xs = Sweep(88.0f);
