@@ -276,6 +276,22 @@ TEST(CpuEpDataMovement, RangeRefusesBoundsThatAreNotSingleValues) {
   ExpectRefused(node, "input 1 holds 0");
 }
 
+// OneHot's values are the pair [off, on]; a single value was read past its
+// end for every "on" element.
+TEST(CpuEpDataMovement, OneHotRefusesValuesThatAreNotAPairAndANegativeDepth) {
+  TensorNode node;
+  node.op = "OneHot";
+  node.opset = 11;
+  node.inputs = {{"indices", Values<int64_t>({3}, {0, 1, 2})},
+                 {"depth", Values<int64_t>({}, {3})},
+                 {"values", Values<float>({1}, {3.0f})}};
+  node.outputs = {DataType::kFloat32};
+  ExpectRefused(node, "values holds 1 elements; it must be the pair [off_value, on_value]");
+  node.inputs[1].tensor = Values<int64_t>({}, {-3});
+  node.inputs[2].tensor = Values<float>({2}, {0.0f, 1.0f});
+  ExpectRefused(node, "depth is -3; it must not be negative");
+}
+
 TEST(CpuEpDataMovement, ResizeNodeCases) {
   ExpectFamilyPasses("resize", {"Resize", "Upsample"});
 }

@@ -356,6 +356,12 @@ void OneHot(int64_t axis_attr, sdk::ComputeContext& ctx, std::span<const nxrt_va
   const nxrt_tensor& indices_tensor = in[0].tensor;
   const auto depth = static_cast<int64_t>(ReadScalar(in[1].tensor));
   const nxrt_tensor& values = in[2].tensor;
+  if (depth < 0)
+    FailInvalid("OneHot: depth is " + std::to_string(depth) + "; it must not be negative");
+  if (ElementCount(values) != 2) {
+    FailInvalid("OneHot: values holds " + std::to_string(ElementCount(values)) +
+                " elements; it must be the pair [off_value, on_value]");
+  }
   const Dims index_dims = DimsOf(indices_tensor);
   const int64_t rank = static_cast<int64_t>(index_dims.size()) + 1;
   const int64_t axis = NormalizeAxis(axis_attr, rank, "OneHot");
