@@ -4,8 +4,9 @@ Each mutant is an ONNX backend test case with one to three random edits: an
 attribute set to an edge value or dropped, an op renamed, an input dropped,
 emptied or rewired, an output added or dropped, an initializer's dims, type
 or integer values changed, a graph input's declared type or dims changed, the
-opset or a node's domain changed, or a test input's values, dims or type
-changed. Mutants run in batches through `nxrt test --json`, which runs every
+opset or a node's domain changed, a test input's values, dims or type
+changed, or a test input replaced by a well-formed tensor of another shape
+under symbolic declared dims (so it reaches the kernels). Mutants run in batches through `nxrt test --json`, which runs every
 case in a child process of its own; a case is a finding when its child
 crashed, exited before reporting (a sanitizer's report, say), let an
 exception escape, or ran past --timeout. A refusal or a wrong answer is the
@@ -267,9 +268,58 @@ def mutate_test_input(rng, model, case):
     return edit
 
 
+def mutate_test_input_shape(rng, model, case):
+    """A test input replaced by a well-formed tensor of another shape (one
+    axis cut to 0, 1 or one less, or grown by one or doubled, the data cut or
+    repeated to fit), with the graph input's declared dims made symbolic so
+    the tensor reaches the kernels instead of the session's input check."""
+    initializers = {t.name for t in model.graph.initializer}
+    graph_inputs = [i for i in model.graph.input if i.name not in initializers]
+    choices = [(d, k) for d in case["data_sets"] for k in range(len(graph_inputs))
+               if os.path.exists(os.path.join(case["source"], d, f"input_{k}.pb"))]
+    if not choices:
+        return None
+    data_set, k = rng.choice(choices)
+    relative = os.path.join(data_set, f"input_{k}.pb")
+    tensor = TensorProto()
+    with open(os.path.join(case["source"], relative), "rb") as handle:
+        try:
+            tensor.ParseFromString(handle.read())
+            array = numpy_helper.to_array(tensor)
+        except Exception:  # a sequence, an optional, or a type numpy lacks
+            return None
+    if array.ndim == 0:
+        array = np.resize(array, (rng.choice([0, 2]),))
+    else:
+        axis = rng.randrange(array.ndim)
+        extent = array.shape[axis]
+        target = rng.choice(sorted({0, 1, max(extent - 1, 0), extent + 1, 2 * extent}))
+        shape = list(array.shape)
+        shape[axis] = target
+        if target <= extent:
+            array = np.take(array, range(target), axis=axis)
+        elif extent == 0:
+            array = np.zeros(shape, dtype=array.dtype)
+        else:
+            reps = [1] * array.ndim
+            reps[axis] = -(-target // extent)
+            array = np.take(np.tile(array, reps), range(target), axis=axis)
+    try:
+        edited = numpy_helper.from_array(array, tensor.name)
+    except Exception:  # strings numpy padded with zeros
+        return None
+    case["edited_inputs"][relative] = edited.SerializeToString()
+    tensor_type = graph_inputs[k].type.tensor_type
+    if tensor_type.HasField("shape"):
+        for number, dim in enumerate(tensor_type.shape.dim):
+            dim.dim_param = f"fuzz_{k}_{number}"
+    return f"{relative} reshaped to {list(array.shape)}, its declared dims made symbolic"
+
+
 MUTATIONS = [mutate_attribute, mutate_attribute, mutate_op_type, mutate_node_inputs,
              mutate_node_outputs, mutate_initializer, mutate_initializer, mutate_graph_input,
-             mutate_opset, mutate_test_input, mutate_test_input]
+             mutate_opset, mutate_test_input, mutate_test_input, mutate_test_input_shape,
+             mutate_test_input_shape]
 
 
 def write_mutant(rng, source, op_types, folder):

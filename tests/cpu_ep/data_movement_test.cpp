@@ -292,6 +292,26 @@ TEST(CpuEpDataMovement, OneHotRefusesValuesThatAreNotAPairAndANegativeDepth) {
   ExpectRefused(node, "depth is -3; it must not be negative");
 }
 
+// An empty axis has nothing to sample; nearest-neighbour read element 0 of
+// it for each of the output's. Scales must be positive and finite.
+TEST(CpuEpDataMovement, ResizeRefusesAnEmptyAxisToFillAndScalesThatAreNotPositive) {
+  TensorNode node;
+  node.op = "Resize";
+  node.opset = 19;
+  node.inputs = {{"x", Values<float>({1, 1, 0, 4}, {})},
+                 {"", {}},
+                 {"", {}},
+                 {"sizes", Values<int64_t>({4}, {1, 1, 8, 8})}};
+  node.outputs = {DataType::kFloat32};
+  node.attributes = {StringAttribute("mode", "nearest")};
+  ExpectRefused(node,
+                "axis 2 of the input is empty, so there is nothing to resample into 8 values");
+  node.inputs[0].tensor = Values<float>({1, 1, 2, 2}, {1, 2, 3, 4});
+  node.inputs[2] = {"scales", Values<float>({4}, {1.0f, 1.0f, -2.0f, 2.0f})};
+  node.inputs.pop_back();
+  ExpectRefused(node, "scales must be positive and finite");
+}
+
 TEST(CpuEpDataMovement, ResizeNodeCases) {
   ExpectFamilyPasses("resize", {"Resize", "Upsample"});
 }

@@ -19,6 +19,7 @@
 #include "../graph/loader/test_case_folders.hpp"
 #include "node_case_runner.hpp"
 #include "single_node_session.hpp"
+#include "tensor_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -265,6 +266,28 @@ TEST(CpuEpLowPrecision, QuantizeLinearDividesInTheInputsFloatType) {
       {}, DataType::kUint8);
   ASSERT_TRUE(y.has_value());
   EXPECT_EQ(BytesOf(*y), (std::vector<uint8_t>{4, 8, 8, 2}));
+}
+
+// The zero point has the scale's shape; an empty one was read at index 0.
+TEST(CpuEpLowPrecision, QuantizeRefusesAZeroPointOfAnotherSizeThanTheScale) {
+  for (const char* op : {"QuantizeLinear", "DequantizeLinear"}) {
+    const bool quantize = std::string(op) == "QuantizeLinear";
+    TensorNode node;
+    node.op = op;
+    node.opset = 21;
+    node.inputs = {
+        {"x", quantize ? Values<float>({3}, {1.0f, 2.0f, 3.0f}) : Values<uint8_t>({3}, {1, 2, 3})},
+        {"scale", Values<float>({}, {0.5f})},
+        {"zero", Values<uint8_t>({0}, {})}};
+    node.outputs = {quantize ? DataType::kUint8 : DataType::kFloat32};
+    ExpectRefused(node, std::string(op) +
+                            ": the zero point holds 0 values and the scale 1; give them one shape");
+    // An empty scale is neither per-tensor nor one per entry of the axis.
+    node.inputs[1].tensor = Values<float>({0}, {});
+    node.inputs[2].tensor = Values<uint8_t>({0}, {});
+    node.attributes = {IntAttribute("axis", 0)};
+    ExpectRefused(node, "scale length differs from the axis");
+  }
 }
 
 TEST(CpuEpLowPrecision, BitCastKeepsTheBytes) {

@@ -81,7 +81,7 @@ ScaleMap ScaleMapFor(const Dims& dims, const nxrt_tensor& scale, int64_t axis_at
                      int64_t block_size, const char* op) {
   ScaleMap m;
   const int64_t count = ElementCount(scale);
-  if (block_size <= 0 && count <= 1) {
+  if (block_size <= 0 && count == 1) {
     m.inner = ElementCount(dims);
     return m;
   }
@@ -172,8 +172,13 @@ class QuantizeKernel : public CpuKernel {
     const nxrt_tensor& scale = inputs[1].tensor;
     const bool has_zero = IsPresent(inputs, 2);
     const Dims dims = DimsOf(x);
-    const ScaleMap m = ScaleMapFor(dims, scale, options_.axis, options_.block_size,
-                                   quantize_ ? "QuantizeLinear" : "DequantizeLinear");
+    const char* op = quantize_ ? "QuantizeLinear" : "DequantizeLinear";
+    const ScaleMap m = ScaleMapFor(dims, scale, options_.axis, options_.block_size, op);
+    if (has_zero && ElementCount(inputs[2].tensor) != ElementCount(scale)) {
+      FailInvalid(std::string(op) + ": the zero point holds " +
+                  std::to_string(ElementCount(inputs[2].tensor)) + " values and the scale " +
+                  std::to_string(ElementCount(scale)) + "; give them one shape");
+    }
     const nxrt_dtype out_dtype = OutputDtype(inputs);
     const bool integer_out = !IsSmallFloat(out_dtype);
     std::vector<double> values(static_cast<size_t>(ElementCount(dims)));

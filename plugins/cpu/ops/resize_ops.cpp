@@ -204,9 +204,24 @@ class ResizeKernel : public CpuKernel {
       if (given_scales.size() != axes.size()) FailInvalid("Resize: scales do not match the axes");
       for (size_t k = 0; k < axes.size(); ++k) {
         const size_t axis = axes[k];
+        if (!(given_scales[k] > 0) || !std::isfinite(given_scales[k])) {
+          FailInvalid("Resize: scale " + std::to_string(given_scales[k]) + " for axis " +
+                      std::to_string(axis) + "; scales must be positive and finite");
+        }
         scales[axis] = given_scales[k];
         out_dims[axis] =
             static_cast<int64_t>(std::floor(static_cast<double>(dims[axis]) * scales[axis]));
+      }
+    }
+    for (size_t axis = 0; axis < rank; ++axis) {
+      if (out_dims[axis] < 0) {
+        FailInvalid("Resize: output extent " + std::to_string(out_dims[axis]) + " on axis " +
+                    std::to_string(axis) + "; sizes must not be negative");
+      }
+      if (dims[axis] == 0 && out_dims[axis] > 0) {
+        FailInvalid("Resize: axis " + std::to_string(axis) +
+                    " of the input is empty, so there is nothing to resample into " +
+                    std::to_string(out_dims[axis]) + " values");
       }
     }
     std::vector<Crop> crops(rank);
