@@ -312,6 +312,32 @@ TEST(CpuEpDataMovement, ResizeRefusesAnEmptyAxisToFillAndScalesThatAreNotPositiv
   ExpectRefused(node, "scales must be positive and finite");
 }
 
+// Split's parts must add up to the axis; an empty input was read for six.
+TEST(CpuEpDataMovement, SplitRefusesPartsThatDoNotAddUpToTheAxis) {
+  TensorNode node;
+  node.op = "Split";
+  node.opset = 13;
+  node.inputs = {{"x", Values<float>({0}, {})}, {"split", Values<int64_t>({2}, {2, 4})}};
+  node.outputs = {DataType::kFloat32, DataType::kFloat32};
+  ExpectRefused(node, "Split: parts of 6 elements in all for axis 0 of [0]");
+  node.inputs = {{"x", Values<float>({2}, {1.0f, 2.0f})}, {"split", Values<int64_t>({2}, {3, -1})}};
+  ExpectRefused(node, "Split: a part of -1 elements");
+}
+
+// TensorScatter reads one write index per sample; none were read anyway.
+TEST(CpuEpDataMovement, TensorScatterRefusesWriteIndicesOtherThanOnePerSample) {
+  TensorNode node;
+  node.op = "TensorScatter";
+  node.opset = 24;
+  const std::vector<float> past(2 * 4 * 5, 0.0f), update(2 * 2 * 5, 1.0f);
+  node.inputs = {{"past", Values<float>({2, 4, 5}, past)},
+                 {"update", Values<float>({2, 2, 5}, update)},
+                 {"write_indices", Values<int64_t>({0}, {})}};
+  node.outputs = {DataType::kFloat32};
+  node.attributes = {StringAttribute("mode", "circular")};
+  ExpectRefused(node, "TensorScatter: 0 write indices for a batch of 2");
+}
+
 TEST(CpuEpDataMovement, ResizeNodeCases) {
   ExpectFamilyPasses("resize", {"Resize", "Upsample"});
 }

@@ -421,6 +421,15 @@ TEST(CpuEpBehaviour, RefusesArgMaxAndArgMinOverAnEmptyAxis) {
   }
 }
 
+// Concat's inputs may differ only along the axis; [4,2,2] joined to [2,2,2]
+// on axis 1 wrote past the output.
+TEST(CpuEpBehaviour, ConcatRefusesInputsThatDifferOffTheAxis) {
+  auto ep = CpuEp();
+  ExpectKernelRefused(*ep, "Concat", "", {{2, 2, 2}, {4, 2, 2}}, {IntAttribute("axis", 1)}, 13,
+                      "Concat: input 1 is [4,2,2] and input 0 [2,2,2]; they may differ only on "
+                      "axis 1");
+}
+
 // An element-type attribute is read into the ABI's dtype enum only when it
 // names one; -2^31 was an enum value no switch expected.
 TEST(CpuEpBehaviour, RefusesElementTypeAttributesThatNameNoType) {

@@ -502,9 +502,17 @@ void TensorScatter(int64_t axis_attr, bool circular, sdk::ComputeContext& ctx,
   int64_t inner = 1;
   for (int64_t i = axis + 1; i < rank; ++i) inner *= dims[i];
   const size_t row = static_cast<size_t>(inner) * DtypeSize(past.dtype);
-  nxrt_tensor& y = PrepareOutput(ctx, out, 0, past.dtype, dims);
-  std::memcpy(MutableBytes(y), Bytes(past), row * static_cast<size_t>(ElementCount(dims) / inner));
   const bool has_indices = IsPresent(in, 2);
+  if (has_indices && ElementCount(in[2].tensor) != dims[0]) {
+    FailInvalid("TensorScatter: " + std::to_string(ElementCount(in[2].tensor)) +
+                " write indices for a batch of " + std::to_string(dims[0]));
+  }
+  if (circular && max_seq == 0 && seq > 0) {
+    FailInvalid("TensorScatter: a circular cache of 0 rows has no room for an update");
+  }
+  nxrt_tensor& y = PrepareOutput(ctx, out, 0, past.dtype, dims);
+  std::memcpy(MutableBytes(y), Bytes(past),
+              static_cast<size_t>(ElementCount(dims)) * DtypeSize(past.dtype));
   for (int64_t b = 0; b < dims[0]; ++b) {
     int64_t start = 0;
     if (has_indices) {

@@ -185,8 +185,17 @@ class ConcatKernel : public CpuKernel {
     const int64_t axis = NormalizeAxis(axis_attr, rank, "Concat");
     out_dims_ = first;
     out_dims_[axis] = 0;
-    for (const Dims& d : in_dims_) {
+    for (size_t k = 0; k < in_dims_.size(); ++k) {
+      const Dims& d = in_dims_[k];
       if (static_cast<int64_t>(d.size()) != rank) FailInvalid("Concat: ranks differ");
+      // An empty input adds nothing, so its other extents may differ.
+      for (int64_t i = 0; i < rank && ElementCount(d) > 0; ++i) {
+        if (i != axis && d[i] != first[i]) {
+          FailInvalid("Concat: input " + std::to_string(k) + " is " + DimsText(d) +
+                      " and input 0 " + DimsText(first) + "; they may differ only on axis " +
+                      std::to_string(axis));
+        }
+      }
       out_dims_[axis] += d[axis];
     }
     for (int64_t i = 0; i < axis; ++i) outer_ *= first[i];
@@ -259,6 +268,15 @@ class SplitKernel : public CpuKernel {
     if (static_cast<int64_t>(split.size()) != parts) {
       FailInvalid("Split: " + std::to_string(split.size()) + " parts for " + std::to_string(parts) +
                   " outputs");
+    }
+    int64_t total = 0;
+    for (int64_t size : split) {
+      if (size < 0) FailInvalid("Split: a part of " + std::to_string(size) + " elements");
+      total += size;
+    }
+    if (total != dims[axis]) {
+      FailInvalid("Split: parts of " + std::to_string(total) + " elements in all for axis " +
+                  std::to_string(axis) + " of " + DimsText(dims));
     }
     const Dims strides = StridesOf(dims);
     int64_t start = 0;
