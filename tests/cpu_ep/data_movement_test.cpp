@@ -338,6 +338,32 @@ TEST(CpuEpDataMovement, TensorScatterRefusesWriteIndicesOtherThanOnePerSample) {
   ExpectRefused(node, "TensorScatter: 0 write indices for a batch of 2");
 }
 
+// ScatterND's updates are shaped by the indices and the data; fewer were
+// read past their end.
+TEST(CpuEpDataMovement, ScatterNdRefusesUpdatesOfAnotherShape) {
+  TensorNode node;
+  node.op = "ScatterND";
+  node.opset = 18;
+  node.inputs = {{"data", Values<float>({2, 2}, {1, 2, 3, 4})},
+                 {"indices", Values<int64_t>({2, 2}, {0, 0, 1, 1})},
+                 {"updates", Values<float>({0}, {})}};
+  node.outputs = {DataType::kFloat32};
+  ExpectRefused(node,
+                "ScatterND: updates are [0]; data [2,2] with indices [2,2] takes updates of [2]");
+}
+
+// NonMaxSuppression's scores score the boxes: [B, C, N] for boxes [B, N, 4].
+TEST(CpuEpDataMovement, NonMaxSuppressionRefusesScoresForOtherBoxes) {
+  TensorNode node;
+  node.op = "NonMaxSuppression";
+  node.opset = 11;
+  node.inputs = {{"boxes", Values<float>({1, 2, 4}, {0, 0, 1, 1, 0, 0, 2, 2})},
+                 {"scores", Values<float>({1, 1, 6}, {1, 2, 3, 4, 5, 6})},
+                 {"max_output_boxes_per_class", Values<int64_t>({1}, {2})}};
+  node.outputs = {DataType::kInt64};
+  ExpectRefused(node, "boxes must be [B, N, 4] and scores [B, C, N]; got [1,2,4] and [1,1,6]");
+}
+
 TEST(CpuEpDataMovement, ResizeNodeCases) {
   ExpectFamilyPasses("resize", {"Resize", "Upsample"});
 }

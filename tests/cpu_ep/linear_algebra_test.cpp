@@ -428,5 +428,32 @@ TEST(CpuEpLinearAlgebra, QLinearConvRequantisesPerMap) {
   }
 }
 
+// Zero points come one per tensor (or one per column of B); an empty one was
+// read at index 0.
+TEST(CpuEpLinearAlgebra, IntegerProductsRefuseZeroPointsOfTheWrongSize) {
+  TensorNode integer;
+  integer.op = "MatMulInteger";
+  integer.opset = 10;
+  integer.inputs = {{"a", Values<uint8_t>({1, 2}, {1, 2})},
+                    {"b", Values<uint8_t>({2, 2}, {1, 2, 3, 4})},
+                    {"a_zero", Values<uint8_t>({}, {0})},
+                    {"b_zero", Values<uint8_t>({0}, {})}};
+  integer.outputs = {DataType::kInt32};
+  ExpectRefused(integer,
+                "MatMulInteger: b_zero_point holds 0 values; it takes one, or one per "
+                "column of B (2)");
+
+  TensorNode linear;
+  linear.op = "QLinearMatMul";
+  linear.opset = 10;
+  linear.inputs = {
+      {"a", Values<uint8_t>({1, 2}, {1, 2})}, {"a_scale", Values<float>({}, {1.0f})},
+      {"a_zero", Values<uint8_t>({}, {0})},   {"b", Values<uint8_t>({2, 2}, {1, 2, 3, 4})},
+      {"b_scale", Values<float>({}, {1.0f})}, {"b_zero", Values<uint8_t>({}, {0})},
+      {"y_scale", Values<float>({}, {1.0f})}, {"y_zero", Values<uint8_t>({0}, {})}};
+  linear.outputs = {DataType::kUint8};
+  ExpectRefused(linear, "QLinearMatMul: y_zero_point must hold one value");
+}
+
 }  // namespace
 }  // namespace nxrt_test

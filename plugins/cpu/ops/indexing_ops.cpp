@@ -280,7 +280,17 @@ void ScatterNd(ScatterReduction reduction, sdk::ComputeContext& ctx, std::span<c
                std::span<nxrt_value> out) {
   const nxrt_tensor& data = in[0].tensor;
   const Dims dims = DimsOf(data);
-  const NdAddressing a = Address(dims, DimsOf(in[1].tensor), 0, "ScatterND");
+  const Dims index_dims = DimsOf(in[1].tensor);
+  const NdAddressing a = Address(dims, index_dims, 0, "ScatterND");
+  // updates: the indices' dims but the last, then the data's past the tuple.
+  Dims update_dims(index_dims.begin(), index_dims.end() - 1);
+  update_dims.insert(update_dims.end(), dims.begin() + a.tuple_length, dims.end());
+  const nxrt_tensor& updates = in[2].tensor;
+  if (!DimsEqual(DimsSpan(updates), update_dims) || updates.dtype != data.dtype) {
+    FailInvalid("ScatterND: updates are " + DimsText(DimsSpan(updates)) + "; data " +
+                DimsText(dims) + " with indices " + DimsText(index_dims) + " takes updates of " +
+                DimsText(update_dims) + " and the data's type");
+  }
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, dims);
   if (y.data != data.data && data.byte_size) std::memcpy(y.data, data.data, data.byte_size);
   const std::vector<int64_t> indices = ReadInt64s(in[1].tensor);
@@ -293,7 +303,7 @@ void ScatterNd(ScatterReduction reduction, sdk::ComputeContext& ctx, std::span<c
     }
     for (int64_t e = 0; e < a.slice; ++e) {
       Combine(data.dtype, reduction, MutableBytes(y) + (offset + e) * size,
-              Bytes(in[2].tensor) + (t * a.slice + e) * size);
+              Bytes(updates) + (t * a.slice + e) * size);
     }
   }
 }

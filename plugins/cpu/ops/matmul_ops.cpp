@@ -313,7 +313,12 @@ class MatMulIntegerKernel : public CpuKernel {
         IsPresent(inputs, 2) ? Widened(inputs[2].tensor) : std::vector<int32_t>{0};
     std::vector<int32_t> b_zero =
         IsPresent(inputs, 3) ? Widened(inputs[3].tensor) : std::vector<int32_t>{0};
+    if (a_zero.empty()) FailInvalid("MatMulInteger: a_zero_point is empty");
     if (a_zero.size() != 1) FailUnsupported("MatMulInteger: per-row a_zero_point not implemented");
+    if (b_zero.size() != 1 && static_cast<int64_t>(b_zero.size()) != n) {
+      FailInvalid("MatMulInteger: b_zero_point holds " + std::to_string(b_zero.size()) +
+                  " values; it takes one, or one per column of B (" + std::to_string(n) + ")");
+    }
     std::vector<double> a_shifted(av.size());
     for (size_t i = 0; i < av.size(); ++i) a_shifted[i] = av[i] - a_zero[0];
     std::vector<double> b_shifted(bv.size());
@@ -372,6 +377,7 @@ class QLinearMatMulKernel : public CpuKernel {
     if (a_zero.size() != 1 || (b_zero.size() != 1 && static_cast<int64_t>(b_zero.size()) != n)) {
       FailUnsupported("QLinearMatMul: zero points per tensor (or per column of B) only");
     }
+    if (ElementCount(y_zero) != 1) FailInvalid("QLinearMatMul: y_zero_point must hold one value");
     const double y_offset = Values(y_zero)[0];
     std::vector<double> as = Values(a), bs = Values(b);
     for (double& v : as) v -= a_zero[0];

@@ -22,8 +22,10 @@ class NonMaxSuppressionKernel : public CpuKernel {
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& boxes = inputs[0].tensor;
     const nxrt_tensor& scores = inputs[1].tensor;
-    if (boxes.rank != 3 || scores.rank != 3 || boxes.dims[2] != 4) {
-      FailInvalid("NonMaxSuppression: boxes must be [B, N, 4] and scores [B, C, N]");
+    if (boxes.rank != 3 || scores.rank != 3 || boxes.dims[2] != 4 ||
+        scores.dims[0] != boxes.dims[0] || scores.dims[2] != boxes.dims[1]) {
+      FailInvalid("NonMaxSuppression: boxes must be [B, N, 4] and scores [B, C, N]; got " +
+                  DimsText(DimsSpan(boxes)) + " and " + DimsText(DimsSpan(scores)));
     }
     const int64_t batches = boxes.dims[0];
     const int64_t count = boxes.dims[1];
