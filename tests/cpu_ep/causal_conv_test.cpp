@@ -1,12 +1,14 @@
 // CausalConvWithState: a direct causal depthwise convolution computed here
 // (bias, SiLU), and the decode property the state exists for: the sequence
 // run in two calls, the second given the first's last k - 1 inputs as past
-// state, gives the output of one call over the whole sequence.
+// state, gives the output of one call over the whole sequence; and a bias of
+// the wrong length refused.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "single_node_session.hpp"
+#include "tensor_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -67,6 +69,19 @@ TEST(CpuEpCausalConv, MatchesADirectConvolutionAndCarriesItsState) {
       EXPECT_NEAR(z[r * second + t], y[r * kLength + first + t], 1e-6) << r << "," << t;
     }
   }
+}
+
+// A bias holds one value per channel; one value was read for three.
+TEST(CpuEpCausalConv, RefusesABiasOfAnotherLengthThanTheChannels) {
+  TensorNode node;
+  node.op = "CausalConvWithState";
+  node.opset = 27;
+  node.inputs = {
+      {"x", Values<float>({kBatch, kChannels, kLength}, Series(kBatch * kChannels * kLength, 0.3))},
+      {"w", Values<float>({kChannels, 1, kK}, Series(kChannels * kK, 0.7))},
+      {"bias", Values<float>({1}, {0.5f})}};
+  node.outputs = {DataType::kFloat32};
+  ExpectRefused(node, "CausalConvWithState: bias holds 1 values for 3 channels");
 }
 
 }  // namespace

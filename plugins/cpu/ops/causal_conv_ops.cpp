@@ -19,13 +19,18 @@ class CausalConvKernel : public CpuKernel {
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& x = inputs[0].tensor;
     const nxrt_tensor& w = inputs[1].tensor;
-    if (x.rank != 3 || w.rank != 3 || w.dims[0] != x.dims[1] || w.dims[1] != 1) {
+    if (x.rank != 3 || w.rank != 3 || w.dims[0] != x.dims[1] || w.dims[1] != 1 || w.dims[2] < 1) {
       FailInvalid("CausalConvWithState: input " + DimsText(DimsSpan(x)) + " and weight " +
                   DimsText(DimsSpan(w)) +
                   " are not (batch, channels, length) and (channels, 1, k)");
     }
     const int64_t batch = x.dims[0], channels = x.dims[1], length = x.dims[2], k = w.dims[2];
     const Dims state_dims{batch, channels, k - 1};
+    if (IsPresent(inputs, 2) && ElementCount(inputs[2].tensor) != channels) {
+      FailInvalid("CausalConvWithState: bias holds " +
+                  std::to_string(ElementCount(inputs[2].tensor)) + " values for " +
+                  std::to_string(channels) + " channels");
+    }
     const bool has_past = IsPresent(inputs, 3);
     if (has_past && !DimsEqual(DimsSpan(inputs[3].tensor), state_dims)) {
       FailInvalid("CausalConvWithState: past_state is " + DimsText(DimsSpan(inputs[3].tensor)) +
