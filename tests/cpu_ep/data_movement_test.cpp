@@ -306,6 +306,9 @@ TEST(CpuEpDataMovement, ResizeRefusesAnEmptyAxisToFillAndScalesThatAreNotPositiv
   node.attributes = {StringAttribute("mode", "nearest")};
   ExpectRefused(node,
                 "axis 2 of the input is empty, so there is nothing to resample into 8 values");
+  node.attributes.push_back(StringAttribute("keep_aspect_ratio_policy", "not_larger"));
+  ExpectRefused(node, "axis 2 of the input is empty, so it gives no aspect ratio to keep");
+  node.attributes.pop_back();
   node.inputs[0].tensor = Values<float>({1, 1, 2, 2}, {1, 2, 3, 4});
   node.inputs[2] = {"scales", Values<float>({4}, {1.0f, 1.0f, -2.0f, 2.0f})};
   node.inputs.pop_back();

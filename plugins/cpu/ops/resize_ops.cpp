@@ -186,6 +186,10 @@ class ResizeKernel : public CpuKernel {
       // not_larger and not_smaller keep the aspect ratio with one scale.
       double common = keep == "not_larger" ? std::numeric_limits<double>::infinity() : 0.0;
       for (size_t k = 0; k < axes.size(); ++k) {
+        if (keep != "stretch" && dims[axes[k]] == 0) {
+          FailInvalid("Resize: axis " + std::to_string(axes[k]) +
+                      " of the input is empty, so it gives no aspect ratio to keep");
+        }
         const double ratio = static_cast<double>(sizes[k]) / static_cast<double>(dims[axes[k]]);
         common = keep == "not_larger" ? std::min(common, ratio) : std::max(common, ratio);
       }
