@@ -367,6 +367,21 @@ TEST(CpuEpDataMovement, NonMaxSuppressionRefusesScoresForOtherBoxes) {
   ExpectRefused(node, "boxes must be [B, N, 4] and scores [B, C, N]; got [1,2,4] and [1,1,6]");
 }
 
+// Rows of no elements gather into rows of no elements, the indices still
+// checked; the copy of nothing passed a null pointer to memcpy (UBSan).
+TEST(CpuEpDataMovement, GatherOfEmptyRowsGivesEmptyRows) {
+  TensorNode node;
+  node.op = "Gather";
+  node.opset = 13;
+  node.inputs = {{"data", Values<float>({3, 0}, {})}, {"indices", Values<int64_t>({2}, {2, 0})}};
+  node.outputs = {DataType::kFloat32};
+  auto y = RunTensorNode(node);
+  ASSERT_TRUE(y.ok()) << y.status().ToString();
+  EXPECT_EQ((*y)[0].shape(), (std::vector<int64_t>{2, 0}));
+  node.inputs[1].tensor = Values<int64_t>({1}, {3});
+  ExpectRefused(node, "Gather: index 3 out of range [-3, 3)");
+}
+
 TEST(CpuEpDataMovement, ResizeNodeCases) {
   ExpectFamilyPasses("resize", {"Resize", "Upsample"});
 }

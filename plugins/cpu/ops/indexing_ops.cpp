@@ -88,6 +88,8 @@ class GatherKernel : public CpuKernel {
       for (int64_t o = 0; o < outer_; ++o) {
         for (int64_t j = 0; j < count_; ++j) {
           const int64_t at = CheckedIndex(static_cast<int64_t>(index[j]), extent_, "Gather");
+          // Rows of no elements have no memory (a null pointer) to copy from.
+          if (block == 0) continue;
           std::memcpy(MutableBytes(y) + (o * count_ + j) * block,
                       Bytes(data) + (o * extent_ + at) * block, block);
         }
