@@ -2,11 +2,12 @@
 // training), and properties checked here: with training_mode false the output
 // is the input; in training every element is either dropped to 0 or scaled by
 // 1 / (1 - ratio), about 1 - ratio of them are kept, and a seed repeats its
-// mask.
+// mask; a ratio or training_mode of other than one value refused.
 #include <gtest/gtest.h>
 
 #include "node_case_runner.hpp"
 #include "single_node_session.hpp"
+#include "tensor_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -57,6 +58,20 @@ TEST(CpuEpDropout, TrainingDropsOrScalesEachElement) {
   }
   const double kept_fraction = static_cast<double>(kept) / static_cast<double>(x.size());
   EXPECT_NEAR(kept_fraction, 1.0 - ratio, 0.03);
+}
+
+// ratio and training_mode are single values; empty ones were read anyway.
+TEST(CpuEpDropout, RefusesARatioOrTrainingModeThatIsNotOneValue) {
+  TensorNode node;
+  node.op = "Dropout";
+  node.opset = 13;
+  node.inputs = {{"x", Values<float>({3}, {1, 2, 3})}, {"ratio", Values<double>({0}, {})}};
+  node.outputs = {DataType::kFloat32};
+  ExpectRefused(node, "Dropout: ratio holds 0 values; it is one");
+  node.inputs[1].tensor = Values<float>({}, {0.5f});
+  node.inputs.push_back(
+      {"training_mode", nxrt::Tensor::FromValues<bool>({0}, std::span<const bool>()).value()});
+  ExpectRefused(node, "Dropout: training_mode holds 0 values; it is one");
 }
 
 }  // namespace

@@ -18,7 +18,16 @@ double UniformDouble(std::mt19937& engine) {
   return (high * 67108864.0 + low) / 9007199254740992.0;
 }
 
+// ratio and training_mode are single values.
+void CheckScalar(const nxrt_tensor& t, const char* name) {
+  if (ElementCount(t) != 1) {
+    FailInvalid(std::string("Dropout: ") + name + " holds " + std::to_string(ElementCount(t)) +
+                " values; it is one");
+  }
+}
+
 double ScalarOf(const nxrt_tensor& t) {
+  CheckScalar(t, "ratio");
   return Dispatch(FloatTypes{}, t.dtype, "Dropout", [&](auto tag) {
     using T = typename decltype(tag)::type;
     return static_cast<double>(static_cast<ComputeType<T>>(*DataAs<T>(t)));
@@ -38,6 +47,7 @@ class DropoutKernel : public CpuKernel {
     const nxrt_tensor& x = inputs[0].tensor;
     const std::span<const int64_t> dims = DimsSpan(x);
     const double ratio = IsPresent(inputs, 1) ? ScalarOf(inputs[1].tensor) : ratio_;
+    if (IsPresent(inputs, 2)) CheckScalar(inputs[2].tensor, "training_mode");
     const bool training = IsPresent(inputs, 2) ? *DataAs<bool>(inputs[2].tensor) : training_;
     bool* mask = nullptr;
     if (outputs.size() > 1 && outputs[1].kind == NXRT_VALUE_TENSOR) {
