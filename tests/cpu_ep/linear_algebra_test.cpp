@@ -455,5 +455,33 @@ TEST(CpuEpLinearAlgebra, IntegerProductsRefuseZeroPointsOfTheWrongSize) {
   ExpectRefused(linear, "QLinearMatMul: y_zero_point must hold one value");
 }
 
+// A convolution's zero points are one per tensor (w's also one per output
+// map), its scales and y_zero_point one value; two w zero points for four
+// maps were read as four.
+TEST(CpuEpLinearAlgebra, IntegerConvolutionsRefuseZeroPointsAndScalesOfTheWrongSize) {
+  const std::vector<uint8_t> x(9, 3), w(16, 2);
+  TensorNode integer;
+  integer.op = "ConvInteger";
+  integer.opset = 10;
+  integer.inputs = {{"x", Values<uint8_t>({1, 1, 3, 3}, x)},
+                    {"w", Values<uint8_t>({4, 1, 2, 2}, w)},
+                    {"x_zero", Values<uint8_t>({}, {1})},
+                    {"w_zero", Values<uint8_t>({2}, {1, 1})}};
+  integer.outputs = {DataType::kInt32};
+  ExpectRefused(integer,
+                "ConvInteger: a zero point holds 2 values; it takes one, or one per "
+                "output map (4)");
+
+  TensorNode linear;
+  linear.op = "QLinearConv";
+  linear.opset = 10;
+  linear.inputs = {{"x", Values<uint8_t>({1, 1, 3, 3}, x)}, {"x_scale", Values<float>({}, {1.0f})},
+                   {"x_zero", Values<uint8_t>({}, {0})},    {"w", Values<uint8_t>({4, 1, 2, 2}, w)},
+                   {"w_scale", Values<float>({}, {1.0f})},  {"w_zero", Values<uint8_t>({}, {0})},
+                   {"y_scale", Values<float>({0}, {})},     {"y_zero", Values<uint8_t>({}, {0})}};
+  linear.outputs = {DataType::kUint8};
+  ExpectRefused(linear, "QLinearConv: input 6 (x_scale, y_scale, y_zero_point) holds 0 values");
+}
+
 }  // namespace
 }  // namespace nxrt_test

@@ -464,8 +464,8 @@ class ConvIntegerKernel : public CpuKernel {
  private:
   // Input `index` minus its zero point (input `zero`: a scalar, or one per
   // leading-axis slice when it has `per_slice` entries).
-  static std::vector<double> Shifted(std::span<const nxrt_value> inputs, size_t index, size_t zero,
-                                     int64_t per_slice) {
+  std::vector<double> Shifted(std::span<const nxrt_value> inputs, size_t index, size_t zero,
+                              int64_t per_slice) const {
     const nxrt_tensor& t = inputs[index].tensor;
     const int64_t count = ElementCount(t);
     std::vector<double> zeros{0.0};
@@ -475,6 +475,12 @@ class ConvIntegerKernel : public CpuKernel {
       for (int64_t i = 0; i < ElementCount(z); ++i) {
         zeros.push_back(z.dtype == NXRT_DTYPE_UINT8 ? DataAs<uint8_t>(z)[i] : DataAs<int8_t>(z)[i]);
       }
+    }
+    if (zeros.size() != 1 && static_cast<int64_t>(zeros.size()) != per_slice) {
+      FailInvalid(std::string(qlinear_ ? "QLinearConv" : "ConvInteger") + ": a zero point holds " +
+                  std::to_string(zeros.size()) + " values; it takes one, or one per " +
+                  (per_slice == 1 ? "tensor" : "output map") + " (" + std::to_string(per_slice) +
+                  ")");
     }
     const int64_t slices = zeros.size() == 1 ? 1 : per_slice;
     const int64_t slice = count / std::max<int64_t>(slices, 1);
@@ -491,6 +497,17 @@ class ConvIntegerKernel : public CpuKernel {
     const nxrt_tensor& w_scale = inputs[4].tensor;
     const int64_t w_scales = ElementCount(w_scale);
     if (w_scales != 1 && w_scales != maps) FailInvalid("QLinearConv: w_scale per tensor or map");
+    for (size_t i : {size_t{1}, size_t{6}, size_t{7}}) {
+      if (ElementCount(inputs[i].tensor) != 1) {
+        FailInvalid("QLinearConv: input " + std::to_string(i) +
+                    " (x_scale, y_scale, y_zero_point) holds " +
+                    std::to_string(ElementCount(inputs[i].tensor)) + " values; it is one");
+      }
+    }
+    if (IsPresent(inputs, 8) && ElementCount(inputs[8].tensor) != maps) {
+      FailInvalid("QLinearConv: the bias holds " + std::to_string(ElementCount(inputs[8].tensor)) +
+                  " values for " + std::to_string(maps) + " output maps");
+    }
     const float x_scale = *DataAs<float>(inputs[1].tensor);
     const float y_scale = *DataAs<float>(inputs[6].tensor);
     const nxrt_tensor& y_zero = inputs[7].tensor;
