@@ -2,10 +2,11 @@
 // a direct convolution computed in the test whose taps are moved by whole
 // pixels (rows by dy, columns by dx; samples outside the image are 0) must
 // match DeformConv given those offsets, and half-pixel offsets must average
-// the two neighbours.
+// the two neighbours; a bias of the wrong length is refused.
 #include <gtest/gtest.h>
 
 #include "single_node_session.hpp"
+#include "tensor_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -59,6 +60,20 @@ TEST(CpuEpDeformConv, OffsetsMoveTheTaps) {
       }
     }
   }
+}
+
+// The bias holds one value per output channel; an empty one was read.
+TEST(CpuEpDeformConv, RefusesABiasOfAnotherLengthThanTheOutputChannels) {
+  TensorNode node;
+  node.op = "DeformConv";
+  node.opset = 19;
+  // 1x1x3x3 input, 2x1x2x2 weight: 2x2 positions, 4 taps.
+  node.inputs = {{"x", Values<float>({1, 1, 3, 3}, std::vector<float>(9, 1.0f))},
+                 {"w", Values<float>({2, 1, 2, 2}, std::vector<float>(8, 1.0f))},
+                 {"offset", Values<float>({1, 8, 2, 2}, std::vector<float>(32, 0.0f))},
+                 {"bias", Values<float>({0}, {})}};
+  node.outputs = {DataType::kFloat32};
+  ExpectRefused(node, "DeformConv: the bias holds 0 values for 2 output channels");
 }
 
 }  // namespace

@@ -63,6 +63,10 @@ class DeformConvKernel : public CpuKernel {
          static_cast<int64_t>(mask.size()) != batch * offset_group_ * taps * positions)) {
       FailInvalid("DeformConv: offset or mask does not match the output positions");
     }
+    if (has_bias && static_cast<int64_t>(bias.size()) != maps) {
+      FailInvalid("DeformConv: the bias holds " + std::to_string(bias.size()) + " values for " +
+                  std::to_string(maps) + " output channels");
+    }
     const int64_t group_channels = channels / group_, group_maps = maps / group_;
     const int64_t channels_per_offset = channels / offset_group_;
     const int64_t rows = group_channels * taps;
