@@ -119,6 +119,20 @@ TEST(CpuEpPoolNorm, GroupNormalizationAffinePerGroupThenPerChannel) {
   }
 }
 
+// A kernel far taller than the image, SAME_LOWER padded: each window covers
+// every row and columns j-1 and j. Only the taps inside the image are
+// visited; oneDNN would walk all 2^40 rows of each window.
+TEST(CpuEpPoolNorm, MaxPoolWithAKernelTallerThanTheImageVisitsOnlyTheImage) {
+  std::vector<float> x(9);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);  // x[r][c] = 3r + c
+  auto y = RunSingleNode("MaxPool", 12, {Input("x", DataType::kFloat32, {1, 1, 3, 3}, x)},
+                         {IntsAttribute("kernel_shape", {int64_t{1} << 40, 2}),
+                          StringAttribute("auto_pad", "SAME_LOWER")},
+                         DataType::kFloat32);
+  ASSERT_TRUE(y.has_value());
+  EXPECT_EQ(ValuesAsDouble(*y), (std::vector<double>{6, 7, 8, 6, 7, 8, 6, 7, 8}));
+}
+
 // MaxPool windows inside the image: tiling and overlapping, strides 1 and 2,
 // widths the column pass specialises and one it does not, an image whose
 // last columns and rows no window reaches, against the windows' maxima.

@@ -4,7 +4,8 @@
 // MaxPool's values back to the positions its indices name. Windows, pads and ceil
 // mode come from window_geometry.hpp. A float MaxPool without the Indices
 // output runs on oneDNN (onednn/plain_primitive.hpp) unless all its windows
-// lie inside the image, where the EP's own two-pass loop is faster.
+// lie inside the image, where the EP's own two-pass loop is faster, or its
+// kernel is larger than the image, which oneDNN would walk tap by tap.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -63,6 +64,12 @@ class PoolKernel : public CpuKernel {
     if (kind_ != PoolKind::kMax || global_ || dtype_ != NXRT_DTYPE_FLOAT32 ||
         node.output_count() != 1 || planes_ == 0 || ElementCount(out_dims_) == 0 || unpadded_max_) {
       return nullptr;
+    }
+    // oneDNN walks every tap of a window, pads included: a kernel wider than
+    // the image (2^62 rows under SAME padding) would not end there, while the
+    // EP's own loops visit only the taps inside the image.
+    for (size_t a = 0; a < geometry_.in.size(); ++a) {
+      if (geometry_.kernel[a] > geometry_.in[a]) return nullptr;
     }
     auto pool = onednn::PlanMaxPool(out_dims_[0], out_dims_[1], geometry_);
     if (!pool) return nullptr;
