@@ -29,7 +29,7 @@ class CausalConvKernel : public CpuKernel {
     if (IsPresent(inputs, 2) && ElementCount(inputs[2].tensor) != channels) {
       FailInvalid("CausalConvWithState: bias holds " +
                   std::to_string(ElementCount(inputs[2].tensor)) + " values for " +
-                  std::to_string(channels) + " channels");
+                  std::to_string(channels) + " channels; give one per channel");
     }
     const bool has_past = IsPresent(inputs, 3);
     if (has_past && !DimsEqual(DimsSpan(inputs[3].tensor), state_dims)) {

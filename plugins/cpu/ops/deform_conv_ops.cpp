@@ -65,7 +65,7 @@ class DeformConvKernel : public CpuKernel {
     }
     if (has_bias && static_cast<int64_t>(bias.size()) != maps) {
       FailInvalid("DeformConv: the bias holds " + std::to_string(bias.size()) + " values for " +
-                  std::to_string(maps) + " output channels");
+                  std::to_string(maps) + " output channels; give one per output channel");
     }
     const int64_t group_channels = channels / group_, group_maps = maps / group_;
     const int64_t channels_per_offset = channels / offset_group_;

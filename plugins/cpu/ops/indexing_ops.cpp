@@ -517,10 +517,12 @@ void TensorScatter(int64_t axis_attr, bool circular, sdk::ComputeContext& ctx,
   const bool has_indices = IsPresent(in, 2);
   if (has_indices && ElementCount(in[2].tensor) != dims[0]) {
     FailInvalid("TensorScatter: " + std::to_string(ElementCount(in[2].tensor)) +
-                " write indices for a batch of " + std::to_string(dims[0]));
+                " write indices for a batch of " + std::to_string(dims[0]) +
+                "; give one per sample");
   }
   if (circular && max_seq == 0 && seq > 0) {
-    FailInvalid("TensorScatter: a circular cache of 0 rows has no room for an update");
+    FailInvalid(
+        "TensorScatter: a circular cache of 0 rows has no room for an update; give it rows");
   }
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, past.dtype, dims);
   std::memcpy(MutableBytes(y), Bytes(past),

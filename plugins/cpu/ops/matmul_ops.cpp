@@ -313,7 +313,7 @@ class MatMulIntegerKernel : public CpuKernel {
         IsPresent(inputs, 2) ? Widened(inputs[2].tensor) : std::vector<int32_t>{0};
     std::vector<int32_t> b_zero =
         IsPresent(inputs, 3) ? Widened(inputs[3].tensor) : std::vector<int32_t>{0};
-    if (a_zero.empty()) FailInvalid("MatMulInteger: a_zero_point is empty");
+    if (a_zero.empty()) FailInvalid("MatMulInteger: a_zero_point is empty; give it one value");
     if (a_zero.size() != 1) FailUnsupported("MatMulInteger: per-row a_zero_point not implemented");
     if (b_zero.size() != 1 && static_cast<int64_t>(b_zero.size()) != n) {
       FailInvalid("MatMulInteger: b_zero_point holds " + std::to_string(b_zero.size()) +

@@ -271,12 +271,16 @@ class SplitKernel : public CpuKernel {
     }
     int64_t total = 0;
     for (int64_t size : split) {
-      if (size < 0) FailInvalid("Split: a part of " + std::to_string(size) + " elements");
+      if (size < 0) {
+        FailInvalid("Split: a part of " + std::to_string(size) +
+                    " elements; parts must not be negative");
+      }
       total += size;
     }
     if (total != dims[axis]) {
       FailInvalid("Split: parts of " + std::to_string(total) + " elements in all for axis " +
-                  std::to_string(axis) + " of " + DimsText(dims));
+                  std::to_string(axis) + " of " + DimsText(dims) +
+                  "; give parts that add up to the axis's extent");
     }
     const Dims strides = StridesOf(dims);
     int64_t start = 0;

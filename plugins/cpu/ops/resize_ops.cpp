@@ -188,7 +188,8 @@ class ResizeKernel : public CpuKernel {
       for (size_t k = 0; k < axes.size(); ++k) {
         if (keep != "stretch" && dims[axes[k]] == 0) {
           FailInvalid("Resize: axis " + std::to_string(axes[k]) +
-                      " of the input is empty, so it gives no aspect ratio to keep");
+                      " of the input is empty, so it gives no aspect ratio to keep; use "
+                      "keep_aspect_ratio_policy=stretch");
         }
         const double ratio = static_cast<double>(sizes[k]) / static_cast<double>(dims[axes[k]]);
         common = keep == "not_larger" ? std::min(common, ratio) : std::max(common, ratio);
@@ -225,7 +226,8 @@ class ResizeKernel : public CpuKernel {
       if (dims[axis] == 0 && out_dims[axis] > 0) {
         FailInvalid("Resize: axis " + std::to_string(axis) +
                     " of the input is empty, so there is nothing to resample into " +
-                    std::to_string(out_dims[axis]) + " values");
+                    std::to_string(out_dims[axis]) +
+                    " values; give the axis elements or resize it to 0");
       }
     }
     std::vector<Crop> crops(rank);
