@@ -56,9 +56,8 @@ template <typename T>
 inline constexpr bool kIsFloat =
     std::is_floating_point_v<T> || std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>;
 
-// Bytes per element: a string view for strings, 0 for the packed sub-byte types.
-size_t DtypeSize(nxrt_dtype dtype);
-std::string DtypeName(nxrt_dtype dtype);
+using sdk::DtypeName;
+using sdk::ElementSize;
 
 template <typename... Ts>
 struct TypeList {};

@@ -43,7 +43,7 @@ OwnedTensor::OwnedTensor(nxrt_dtype dtype, Dims dims) : dtype_(dtype), dims_(std
     Relink();
     return;
   }
-  bytes_.assign(DtypeSize(dtype_) * static_cast<size_t>(count), std::byte{0});
+  bytes_.assign(ElementSize(dtype_) * static_cast<size_t>(count), std::byte{0});
 }
 
 OwnedTensor::OwnedTensor(const OwnedTensor& other)

@@ -32,9 +32,9 @@ std::optional<std::string> TensorProblem(Inputs inputs, size_t index, bool float
     return "input " + std::to_string(index) + " is " + DtypeName(info.dtype) +
            "; CUDA computes float32, float16 and bfloat16 here";
   }
-  if (ElementSize(info.dtype) == 0) {
+  if (!IsDeviceWord(info.dtype)) {
     return "input " + std::to_string(index) + " is " + DtypeName(info.dtype) +
-           ", which has no fixed element size on the device";
+           ", which the CUDA kernels here do not move (they move 1-, 2-, 4- and 8-byte elements)";
   }
   if (info.rank > kMaxRank) {
     return "input " + std::to_string(index) + " has rank " + std::to_string(info.rank) +

@@ -1,5 +1,6 @@
-// Element types as the CUDA EP sees them: sizes, names, and which types each
-// kernel family computes. Shared by the claim rules and the kernels.
+// Element types as the CUDA EP sees them: which types its kernels move and
+// which each kernel family computes (sizes and names are the SDK's). Shared
+// by the claim rules and the kernels.
 #pragma once
 
 #include <cstddef>
@@ -8,12 +9,15 @@
 #include <string>
 
 #include "nxrt/ep_abi.h"
+#include "nxrt/ep_dtype.hpp"
 
 namespace nxrt::cuda {
 
-// Bytes per element; 0 for strings, sub-byte and undefined types.
-size_t ElementSize(nxrt_dtype dtype);
-std::string DtypeName(nxrt_dtype dtype);
+using sdk::DtypeName;
+using sdk::ElementSize;
+// Whether the device kernels move elements of `dtype`: whole words of 1, 2,
+// 4 or 8 bytes (not strings, complex128 or the packed sub-byte types).
+bool IsDeviceWord(nxrt_dtype dtype);
 // float32, float16 and bfloat16: the types the arithmetic kernels compute.
 bool IsComputeFloat(nxrt_dtype dtype);
 // Types Cast converts between.

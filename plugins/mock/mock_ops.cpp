@@ -21,38 +21,6 @@ int64_t ElementCount(const Dims& dims) {
   return n;
 }
 
-size_t ElementBytes(nxrt_dtype dtype) {
-  switch (dtype) {
-    case NXRT_DTYPE_BOOL:
-    case NXRT_DTYPE_UINT8:
-    case NXRT_DTYPE_INT8:
-    case NXRT_DTYPE_FLOAT8E4M3FN:
-    case NXRT_DTYPE_FLOAT8E4M3FNUZ:
-    case NXRT_DTYPE_FLOAT8E5M2:
-    case NXRT_DTYPE_FLOAT8E5M2FNUZ:
-    case NXRT_DTYPE_FLOAT8E8M0:
-      return 1;
-    case NXRT_DTYPE_UINT16:
-    case NXRT_DTYPE_INT16:
-    case NXRT_DTYPE_FLOAT16:
-    case NXRT_DTYPE_BFLOAT16:
-      return 2;
-    case NXRT_DTYPE_FLOAT32:
-    case NXRT_DTYPE_INT32:
-    case NXRT_DTYPE_UINT32:
-      return 4;
-    case NXRT_DTYPE_FLOAT64:
-    case NXRT_DTYPE_INT64:
-    case NXRT_DTYPE_UINT64:
-    case NXRT_DTYPE_COMPLEX64:
-      return 8;
-    case NXRT_DTYPE_COMPLEX128:
-      return 16;
-    default:
-      return 0;
-  }
-}
-
 const nxrt_tensor& TensorInput(std::span<const nxrt_value> inputs, size_t index,
                                const std::string& op) {
   if (index >= inputs.size() || inputs[index].kind != NXRT_VALUE_TENSOR) {
@@ -254,7 +222,7 @@ void Zeros(const std::string& op, nxrt::sdk::ComputeContext& ctx,
                   "mock " + op + ": cannot tell the shape of output " + std::to_string(i));
     }
     const nxrt_tensor& like = inputs[0].tensor;
-    if (ElementBytes(like.dtype) == 0) {
+    if (like.dtype == NXRT_DTYPE_STRING || nxrt::sdk::ElementSize(like.dtype) == 0) {
       throw Error(NXRT_STATUS_UNSUPPORTED, "mock " + op + ": cannot zero this dtype");
     }
     nxrt_tensor& t = PrepareOutput(ctx, outputs, i, like.dtype, DimsOf(like), op);

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "nxrt/ep_abi.h"
+#include "nxrt/ep_dtype.hpp"
 
 namespace nxrt::sdk {
 

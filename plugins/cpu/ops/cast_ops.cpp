@@ -249,7 +249,7 @@ sdk::ClaimResult ClaimBitCast(const sdk::Node& node, std::span<const nxrt_value_
   if (!Contains(AllTypes{}, to)) {
     return sdk::ClaimResult::Declined("BitCast: to " + DtypeName(to) + " not supported");
   }
-  if (DtypeSize(to) != DtypeSize(inputs[0].dtype)) {
+  if (ElementSize(to) != ElementSize(inputs[0].dtype)) {
     return sdk::ClaimResult::Declined("BitCast: " + DtypeName(inputs[0].dtype) + " and " +
                                       DtypeName(to) + " differ in width");
   }

@@ -28,7 +28,7 @@ bool ReadCondition(const nxrt_value& v, const char* what) {
 }
 
 size_t ElementSizeOf(const nxrt_tensor& t, const char* what) {
-  const size_t size = DtypeSize(t.dtype);
+  const size_t size = ElementSize(t.dtype);
   if (size == 0) {
     FailUnsupported(std::string(what) + ": dtype " + DtypeName(t.dtype) + " not supported");
   }
@@ -63,7 +63,7 @@ OwnedTensor Stack(const std::vector<OwnedTensor>& parts, int64_t axis, bool reve
 OwnedTensor EmptyStack(const nxrt_value_info& info) {
   Dims dims{0};
   for (int64_t d = 1; d < info.rank; ++d) dims.push_back(std::max<int64_t>(info.dims[d].value, 0));
-  if (DtypeSize(info.dtype) == 0) FailUnsupported("an empty stacked output of unknown dtype");
+  if (ElementSize(info.dtype) == 0) FailUnsupported("an empty stacked output of unknown dtype");
   return OwnedTensor(info.dtype, std::move(dims));
 }
 
@@ -352,7 +352,7 @@ sdk::ClaimResult ClaimScan(const sdk::Node& node, int64_t opset,
     if (inputs[i].kind != NXRT_VALUE_TENSOR) {
       return sdk::ClaimResult::Declined("Scan: sequence inputs not supported");
     }
-    if (DtypeSize(inputs[i].dtype) == 0) {
+    if (ElementSize(inputs[i].dtype) == 0) {
       return sdk::ClaimResult::Declined("Scan: dtype " + DtypeName(inputs[i].dtype) +
                                         " not supported");
     }

@@ -79,7 +79,7 @@ class ConstantOfShapeKernel : public CpuKernel {
     }
     std::copy_n(DataAs<int64_t>(shape), dims_.size(), dims_.begin());
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, value_.dtype, dims_);
-    const size_t size = DtypeSize(value_.dtype);
+    const size_t size = ElementSize(value_.dtype);
     auto* y = static_cast<std::byte*>(out.data);
     const int64_t n = ElementCount(dims_);
     for (int64_t i = 0; i < n; ++i) std::memcpy(y + i * size, value_.bytes.data(), size);
@@ -186,7 +186,7 @@ void RegisterGeneratorOps(OpRegistry& r) {
             int64_t) -> std::unique_ptr<CpuKernel> {
            AttributeTensor value = ReadTensorAttribute(host, node, "value")
                                        .value_or(OwnedFrom(std::vector<float>{0.0f}, {1}));
-           if (value.dtype == NXRT_DTYPE_STRING || value.bytes.size() != DtypeSize(value.dtype)) {
+           if (value.dtype == NXRT_DTYPE_STRING || value.bytes.size() != ElementSize(value.dtype)) {
              FailUnsupported("ConstantOfShape: value must be one numeric element");
            }
            return std::make_unique<ConstantOfShapeKernel>(

@@ -484,7 +484,7 @@ class CenterCropPadKernel : public CpuKernel {
       out_dims[NormalizeAxis(axes[i], rank, "CenterCropPad axes")] = shape[i];
     }
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, x.dtype, out_dims);
-    const size_t element = DtypeSize(x.dtype);
+    const size_t element = ElementSize(x.dtype);
     std::memset(out.data, 0, ElementCount(out_dims) * element);
     if (rank == 0) {
       std::memcpy(out.data, x.data, element);

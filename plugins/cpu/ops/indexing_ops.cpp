@@ -82,7 +82,7 @@ class GatherKernel : public CpuKernel {
                   DimsText(DimsSpan(indices)) + "; make a kernel for these shapes");
     }
     nxrt_tensor& y = PrepareOutput(ctx, outputs, 0, data.dtype, out_dims_);
-    const size_t block = static_cast<size_t>(inner_) * DtypeSize(data.dtype);
+    const size_t block = static_cast<size_t>(inner_) * ElementSize(data.dtype);
     Dispatch(IndexTypes{}, indices.dtype, "Gather", [&](auto tag) {
       const auto* index = DataAs<typename decltype(tag)::type>(indices);
       for (int64_t o = 0; o < outer_; ++o) {
@@ -154,7 +154,7 @@ ScatterReduction ParseReduction(const std::string& text) {
 // Applies one update element at `dst` with `reduction`.
 void Combine(nxrt_dtype dtype, ScatterReduction reduction, std::byte* dst, const std::byte* src) {
   if (reduction == ScatterReduction::kNone) {
-    std::memcpy(dst, src, DtypeSize(dtype));
+    std::memcpy(dst, src, ElementSize(dtype));
     return;
   }
   Dispatch(NumericTypes{}, dtype, "scatter reduction", [&](auto tag) {
@@ -194,7 +194,7 @@ void GatherElements(int64_t axis_attr, sdk::ComputeContext& ctx, std::span<const
   const int64_t axis =
       NormalizeAxis(axis_attr, static_cast<int64_t>(dims.size()), "GatherElements");
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, index_dims);
-  const size_t size = DtypeSize(data.dtype);
+  const size_t size = ElementSize(data.dtype);
   WalkAlongAxis(dims, index_dims, axis, ReadInt64s(in[1].tensor), "GatherElements",
                 [&](int64_t i, int64_t offset) {
                   std::memcpy(MutableBytes(y) + i * size, Bytes(data) + offset * size, size);
@@ -209,7 +209,7 @@ void ScatterElements(int64_t axis_attr, ScatterReduction reduction, sdk::Compute
       NormalizeAxis(axis_attr, static_cast<int64_t>(dims.size()), "ScatterElements");
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, dims);
   if (y.data != data.data && data.byte_size) std::memcpy(y.data, data.data, data.byte_size);
-  const size_t size = DtypeSize(data.dtype);
+  const size_t size = ElementSize(data.dtype);
   if (DimsOf(in[2].tensor) != DimsOf(in[1].tensor) || in[2].tensor.dtype != data.dtype) {
     FailInvalid("ScatterElements: updates must have the indices' shape and the data's dtype");
   }
@@ -263,7 +263,7 @@ void GatherNd(int64_t batch_dims, sdk::ComputeContext& ctx, std::span<const nxrt
   out_dims.insert(out_dims.end(), dims.begin() + batch_dims + a.tuple_length, dims.end());
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, out_dims);
   const std::vector<int64_t> indices = ReadInt64s(in[1].tensor);
-  const size_t size = DtypeSize(data.dtype);
+  const size_t size = ElementSize(data.dtype);
   for (int64_t b = 0; b < a.batches; ++b) {
     for (int64_t t = 0; t < a.tuples_per_batch; ++t) {
       const int64_t tuple = b * a.tuples_per_batch + t;
@@ -296,7 +296,7 @@ void ScatterNd(ScatterReduction reduction, sdk::ComputeContext& ctx, std::span<c
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, dims);
   if (y.data != data.data && data.byte_size) std::memcpy(y.data, data.data, data.byte_size);
   const std::vector<int64_t> indices = ReadInt64s(in[1].tensor);
-  const size_t size = DtypeSize(data.dtype);
+  const size_t size = ElementSize(data.dtype);
   for (int64_t t = 0; t < a.tuples_per_batch; ++t) {
     int64_t offset = 0;
     for (int64_t k = 0; k < a.tuple_length; ++k) {
@@ -326,7 +326,7 @@ void Compress(std::optional<int64_t> axis_attr, sdk::ComputeContext& ctx,
   Dims out_dims = dims;
   out_dims[axis] = static_cast<int64_t>(kept.size());
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, data.dtype, out_dims);
-  const size_t size = DtypeSize(data.dtype);
+  const size_t size = ElementSize(data.dtype);
   int64_t outer = 1;
   for (int64_t i = 0; i < axis; ++i) outer *= dims[i];
   int64_t inner = 1;
@@ -380,7 +380,7 @@ void OneHot(int64_t axis_attr, sdk::ComputeContext& ctx, std::span<const nxrt_va
   Dims out_dims = index_dims;
   out_dims.insert(out_dims.begin() + axis, depth);
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, values.dtype, out_dims);
-  const size_t size = DtypeSize(values.dtype);
+  const size_t size = ElementSize(values.dtype);
   const int64_t count = ElementCount(index_dims);
   std::vector<double> indices(count);
   Dispatch(NumericTypes{}, indices_tensor.dtype, "OneHot", [&](auto tag) {
@@ -513,7 +513,7 @@ void TensorScatter(int64_t axis_attr, bool circular, sdk::ComputeContext& ctx,
   for (int64_t i = 1; i < axis; ++i) per_batch *= dims[i];
   int64_t inner = 1;
   for (int64_t i = axis + 1; i < rank; ++i) inner *= dims[i];
-  const size_t row = static_cast<size_t>(inner) * DtypeSize(past.dtype);
+  const size_t row = static_cast<size_t>(inner) * ElementSize(past.dtype);
   const bool has_indices = IsPresent(in, 2);
   if (has_indices && ElementCount(in[2].tensor) != dims[0]) {
     FailInvalid("TensorScatter: " + std::to_string(ElementCount(in[2].tensor)) +
@@ -526,7 +526,7 @@ void TensorScatter(int64_t axis_attr, bool circular, sdk::ComputeContext& ctx,
   }
   nxrt_tensor& y = PrepareOutput(ctx, out, 0, past.dtype, dims);
   std::memcpy(MutableBytes(y), Bytes(past),
-              static_cast<size_t>(ElementCount(dims)) * DtypeSize(past.dtype));
+              static_cast<size_t>(ElementCount(dims)) * ElementSize(past.dtype));
   for (int64_t b = 0; b < dims[0]; ++b) {
     int64_t start = 0;
     if (has_indices) {
@@ -557,7 +557,7 @@ void Trilu(bool upper, sdk::ComputeContext& ctx, std::span<const nxrt_value> in,
   const int64_t rows = dims[dims.size() - 2];
   const int64_t cols = dims.back();
   const int64_t matrices = rows * cols > 0 ? ElementCount(dims) / (rows * cols) : 0;
-  const size_t size = DtypeSize(data.dtype);
+  const size_t size = ElementSize(data.dtype);
   for (int64_t m = 0; m < matrices; ++m) {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t c = 0; c < cols; ++c) {

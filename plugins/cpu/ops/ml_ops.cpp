@@ -107,12 +107,12 @@ std::string KeyBytes(nxrt_dtype dtype, const void* element) {
   };
   if (dtype == NXRT_DTYPE_FLOAT32) return canonical(*static_cast<const float*>(element));
   if (dtype == NXRT_DTYPE_FLOAT64) return canonical(*static_cast<const double*>(element));
-  return std::string(static_cast<const char*>(element), DtypeSize(dtype));
+  return std::string(static_cast<const char*>(element), ElementSize(dtype));
 }
 
 const void* ElementOf(const AttributeTensor& t, size_t i) {
   if (t.dtype == NXRT_DTYPE_STRING) return &t.strings[i];
-  return t.bytes.data() + i * DtypeSize(t.dtype);
+  return t.bytes.data() + i * ElementSize(t.dtype);
 }
 
 class LabelEncoderKernel : public CpuKernel {
@@ -137,9 +137,8 @@ class LabelEncoderKernel : public CpuKernel {
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, values_.dtype, DimsSpan(in));
-    const size_t in_size =
-        key_dtype_ == NXRT_DTYPE_STRING ? sizeof(nxrt_string_view) : DtypeSize(key_dtype_);
-    const size_t out_size = DtypeSize(values_.dtype);
+    const size_t in_size = ElementSize(key_dtype_);
+    const size_t out_size = ElementSize(values_.dtype);
     const auto* x = static_cast<const std::byte*>(in.data);
     auto* y = static_cast<std::byte*>(out.data);
     for (int64_t i = 0; i < ElementCount(in); ++i) {
@@ -492,7 +491,7 @@ class ArrayFeatureExtractorKernel : public CpuKernel {
       }
       return;
     }
-    const size_t size = DtypeSize(dtype_);
+    const size_t size = ElementSize(dtype_);
     const auto* x = static_cast<const std::byte*>(in.data);
     auto* y = static_cast<std::byte*>(out.data);
     for (int64_t r = 0; r < rows; ++r) {

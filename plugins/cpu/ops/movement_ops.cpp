@@ -66,7 +66,7 @@ class ViewCopyKernel : public CpuKernel {
       Plan(inputs);
     }
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, in.dtype, out_dims_);
-    StridedCopy(DtypeSize(in.dtype), view_dims_, view_strides_, in.data, offset_, out.data);
+    StridedCopy(ElementSize(in.dtype), view_dims_, view_strides_, in.data, offset_, out.data);
   }
 
   // When the output's dims differ from the view's (Tile, DepthToSpace).
@@ -216,7 +216,7 @@ class ConcatKernel : public CpuKernel {
     }
     const nxrt_dtype dtype = inputs[0].tensor.dtype;
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype, out_dims_);
-    const size_t size = DtypeSize(dtype);
+    const size_t size = ElementSize(dtype);
     auto* y = static_cast<std::byte*>(out.data);
     int64_t column = 0;
     for (size_t k = 0; k < inputs.size(); ++k) {
@@ -288,7 +288,7 @@ class SplitKernel : public CpuKernel {
       Dims part = dims;
       part[axis] = split[i];
       nxrt_tensor& out = PrepareOutput(ctx, outputs, i, in.dtype, part);
-      StridedCopy(DtypeSize(in.dtype), part, strides, in.data, start * strides[axis], out.data);
+      StridedCopy(ElementSize(in.dtype), part, strides, in.data, start * strides[axis], out.data);
       start += split[i];
     }
   }
@@ -340,7 +340,7 @@ class PadKernel : public CpuKernel {
       }
     }
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, in.dtype, out_dims);
-    const size_t size = DtypeSize(in.dtype);
+    const size_t size = ElementSize(in.dtype);
     std::vector<std::byte> fill(size);
     Dispatch(AllTypes{}, in.dtype, "Pad", [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -411,7 +411,7 @@ class ReverseSequenceKernel : public CpuKernel {
     const int64_t time_axis = NormalizeAxis(time_axis_, rank, "ReverseSequence");
     const std::vector<int64_t> lengths = ReadInt64s(inputs[1].tensor);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, in.dtype, dims);
-    const size_t size = DtypeSize(in.dtype);
+    const size_t size = ElementSize(in.dtype);
     const Dims strides = StridesOf(dims);
     const int64_t total = ElementCount(dims);
     const auto* x = static_cast<const std::byte*>(in.data);

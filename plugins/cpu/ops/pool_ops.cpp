@@ -466,7 +466,7 @@ class MaxUnpoolKernel : public CpuKernel {
     const Dims out_dims = IsPresent(inputs, 2) ? ReadInt64s(inputs[2].tensor) : default_dims;
     if (out_dims.size() != default_dims.size()) FailInvalid("MaxUnpool: output_shape rank");
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims);
-    const size_t size = DtypeSize(dtype_);
+    const size_t size = ElementSize(dtype_);
     const int64_t out_count = ElementCount(out_dims);
     const int64_t default_count = ElementCount(default_dims);
     std::memset(out.data, 0, out_count * size);

@@ -152,7 +152,7 @@ std::unique_ptr<CpuKernel> MakeConcatFromSequence(const sdk::Node& node,
       }
       parts.push_back(std::move(d));
     }
-    const size_t element_size = DtypeSize(first.dtype);
+    const size_t element_size = ElementSize(first.dtype);
     if (element_size == 0) {
       FailUnsupported("ConcatFromSequence: dtype " + DtypeName(first.dtype) + " not supported");
     }
@@ -197,7 +197,7 @@ std::unique_ptr<CpuKernel> MakeSplitToSequence(const sdk::Node& node, std::span<
                     std::to_string(extent));
       }
     }
-    const size_t element_size = DtypeSize(in.dtype);
+    const size_t element_size = ElementSize(in.dtype);
     if (element_size == 0) {
       FailUnsupported("SplitToSequence: dtype " + DtypeName(in.dtype) + " not supported");
     }

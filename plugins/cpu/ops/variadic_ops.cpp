@@ -146,7 +146,7 @@ class WhereKernel : public CpuKernel {
     const auto& plan = plan_;
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, plan.out_dims);
     const bool* c = DataAs<bool>(inputs[0].tensor);
-    const size_t size = DtypeSize(dtype_);
+    const size_t size = ElementSize(dtype_);
     const auto* x = static_cast<const std::byte*>(inputs[1].tensor.data);
     const auto* y = static_cast<const std::byte*>(inputs[2].tensor.data);
     auto* z = static_cast<std::byte*>(out.data);

@@ -293,6 +293,21 @@ TEST(CudaClaims, StringTensorsNeverMoveToTheDevice) {
   EXPECT_THAT(result.reason, HasSubstr("string"));
 }
 
+// The copy kernels move words of 1, 2, 4 or 8 bytes; complex128 (16) and
+// the packed sub-byte types are declined at the claim, not at the launch.
+TEST(CudaClaims, ElementsThatAreNotOneDeviceWordStayOnTheHost) {
+  for (DataType dtype : {DataType::kComplex128, DataType::kInt4, DataType::kUint4}) {
+    auto g = MakeSingleNodeGraph("Transpose", {{2, 4}}, {4, 2});
+    Input(g, 0).dtype = dtype;
+    const auto result = Claim(g);
+    EXPECT_FALSE(result.claimed) << static_cast<int>(dtype);
+    EXPECT_THAT(result.reason, HasSubstr("do not move"));
+  }
+  auto g = MakeSingleNodeGraph("Transpose", {{2, 4}}, {4, 2});
+  Input(g, 0).dtype = DataType::kComplex64;
+  EXPECT_TRUE(Claim(g).claimed) << Claim(g).reason;
+}
+
 // The bundled decoder's attention: 8 heads, 2 KV heads, head size 32, rotary
 // caches [1024, 16], a growing past and both present outputs.
 SingleNodeGraph DecoderAttention(std::vector<Attribute> extra = {}) {

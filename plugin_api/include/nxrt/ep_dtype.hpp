@@ -1,8 +1,21 @@
-#include "dtype.hpp"
+// nxrt EP SDK: the element types of ep_abi.h as an EP sees them: bytes per
+// element in a tensor's buffer, and the name to put in a message. Part of
+// the header-only SDK (ep_sdk.hpp includes it); depends on the C++ standard
+// library and ep_abi.h only.
+#pragma once
 
-namespace nxrt::cpu {
+#include <cstddef>
+#include <string>
 
-size_t DtypeSize(nxrt_dtype dtype) {
+#include "nxrt/ep_abi.h"
+
+namespace nxrt::sdk {
+
+// Bytes one element takes in a tensor's buffer: a nxrt_string_view for
+// strings (the buffer holds views, see nxrt_tensor), 0 for the packed
+// sub-byte types (int4, uint4, float4e2m1, int2, uint2) and for undefined or
+// unknown codes, which have no whole-byte size.
+constexpr size_t ElementSize(nxrt_dtype dtype) {
   switch (dtype) {
     case NXRT_DTYPE_BOOL:
     case NXRT_DTYPE_INT8:
@@ -36,7 +49,9 @@ size_t DtypeSize(nxrt_dtype dtype) {
   }
 }
 
-std::string DtypeName(nxrt_dtype dtype) {
+// The ONNX name of `dtype` ("float32", "bfloat16", "string"...), or
+// "dtype N" for a code this header does not know.
+inline std::string DtypeName(nxrt_dtype dtype) {
   switch (dtype) {
     case NXRT_DTYPE_UNDEFINED:
       return "undefined";
@@ -96,4 +111,4 @@ std::string DtypeName(nxrt_dtype dtype) {
   return "dtype " + std::to_string(static_cast<int>(dtype));
 }
 
-}  // namespace nxrt::cpu
+}  // namespace nxrt::sdk
