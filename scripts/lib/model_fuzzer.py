@@ -5,11 +5,13 @@ attribute set to an edge value or dropped, an op renamed, an input dropped,
 emptied or rewired, an output added or dropped, an initializer's dims, type
 or integer values changed, a graph input's declared type or dims changed, the
 opset or a node's domain changed, a test input's values, dims or type
-changed, or a test input replaced by a well-formed tensor of another shape
-under symbolic declared dims (so it reaches the kernels). Mutants run in batches through `nxrt test --json`, which runs every
-case in a child process of its own; a case is a finding when its child
-crashed, exited before reporting (a sanitizer's report, say), let an
-exception escape, or ran past --timeout. A refusal or a wrong answer is the
+changed, a test input replaced by a well-formed tensor of another shape
+under symbolic declared dims (so it reaches the kernels), or the last graph
+input made a constant of its test value (so it reaches shape inference and
+constant preparation). Mutants run in batches through `nxrt test --json`,
+which runs every case in a child process of its own; a case is a finding
+when its child crashed, exited before reporting (a sanitizer's report, say),
+let an exception escape, or ran past --timeout. A refusal or a wrong answer is the
 expected outcome of a bad model and is not a finding. The address space of
 `nxrt test` is capped (--memory-limit) so that a mutant asking for a tensor
 of gigabytes is refused at once rather than computed until the timeout;
@@ -316,10 +318,44 @@ def mutate_test_input_shape(rng, model, case):
     return f"{relative} reshaped to {list(array.shape)}, its declared dims made symbolic"
 
 
+def mutate_input_to_constant(rng, model, case):
+    """The last graph input made an initializer holding its first test data
+    set's tensor (an integer element set to an edge value half the time), its
+    test files dropped: the value then reaches shape inference and the EPs'
+    constant preparation (folding, packed weights) instead of a run."""
+    initializers = {t.name for t in model.graph.initializer}
+    graph_inputs = [i for i in model.graph.input if i.name not in initializers]
+    if not graph_inputs or not case["data_sets"]:
+        return None
+    k = len(graph_inputs) - 1
+    name = f"input_{k}.pb"
+    path = os.path.join(case["source"], case["data_sets"][0], name)
+    if not os.path.exists(path):
+        return None
+    tensor = TensorProto()
+    with open(path, "rb") as handle:
+        try:
+            tensor.ParseFromString(handle.read())
+        except Exception:  # a sequence or an optional: left alone
+            return None
+    if not tensor.HasField("data_type"):
+        return None
+    tensor.name = graph_inputs[k].name
+    edit = f"graph input {tensor.name} made a constant from {case['data_sets'][0]}/{name}"
+    if tensor.data_type in INTEGER_TYPES and rng.random() < 0.5:
+        element = set_integer_element(rng, tensor)
+        if element:
+            edit += f", element {element[0]} = {element[1]}"
+    model.graph.initializer.append(tensor)
+    model.graph.input.remove(graph_inputs[k])
+    case["dropped_inputs"].update(os.path.join(d, name) for d in case["data_sets"])
+    return edit
+
+
 MUTATIONS = [mutate_attribute, mutate_attribute, mutate_op_type, mutate_node_inputs,
              mutate_node_outputs, mutate_initializer, mutate_initializer, mutate_graph_input,
              mutate_opset, mutate_test_input, mutate_test_input, mutate_test_input_shape,
-             mutate_test_input_shape]
+             mutate_test_input_shape, mutate_input_to_constant]
 
 
 def write_mutant(rng, source, op_types, folder):
@@ -327,7 +363,7 @@ def write_mutant(rng, source, op_types, folder):
     model = onnx.load(os.path.join(source, "model.onnx"))
     data_sets = sorted(d for d in os.listdir(source) if d.startswith("test_data_set_"))
     case = {"source": source, "data_sets": data_sets, "edited_inputs": {},
-            "op_types": op_types}
+            "dropped_inputs": set(), "op_types": op_types}
     edits = []
     for _ in range(rng.randint(1, 3)):
         edit = rng.choice(MUTATIONS)(rng, model, case)
@@ -341,6 +377,8 @@ def write_mutant(rng, source, op_types, folder):
         for name in os.listdir(os.path.join(source, data_set)):
             relative = os.path.join(data_set, name)
             target = os.path.join(folder, relative)
+            if relative in case["dropped_inputs"]:
+                continue
             if relative in case["edited_inputs"]:
                 with open(target, "wb") as handle:
                     handle.write(case["edited_inputs"][relative])
