@@ -278,10 +278,7 @@ class ConvKernel : public CpuKernel {
 class ConvTransposeKernel : public CpuKernel {
  public:
   ConvTransposeKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
-      : CpuKernel(false),
-        dtype_(inputs[0].dtype),
-        group_(node.AttrInt("group", 1)),
-        relu_(node.op_type() == "FusedConv") {
+      : CpuKernel(false), dtype_(inputs[0].dtype), group_(node.AttrInt("group", 1)) {
     const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
     const Dims w(inputs[1].dims, inputs[1].dims + inputs[1].rank);
     if (x.size() < 3 || w.size() != x.size()) {
@@ -395,7 +392,6 @@ class ConvTransposeKernel : public CpuKernel {
 
   nxrt_dtype dtype_;
   int64_t group_;
-  bool relu_;                // com.microsoft FusedConv with activation Relu
   WindowGeometry geometry_;  // of the equivalent forward conv: `in` is our output
   int64_t batch_ = 0;
   int64_t channels_ = 0;
