@@ -15,8 +15,9 @@ let an exception escape, or ran past --timeout. A refusal or a wrong answer is t
 expected outcome of a bad model and is not a finding. The address space of
 `nxrt test` is capped (--memory-limit) so that a mutant asking for a tensor
 of gigabytes is refused at once rather than computed until the timeout;
-AddressSanitizer builds, which reserve terabytes of shadow memory, run
-uncapped.
+AddressSanitizer builds, which reserve terabytes of shadow memory, keep no
+address-space cap, but every build passes the same limit to `nxrt test
+--memory-limit`, which bounds the values a session holds.
 
 The same seed gives the same mutants. Findings are copied, test data
 included, to OUT/findings/<mutant>/ with the edits in mutations.txt, so each
@@ -401,6 +402,8 @@ def address_space_cap(args):
 def run_batch(args, batch_dir, cap):
     """Runs every mutant in batch_dir; returns {mutant name: why it is a finding}."""
     command = [args.nxrt, "test", "--json", "--timeout", str(args.timeout), batch_dir]
+    if args.memory_limit > 0:
+        command += ["--memory-limit", str(args.memory_limit * 1024)]
     for ep in args.ep:
         command += ["--ep", ep]
     limit = None if cap is None else (
@@ -429,7 +432,8 @@ def main():
     parser.add_argument("--batch", type=int, default=200, help="mutants per `nxrt test` run")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds allowed per mutant")
     parser.add_argument("--memory-limit", type=float, default=4.0,
-                        help="address space of nxrt test in GiB (0: uncapped)")
+                        help="address space of nxrt test and its --memory-limit, in GiB "
+                             "(0: uncapped)")
     parser.add_argument("--ep", action="append", default=[], help="passed to nxrt test --ep")
     parser.add_argument("--out", help="where findings are kept (default: a new temporary folder)")
     args = parser.parse_args()

@@ -83,6 +83,14 @@ struct SessionOptions {
   // start over from other cache contents, bind another tensor. No effect
   // where the attention reads host memory.
   bool kv_in_ep_memory = false;
+
+  // The most bytes the session's value buffers (the activations, outputs
+  // and copies between memories its runs allocate, in any memory) may hold
+  // at once; 0 for no limit. A run that would pass it fails with
+  // kOutOfMemory naming the node, op, output and limit, before the memory is
+  // allocated, and the session stays usable. Weights, and what an EP
+  // allocates for itself, are not counted.
+  size_t memory_limit_bytes = 0;
 };
 
 }  // namespace nxrt

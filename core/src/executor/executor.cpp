@@ -939,7 +939,8 @@ Status Executor::RunTransfers(PlannedNode& node) {
                          " and cannot move between EP memories; place its producer and consumer "
                          "on one EP");
     }
-    NXRT_RETURN_IF_ERROR(to.buffer->Reserve(MemoryProvider(to.memory), from.byte_size, Listener()));
+    NXRT_RETURN_IF_ERROR(to.buffer->Reserve(MemoryProvider(to.memory), from.byte_size, Listener(),
+                                            shared_.memory_budget));
     to.kind = NXRT_VALUE_TENSOR;
     to.dtype = from.dtype;
     to.dims.assign(from.dims.begin(), from.dims.end());
@@ -952,7 +953,7 @@ Status Executor::RunTransfers(PlannedNode& node) {
       copied = MemoryProvider(from.memory)->CopyToHost(to.data, from.data, from.byte_size);
     } else {
       // Two device memories meet through the host.
-      copied = transfer.staging.Reserve(nullptr, from.byte_size, nullptr);
+      copied = transfer.staging.Reserve(nullptr, from.byte_size, nullptr, shared_.memory_budget);
       if (copied.ok()) {
         copied = MemoryProvider(from.memory)
                      ->CopyToHost(transfer.staging.data(), from.data, from.byte_size);
@@ -1022,7 +1023,8 @@ Status Executor::PrepareNode(PlannedNode& node) {
       PrepareStrings(slot, slot.planned_bytes / sizeof(nxrt_string_view));
     } else if (!BindInPlace(node, i)) {
       const size_t bytes = slot.planned_bytes;
-      Status reserved = slot.buffer->Reserve(MemoryProvider(slot.memory), bytes, Listener());
+      Status reserved = slot.buffer->Reserve(MemoryProvider(slot.memory), bytes, Listener(),
+                                             shared_.memory_budget);
       if (!reserved.ok()) {
         return reserved.WithContext(graph_.Describe(node.id) + ": output '" +
                                     DescribeSlot(slot_index) + "'");
@@ -1447,7 +1449,8 @@ Status Executor::AllocateOutput(size_t index, nxrt_dtype dtype, std::span<const 
     PrepareStrings(*slot, static_cast<size_t>(count));
   } else {
     NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(type, dims));
-    NXRT_RETURN_IF_ERROR(slot->buffer->Reserve(MemoryProvider(slot->memory), bytes, Listener()));
+    NXRT_RETURN_IF_ERROR(slot->buffer->Reserve(MemoryProvider(slot->memory), bytes, Listener(),
+                                               shared_.memory_budget));
     slot->data = slot->buffer->data();
     slot->byte_size = bytes;
   }
@@ -1496,7 +1499,7 @@ Status Executor::AllocateSequenceElement(size_t index, size_t element, nxrt_dtyp
   }
   SequenceElement& e = slot->elements[element];
   NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(type, dims));
-  NXRT_RETURN_IF_ERROR(e.buffer.Reserve(nullptr, bytes, nullptr));
+  NXRT_RETURN_IF_ERROR(e.buffer.Reserve(nullptr, bytes, nullptr, shared_.memory_budget));
   e.dtype = type;
   e.dims.assign(dims.begin(), dims.end());
   e.byte_size = bytes;

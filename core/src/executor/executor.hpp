@@ -54,6 +54,8 @@ struct ExecutorShared {
   bool kv_in_ep_memory = false;
   // Chains of nodes their provider runs as one kernel (conv_fusion.hpp).
   bool fuse_nodes = true;
+  // Counts every value buffer's bytes against the session's limit.
+  MemoryBudget* memory_budget = nullptr;
 };
 
 // One named input of a run, as given by the application.

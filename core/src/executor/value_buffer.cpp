@@ -25,6 +25,7 @@ plugin_host::ExecutionProvider* MemoryOwner(plugin_host::ExecutionProvider* prov
 ValueBuffer::ValueBuffer(ValueBuffer&& other) noexcept
     : provider_(std::exchange(other.provider_, nullptr)),
       listener_(std::exchange(other.listener_, nullptr)),
+      budget_(std::exchange(other.budget_, nullptr)),
       data_(std::exchange(other.data_, nullptr)),
       capacity_(std::exchange(other.capacity_, 0)),
       epoch_(std::exchange(other.epoch_, 0)) {}
@@ -34,6 +35,7 @@ ValueBuffer& ValueBuffer::operator=(ValueBuffer&& other) noexcept {
     Release();
     provider_ = std::exchange(other.provider_, nullptr);
     listener_ = std::exchange(other.listener_, nullptr);
+    budget_ = std::exchange(other.budget_, nullptr);
     data_ = std::exchange(other.data_, nullptr);
     capacity_ = std::exchange(other.capacity_, 0);
     epoch_ = std::exchange(other.epoch_, 0);
@@ -42,26 +44,35 @@ ValueBuffer& ValueBuffer::operator=(ValueBuffer&& other) noexcept {
 }
 
 Status ValueBuffer::Reserve(plugin_host::ExecutionProvider* provider, size_t bytes,
-                            BufferFreeListener* listener) {
+                            BufferFreeListener* listener, MemoryBudget* budget) {
   plugin_host::ExecutionProvider* owner = MemoryOwner(provider);
   if (data_ != nullptr && capacity_ >= bytes && owner == provider_) return Status::Ok();
   // A buffer outgrown in its own memory (a growing KV cache gains a row each
   // decode step) takes half as much again, so a value that creeps up is
   // reallocated a few times rather than on every run.
   const bool outgrown = data_ != nullptr && owner == provider_;
-  const size_t size = std::max<size_t>(outgrown ? capacity_ + capacity_ / 2 : 1, bytes);
+  size_t size = std::max<size_t>(outgrown ? capacity_ + capacity_ / 2 : 1, bytes);
   Release();
+  if (budget != nullptr) {
+    if (!budget->Fits(size)) size = std::max<size_t>(bytes, 1);
+    NXRT_RETURN_IF_ERROR(budget->Take(size));
+  }
   void* data = nullptr;
   if (owner != nullptr) {
-    NXRT_ASSIGN_OR_RETURN(data, owner->Alloc(size, kBufferAlignment));
+    Result<void*> allocated = owner->Alloc(size, kBufferAlignment);
+    if (allocated.ok()) data = *allocated;
+    if (!allocated.ok() && budget != nullptr) budget->Give(size);
+    NXRT_RETURN_IF_ERROR(allocated.status());
   } else {
     data = ::operator new(size, std::align_val_t(kBufferAlignment), std::nothrow);
     if (data == nullptr) {
+      if (budget != nullptr) budget->Give(size);
       return Status(StatusCode::kOutOfMemory, "cannot allocate " + std::to_string(size) +
                                                   " bytes of host memory for a value");
     }
   }
   provider_ = owner;
+  budget_ = budget;
   listener_ = listener;
   data_ = data;
   capacity_ = size;
@@ -77,9 +88,11 @@ void ValueBuffer::Release() {
   } else {
     ::operator delete(data_, std::align_val_t(kBufferAlignment));
   }
+  if (budget_ != nullptr) budget_->Give(capacity_);
   data_ = nullptr;
   capacity_ = 0;
   provider_ = nullptr;
+  budget_ = nullptr;
 }
 
 }  // namespace nxrt::executor

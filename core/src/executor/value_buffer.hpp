@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "executor/memory_budget.hpp"
 #include "nxrt/support/status.hpp"
 #include "plugin_host/execution_provider.hpp"
 
@@ -35,9 +36,11 @@ class ValueBuffer {
   // Makes the buffer hold at least `bytes` in `provider`'s memory (host memory
   // when `provider` is null or has no memory of its own). Keeps the current
   // allocation when it is large enough and in the same memory; one it
-  // outgrows is replaced by one at least half as large again.
+  // outgrows is replaced by one at least half as large again (or by just
+  // `bytes` where that is all `budget` has room for). The allocation is
+  // counted in `budget` until released; a null budget counts nothing.
   Status Reserve(plugin_host::ExecutionProvider* provider, size_t bytes,
-                 BufferFreeListener* listener);
+                 BufferFreeListener* listener, MemoryBudget* budget);
   void Release();
 
   void* data() const { return data_; }
@@ -47,6 +50,7 @@ class ValueBuffer {
  private:
   plugin_host::ExecutionProvider* provider_ = nullptr;
   BufferFreeListener* listener_ = nullptr;
+  MemoryBudget* budget_ = nullptr;
   void* data_ = nullptr;
   size_t capacity_ = 0;
   uint64_t epoch_ = 0;

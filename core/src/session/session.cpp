@@ -98,6 +98,8 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   state->shared.fixed_capacity_kv = options.fixed_capacity_kv;
   state->shared.kv_in_ep_memory = options.kv_in_ep_memory;
   state->shared.fuse_nodes = options.rewrite_graph;
+  state->memory_budget.set_limit(options.memory_limit_bytes);
+  state->shared.memory_budget = &state->memory_budget;
   NXRT_ASSIGN_OR_RETURN(state->executor, executor::Executor::Build(graph, state->shared,
                                                                    &state->capture_plan, nullptr));
   const std::vector<std::string>& fusions = state->executor->fusions();

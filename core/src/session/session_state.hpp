@@ -37,6 +37,7 @@ class SessionState {
   std::vector<partitioner::RankedProvider> providers;
   std::unique_ptr<device_graph::DeviceGraphs> device_graphs;
   std::unique_ptr<kernel_cache::KernelCache> cache;
+  executor::MemoryBudget memory_budget;  // outlives the buffers it counts
   executor::ExecutorShared shared;
   std::unique_ptr<executor::Executor> executor;
   std::vector<ValueDescription> inputs;

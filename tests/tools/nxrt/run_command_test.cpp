@@ -1,7 +1,7 @@
 // `nxrt run`: outputs written as TensorProto files that read back to the
 // model's answer, random inputs with --dim, the JSON report, and one-line
-// errors for a missing model, an unknown EP, a wrong input name and an
-// unbound symbolic dim.
+// errors for a missing model, an unknown EP, a wrong input name, an unbound
+// symbolic dim and a model that needs more memory than --memory-limit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -152,6 +152,30 @@ TEST_F(RunCommandTest, UnconvertibleValueIsAOneLineUsageError) {
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_THAT(Lines(result.err), ::testing::ElementsAre(StartsWith("nxrt: error: ")));
   EXPECT_THAT(result.err, HasSubstr("--repeat"));
+}
+
+TEST_F(RunCommandTest, MemoryLimitRefusesAModelThatNeedsMoreInOneLine) {
+  const auto symbolic = scratch_.path() / "symbolic.onnx";
+  WriteAddReluModel(symbolic, {"batch", 3});
+  // 100,000 rows of 3 floats: 1.2 MB a value.
+  const ProcessResult over = RunNxrt(
+      {"run", symbolic.string(), "--random", "--dim", "batch=100000", "--memory-limit", "0.5"},
+      scratch_.path());
+  ExpectOneLineError(over);
+  EXPECT_THAT(over.err, HasSubstr(symbolic.string()));
+  EXPECT_THAT(over.err, HasSubstr("memory limit of 0.5 MiB"));
+  EXPECT_THAT(over.err, HasSubstr("--memory-limit"));
+
+  const ProcessResult under = RunNxrt(
+      {"run", symbolic.string(), "--random", "--dim", "batch=1000", "--memory-limit", "0.5"},
+      scratch_.path());
+  ASSERT_EQ(under.exit_code, 0) << under.err;
+
+  const ProcessResult negative =
+      RunNxrt({"run", model_.string(), "--random", "--memory-limit", "-1"}, scratch_.path());
+  EXPECT_EQ(negative.exit_code, 2);
+  EXPECT_THAT(Lines(negative.err), ::testing::ElementsAre(StartsWith("nxrt: error: ")));
+  EXPECT_THAT(negative.err, HasSubstr("0 (no limit) or more"));
 }
 
 }  // namespace

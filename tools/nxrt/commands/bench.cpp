@@ -16,6 +16,7 @@
 #include "commands/command.hpp"
 #include "common/environment_setup.hpp"
 #include "common/json_writer.hpp"
+#include "common/memory_limit.hpp"
 #include "common/model_inputs.hpp"
 #include "common/model_session.hpp"
 #include "common/name_value.hpp"
@@ -29,6 +30,7 @@ namespace {
 struct BenchFlags {
   std::string model;
   ProviderFlags providers;
+  double memory_limit_mib = 0;
   std::vector<std::string> inputs;
   std::vector<std::string> dims;
   uint64_t seed = 0;
@@ -46,6 +48,7 @@ Result<int> Bench(const BenchFlags& flags) {
   if (flags.warmup < 0) return InvalidArgument("--warmup must not be negative");
   SessionOptions options;
   NXRT_ASSIGN_OR_RETURN(options.providers, ParseProviderList(flags.providers, flags.threads));
+  options.memory_limit_bytes = MemoryLimitBytes(flags.memory_limit_mib);
   options.rewrite_graph = !flags.no_rewrites;
   InputSources sources;
   sources.files = flags.inputs;
@@ -108,6 +111,7 @@ void RegisterBenchCommand(CLI::App& app, CommandAction& selected) {
   CLI::App* command = app.add_subcommand("bench", "time runs of a model");
   command->add_option("model", flags->model, "the .onnx model file")->required();
   AddProviderOptions(*command, flags->providers);
+  AddMemoryLimitOption(*command, flags->memory_limit_mib);
   command->add_option("--input", flags->inputs,
                       "NAME=FILE.pb: an input from a TensorProto file; repeatable (other "
                       "inputs are random)");

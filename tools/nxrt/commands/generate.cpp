@@ -15,6 +15,7 @@
 
 #include "commands/command.hpp"
 #include "common/environment_setup.hpp"
+#include "common/memory_limit.hpp"
 #include "common/model_session.hpp"
 #include "common/provider_list.hpp"
 #include "generate/decode_loop.hpp"
@@ -31,6 +32,7 @@ namespace {
 struct GenerateFlags {
   std::string model;
   ProviderFlags providers;
+  double memory_limit_mib = 0;
   int64_t prompt_tokens = 16;
   std::optional<std::string> prompt;
   int64_t steps = 32;
@@ -94,6 +96,7 @@ Result<int> Generate(const GenerateFlags& flags) {
   const KvForm form = flags.kv == "fixed" ? KvForm::kFixed : KvForm::kGrowing;
   SessionOptions options;
   NXRT_ASSIGN_OR_RETURN(options.providers, ParseProviderList(flags.providers, flags.threads));
+  options.memory_limit_bytes = MemoryLimitBytes(flags.memory_limit_mib);
   options.fixed_capacity_kv = form == KvForm::kFixed;
   // The fixed pasts are never read back here, so an EP with memory of its
   // own may keep the cache there.
@@ -149,6 +152,7 @@ void RegisterGenerateCommand(CLI::App& app, CommandAction& selected) {
       app.add_subcommand("generate", "generate tokens with a decoder model and its KV cache");
   command->add_option("model", flags->model, "the decoder .onnx model file")->required();
   AddProviderOptions(*command, flags->providers);
+  AddMemoryLimitOption(*command, flags->memory_limit_mib);
   CLI::Option* count =
       command->add_option("--prompt-tokens", flags->prompt_tokens,
                           "a prompt of N random token ids from --seed (default 16)");

@@ -12,6 +12,7 @@
 #include "commands/command.hpp"
 #include "common/environment_setup.hpp"
 #include "common/json_writer.hpp"
+#include "common/memory_limit.hpp"
 #include "common/model_inputs.hpp"
 #include "common/model_session.hpp"
 #include "common/name_value.hpp"
@@ -26,6 +27,7 @@ namespace {
 struct RunFlags {
   std::string model;
   ProviderFlags providers;
+  double memory_limit_mib = 0;
   std::vector<std::string> inputs;
   bool random = false;
   std::vector<std::string> dims;
@@ -62,6 +64,7 @@ Result<int> RunModel(const RunFlags& flags) {
                         MakeEnvironment(flags.environment));
   SessionOptions options;
   options.providers = providers;
+  options.memory_limit_bytes = MemoryLimitBytes(flags.memory_limit_mib);
   NXRT_ASSIGN_OR_RETURN(ModelSession model,
                         LoadModelSession(environment, flags.model, std::move(options)));
   NXRT_ASSIGN_OR_RETURN(std::vector<NamedValue> inputs, PrepareInputs(model, sources));
@@ -156,6 +159,7 @@ void RegisterRunCommand(CLI::App& app, CommandAction& selected) {
   CLI::App* command = app.add_subcommand("run", "run a model and write its outputs");
   command->add_option("model", flags->model, "the .onnx model file")->required();
   AddProviderOptions(*command, flags->providers);
+  AddMemoryLimitOption(*command, flags->memory_limit_mib);
   command->add_option("--input", flags->inputs,
                       "NAME=FILE.pb: an input from a TensorProto, "
                       "SequenceProto or OptionalProto file; repeatable");

@@ -13,6 +13,7 @@
 #include "commands/command.hpp"
 #include "common/environment_setup.hpp"
 #include "common/json_writer.hpp"
+#include "common/memory_limit.hpp"
 #include "common/provider_list.hpp"
 #include "test_cases/case_discovery.hpp"
 #include "test_cases/case_runner.hpp"
@@ -25,6 +26,7 @@ namespace {
 struct TestFlags {
   std::vector<std::string> case_dirs;
   ProviderFlags providers;
+  double memory_limit_mib = 0;
   double rtol = 1e-3;
   double atol = 1e-5;
   double timeout = 60;
@@ -53,6 +55,7 @@ Result<int> RunTests(const TestFlags& flags) {
   CaseSettings settings;
   NXRT_ASSIGN_OR_RETURN(settings.providers, ParseProviderList(flags.providers));
   settings.tolerance = {flags.rtol, flags.atol};
+  settings.memory_limit_bytes = MemoryLimitBytes(flags.memory_limit_mib);
   std::vector<std::filesystem::path> roots(flags.case_dirs.begin(), flags.case_dirs.end());
   NXRT_ASSIGN_OR_RETURN(const std::vector<std::filesystem::path> cases, FindTestCases(roots));
 
@@ -137,6 +140,7 @@ void RegisterTestCommand(CLI::App& app, CommandAction& selected) {
                    "a case folder (model.onnx, test_data_set_N/) or a folder of them")
       ->required();
   AddProviderOptions(*command, flags->providers);
+  AddMemoryLimitOption(*command, flags->memory_limit_mib);
   command->add_option("--rtol", flags->rtol, "relative tolerance (default 1e-3)");
   command->add_option("--atol", flags->atol, "absolute tolerance (default 1e-5)");
   command->add_option("--timeout", flags->timeout, "seconds allowed per case (default 60)");

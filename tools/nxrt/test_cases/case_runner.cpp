@@ -108,6 +108,7 @@ CaseResult RunTestCase(const fs::path& case_dir, const CaseSettings& settings,
   if (data_sets.empty()) return {CaseStatus::kSkip, "no test_data_set_N folder"};
   SessionOptions options;
   options.providers = settings.providers;
+  options.memory_limit_bytes = settings.memory_limit_bytes;
   Result<ModelSession> model =
       LoadModelSession(std::move(environment), case_dir / "model.onnx", std::move(options));
   if (!model.ok()) return Error(model.status().message());

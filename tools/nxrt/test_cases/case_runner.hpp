@@ -18,6 +18,7 @@ namespace nxrt::cli {
 struct CaseSettings {
   std::vector<ExecutionProviderSpec> providers;
   Tolerance tolerance;
+  size_t memory_limit_bytes = 0;  // SessionOptions::memory_limit_bytes
 };
 
 CaseResult RunTestCase(const std::filesystem::path& case_dir, const CaseSettings& settings,
