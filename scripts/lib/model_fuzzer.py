@@ -98,6 +98,17 @@ def set_integer_element(rng, tensor):
     return index, flat[index]
 
 
+def read_tensor_file(path):
+    """The TensorProto in `path`, or None for a sequence or an optional."""
+    tensor = TensorProto()
+    with open(path, "rb") as handle:
+        try:
+            tensor.ParseFromString(handle.read())
+        except Exception:  # a sequence or an optional: left alone
+            return None
+    return tensor
+
+
 # Each mutation edits the model (or the case's test inputs) in place and
 # returns a line describing the edit, or None when the case offers it nothing
 # to edit.
@@ -247,12 +258,9 @@ def mutate_test_input(rng, model, case):
     if not inputs:
         return None
     path = rng.choice(inputs)
-    tensor = TensorProto()
-    with open(path, "rb") as handle:
-        try:
-            tensor.ParseFromString(handle.read())
-        except Exception:  # a sequence or an optional: left alone
-            return None
+    tensor = read_tensor_file(path)
+    if tensor is None:
+        return None
     relative = os.path.relpath(path, case["source"])
     choice = rng.random()
     if choice < 0.4 and tensor.data_type in INTEGER_TYPES:
@@ -284,13 +292,13 @@ def mutate_test_input_shape(rng, model, case):
         return None
     data_set, k = rng.choice(choices)
     relative = os.path.join(data_set, f"input_{k}.pb")
-    tensor = TensorProto()
-    with open(os.path.join(case["source"], relative), "rb") as handle:
-        try:
-            tensor.ParseFromString(handle.read())
-            array = numpy_helper.to_array(tensor)
-        except Exception:  # a sequence, an optional, or a type numpy lacks
-            return None
+    tensor = read_tensor_file(os.path.join(case["source"], relative))
+    if tensor is None:
+        return None
+    try:
+        array = numpy_helper.to_array(tensor)
+    except Exception:  # a type numpy lacks
+        return None
     if array.ndim == 0:
         array = np.resize(array, (rng.choice([0, 2]),))
     else:
@@ -333,12 +341,9 @@ def mutate_input_to_constant(rng, model, case):
     path = os.path.join(case["source"], case["data_sets"][0], name)
     if not os.path.exists(path):
         return None
-    tensor = TensorProto()
-    with open(path, "rb") as handle:
-        try:
-            tensor.ParseFromString(handle.read())
-        except Exception:  # a sequence or an optional: left alone
-            return None
+    tensor = read_tensor_file(path)
+    if tensor is None:
+        return None
     if not tensor.HasField("data_type"):
         return None
     tensor.name = graph_inputs[k].name
