@@ -120,17 +120,29 @@ Result<TestValue> DecodeAs(std::span<const std::byte> bytes, TestProtoKind kind)
   switch (kind) {
     case TestProtoKind::kTensor: {
       onnx::TensorProto proto;
-      if (!Parse(proto, bytes)) return InvalidArgument("is not a valid TensorProto");
+      if (!Parse(proto, bytes)) {
+        return InvalidArgument(
+            "is not a valid TensorProto; write one with onnx.numpy_helper.from_array(...)"
+            ".SerializeToString()");
+      }
       return FromTensor(proto);
     }
     case TestProtoKind::kSequence: {
       onnx::SequenceProto proto;
-      if (!Parse(proto, bytes)) return InvalidArgument("is not a valid SequenceProto");
+      if (!Parse(proto, bytes)) {
+        return InvalidArgument(
+            "is not a valid SequenceProto; write one with onnx.numpy_helper.from_list(...)"
+            ".SerializeToString()");
+      }
       return FromSequence(proto);
     }
     case TestProtoKind::kOptional: {
       onnx::OptionalProto proto;
-      if (!Parse(proto, bytes)) return InvalidArgument("is not a valid OptionalProto");
+      if (!Parse(proto, bytes)) {
+        return InvalidArgument(
+            "is not a valid OptionalProto; write one with onnx.numpy_helper.from_optional(...)"
+            ".SerializeToString()");
+      }
       return FromOptional(proto);
     }
     case TestProtoKind::kGuess:

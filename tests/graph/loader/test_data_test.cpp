@@ -318,6 +318,21 @@ TEST(TestDataTest, GarbageIsRefusedWithTheFileName) {
   EXPECT_FALSE(ReadTestValueFile("/nonexistent/input_0.pb").ok());
 }
 
+// A file read as one kind says how to write a valid one.
+TEST(TestDataTest, GarbageOfAKnownKindSaysHowToWriteOne) {
+  const std::vector<std::byte> garbage = {std::byte{0xFF}, std::byte{0xFF}, std::byte{0x01}};
+  const std::pair<TestProtoKind, const char*> kinds[] = {
+      {TestProtoKind::kTensor, "numpy_helper.from_array"},
+      {TestProtoKind::kSequence, "numpy_helper.from_list"},
+      {TestProtoKind::kOptional, "numpy_helper.from_optional"}};
+  for (const auto& [kind, writer] : kinds) {
+    Result<TestValue> value = DecodeTestValue(garbage, "junk.pb", kind);
+    ASSERT_FALSE(value.ok());
+    EXPECT_THAT(value.status().message(), ::testing::HasSubstr("junk.pb"));
+    EXPECT_THAT(value.status().message(), ::testing::HasSubstr(writer));
+  }
+}
+
 // Python's reading of the same tensor files: raw bytes hashed with FNV-1a.
 constexpr const char* kPythonReader = R"(
 import sys
