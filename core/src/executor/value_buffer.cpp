@@ -20,6 +20,17 @@ plugin_host::ExecutionProvider* MemoryOwner(plugin_host::ExecutionProvider* prov
   return provider != nullptr && provider->has_custom_memory() ? provider : nullptr;
 }
 
+// `size` bytes in `owner`'s memory, or in host memory for a null owner.
+Result<void*> Allocate(plugin_host::ExecutionProvider* owner, size_t size) {
+  if (owner != nullptr) return owner->Alloc(size, kBufferAlignment);
+  void* data = ::operator new(size, std::align_val_t(kBufferAlignment), std::nothrow);
+  if (data == nullptr) {
+    return Status(StatusCode::kOutOfMemory,
+                  "cannot allocate " + std::to_string(size) + " bytes of host memory for a value");
+  }
+  return data;
+}
+
 }  // namespace
 
 ValueBuffer::ValueBuffer(ValueBuffer&& other) noexcept
@@ -57,24 +68,15 @@ Status ValueBuffer::Reserve(plugin_host::ExecutionProvider* provider, size_t byt
     if (!budget->Fits(size)) size = std::max<size_t>(bytes, 1);
     NXRT_RETURN_IF_ERROR(budget->Take(size));
   }
-  void* data = nullptr;
-  if (owner != nullptr) {
-    Result<void*> allocated = owner->Alloc(size, kBufferAlignment);
-    if (allocated.ok()) data = *allocated;
-    if (!allocated.ok() && budget != nullptr) budget->Give(size);
-    NXRT_RETURN_IF_ERROR(allocated.status());
-  } else {
-    data = ::operator new(size, std::align_val_t(kBufferAlignment), std::nothrow);
-    if (data == nullptr) {
-      if (budget != nullptr) budget->Give(size);
-      return Status(StatusCode::kOutOfMemory, "cannot allocate " + std::to_string(size) +
-                                                  " bytes of host memory for a value");
-    }
+  Result<void*> data = Allocate(owner, size);
+  if (!data.ok()) {
+    if (budget != nullptr) budget->Give(size);
+    return data.status();
   }
   provider_ = owner;
   budget_ = budget;
   listener_ = listener;
-  data_ = data;
+  data_ = *data;
   capacity_ = size;
   epoch_ = NextEpoch();
   return Status::Ok();
