@@ -20,6 +20,8 @@ const char* StatusCodeName(StatusCode code) {
       return "unavailable";
     case StatusCode::kInternal:
       return "internal error";
+    case StatusCode::kCancelled:
+      return "cancelled";
   }
   return "unknown";
 }

@@ -30,6 +30,7 @@
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/capture_explain.hpp"
 #include "nxrt/graph/ir.hpp"
+#include "nxrt/run_options.hpp"
 #include "nxrt/session_options.hpp"
 #include "nxrt/session_report.hpp"
 #include "nxrt/support/status.hpp"
@@ -89,21 +90,25 @@ class Session {
   const std::vector<ValueDescription>& outputs() const;
 
   // Runs eagerly and returns the outputs named in `output_names` (all
-  // outputs when empty), as owning host tensors.
+  // outputs when empty), as owning host tensors. Every Run and RunValues
+  // takes RunOptions last, to stop a run early (see run_options.hpp).
   Result<std::vector<Tensor>> Run(std::span<const NamedTensor> inputs,
-                                  std::span<const std::string> output_names = {});
+                                  std::span<const std::string> output_names = {},
+                                  const RunOptions& run_options = {});
   // As above, writing into `outputs` (resized to the wanted count). A tensor
   // that already owns storage of the right byte size is reused, so repeated
   // runs at fixed shapes allocate nothing.
   Status Run(std::span<const NamedTensor> inputs, std::span<const std::string> output_names,
-             std::vector<Tensor>& outputs);
+             std::vector<Tensor>& outputs, const RunOptions& run_options = {});
   // A run on a device-graph slot: capture-eligible segments are captured once
   // warm and replayed after.
   Status Run(DeviceGraphSlot slot, std::span<const NamedTensor> inputs,
-             std::span<const std::string> output_names, std::vector<Tensor>& outputs);
+             std::span<const std::string> output_names, std::vector<Tensor>& outputs,
+             const RunOptions& run_options = {});
   // Inputs and outputs that may be sequences or absent optionals.
   Result<std::vector<Value>> RunValues(std::span<const NamedValue> inputs,
-                                       std::span<const std::string> output_names = {});
+                                       std::span<const std::string> output_names = {},
+                                       const RunOptions& run_options = {});
 
   // The rewrites applied before placement, one line each, naming the nodes
   // changed (SessionOptions::rewrite_graph).
@@ -131,7 +136,7 @@ class Session {
   explicit Session(std::unique_ptr<session::SessionState> state);
   // Runs the bound inputs with the run mutex held; `slot` is an nxrt_graph_slot.
   Status RunLocked(std::optional<int> slot, std::span<const std::string> output_names,
-                   std::vector<Tensor>& outputs);
+                   std::vector<Tensor>& outputs, const RunOptions& run_options);
   std::unique_ptr<session::SessionState> state_;
 };
 

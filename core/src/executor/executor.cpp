@@ -1,6 +1,7 @@
 #include "executor/executor.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <iterator>
 #include <optional>
@@ -767,7 +768,22 @@ Status Executor::ResolveShapesIfChanged() {
 
 // ---- runs -------------------------------------------------------------------
 
-Status Executor::Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot) {
+Status Executor::Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot,
+                     const RunOptions& run_options) {
+  const bool stoppable = run_options.terminate != nullptr || run_options.deadline.has_value();
+  shared_.run_options = stoppable ? &run_options : nullptr;
+  shared_.run_stopped = false;
+  Status ran = RunBound(inputs, slot);
+  shared_.run_options = nullptr;
+  // A stop inside a body comes back through the EP that ran the body, which
+  // the ABI gives no code for cancellation.
+  if (!ran.ok() && shared_.run_stopped && ran.code() != StatusCode::kCancelled) {
+    return Status(StatusCode::kCancelled, ran.message());
+  }
+  return ran;
+}
+
+Status Executor::RunBound(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot) {
   NXRT_RETURN_IF_ERROR(BindNamedInputs(inputs));
   NXRT_RETURN_IF_ERROR(ResolveShapesIfChanged());
   Status executed = Execute(slot);
@@ -834,6 +850,13 @@ Status Executor::Execute(std::optional<nxrt_graph_slot> slot) {
   // dispatches thousands of nodes and moving a status is not free.
   Status failed;
   for (size_t i = 0; i < nodes_.size();) {
+    if (shared_.run_options != nullptr) {
+      Status stop = StopBefore(nodes_[i]);
+      if (!stop.ok()) {
+        failed = std::move(stop);
+        break;
+      }
+    }
     if (slot && segments != nullptr && segment_at_[i] != kNoSlot) {
       device_graph::Segment& segment = (*segments)[segment_at_[i]];
       Status ran = RunSegment(segment, *slot);
@@ -853,6 +876,20 @@ Status Executor::Execute(std::optional<nxrt_graph_slot> slot) {
   }
   shared_.cache->AddPreboundHits(settled_hits_);
   return failed;
+}
+
+Status Executor::StopBefore(const PlannedNode& node) {
+  const RunOptions& options = *shared_.run_options;
+  const char* why = nullptr;
+  if (options.terminate != nullptr && options.terminate->load(std::memory_order_relaxed)) {
+    why = "its terminate flag was set";
+  } else if (options.deadline && std::chrono::steady_clock::now() >= *options.deadline) {
+    why = "its deadline passed";
+  }
+  if (why == nullptr) return Status::Ok();
+  shared_.run_stopped = true;
+  return Status(StatusCode::kCancelled, graph_.Describe(node.id) + ": the run stopped before it, " +
+                                            why + " (RunOptions), so the run returns no outputs");
 }
 
 Status Executor::RunNode(PlannedNode& node) {

@@ -35,6 +35,7 @@
 #include "kernel_cache/kernel_cache.hpp"
 #include "nxrt/graph/capture_classifier.hpp"
 #include "nxrt/graph/ir.hpp"
+#include "nxrt/run_options.hpp"
 #include "nxrt/tensor.hpp"
 #include "nxrt/value.hpp"
 #include "partitioner/partition.hpp"
@@ -56,6 +57,9 @@ struct ExecutorShared {
   bool fuse_nodes = true;
   // Counts every value buffer's bytes against the session's limit.
   MemoryBudget* memory_budget = nullptr;
+  // The run in progress's options, while they can stop it; else null.
+  const RunOptions* run_options = nullptr;
+  bool run_stopped = false;  // a check stopped the run in progress
 };
 
 // One named input of a run, as given by the application.
@@ -86,7 +90,10 @@ class Executor : private plugin_host::ComputeServices {
   size_t value_buffer_bytes() const;
 
   // Runs with named inputs; `slot` selects device-graph capture and replay.
-  Status Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot);
+  // `run_options` is checked before each node and segment, here and in the
+  // bodies this run dispatches.
+  Status Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot,
+             const RunOptions& run_options);
   // The graph output or input named `name`, after a run.
   Result<size_t> OutputSlot(const std::string& name) const;
   Status ExportTensor(size_t slot, Tensor& out);
@@ -124,7 +131,10 @@ class Executor : private plugin_host::ComputeServices {
   void BindOuterScope();
 
   // Dispatch.
+  Status RunBound(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot);
   Status Execute(std::optional<nxrt_graph_slot> slot);
+  // A kCancelled status when the run's options say to stop before `node`.
+  Status StopBefore(const PlannedNode& node);
   Status RunTransfers(PlannedNode& node);
   Status PrepareNode(PlannedNode& node);
   bool BindInPlace(PlannedNode& node, size_t output);

@@ -63,6 +63,10 @@ nxrt_status_code ToAbiCode(StatusCode code) {
       return NXRT_STATUS_UNAVAILABLE;
     case StatusCode::kInternal:
       return NXRT_STATUS_INTERNAL;
+    case StatusCode::kCancelled:
+      // The ABI has no such code; the executor that stopped the run marks
+      // it cancelled again once the EP hands the status back.
+      return NXRT_STATUS_FAILED_PRECONDITION;
   }
   return NXRT_STATUS_INTERNAL;
 }

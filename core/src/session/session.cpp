@@ -168,24 +168,26 @@ const std::vector<ValueDescription>& Session::outputs() const {
 }
 
 Result<std::vector<Tensor>> Session::Run(std::span<const NamedTensor> inputs,
-                                         std::span<const std::string> output_names) {
+                                         std::span<const std::string> output_names,
+                                         const RunOptions& run_options) {
   std::vector<Tensor> outputs;
-  NXRT_RETURN_IF_ERROR(Run(inputs, output_names, outputs));
+  NXRT_RETURN_IF_ERROR(Run(inputs, output_names, outputs, run_options));
   return outputs;
 }
 
 Status Session::Run(std::span<const NamedTensor> inputs, std::span<const std::string> output_names,
-                    std::vector<Tensor>& outputs) {
+                    std::vector<Tensor>& outputs, const RunOptions& run_options) {
   std::lock_guard lock(state_->run_mutex);
   std::vector<executor::RunInput>& run_inputs = state_->run_inputs;
   run_inputs.clear();
   for (const NamedTensor& input : inputs)
     run_inputs.push_back({input.name, &input.tensor, nullptr});
-  return RunLocked(std::nullopt, output_names, outputs);
+  return RunLocked(std::nullopt, output_names, outputs, run_options);
 }
 
 Status Session::Run(DeviceGraphSlot slot, std::span<const NamedTensor> inputs,
-                    std::span<const std::string> output_names, std::vector<Tensor>& outputs) {
+                    std::span<const std::string> output_names, std::vector<Tensor>& outputs,
+                    const RunOptions& run_options) {
   std::lock_guard lock(state_->run_mutex);
   std::vector<executor::RunInput>& run_inputs = state_->run_inputs;
   run_inputs.clear();
@@ -193,15 +195,15 @@ Status Session::Run(DeviceGraphSlot slot, std::span<const NamedTensor> inputs,
     run_inputs.push_back({input.name, &input.tensor, nullptr});
   return RunLocked(
       slot == DeviceGraphSlot::kVerify ? NXRT_GRAPH_SLOT_VERIFY : NXRT_GRAPH_SLOT_PRIMARY,
-      output_names, outputs);
+      output_names, outputs, run_options);
 }
 
 Status Session::RunLocked(std::optional<int> slot, std::span<const std::string> output_names,
-                          std::vector<Tensor>& outputs) {
+                          std::vector<Tensor>& outputs, const RunOptions& run_options) {
   executor::Executor& executor = *state_->executor;
   std::optional<nxrt_graph_slot> graph_slot;
   if (slot) graph_slot = static_cast<nxrt_graph_slot>(*slot);
-  NXRT_RETURN_IF_ERROR(executor.Run(state_->run_inputs, graph_slot));
+  NXRT_RETURN_IF_ERROR(executor.Run(state_->run_inputs, graph_slot, run_options));
   const size_t wanted = output_names.empty() ? state_->outputs.size() : output_names.size();
   outputs.resize(wanted);
   for (size_t i = 0; i < wanted; ++i) {
@@ -213,7 +215,8 @@ Status Session::RunLocked(std::optional<int> slot, std::span<const std::string> 
 }
 
 Result<std::vector<Value>> Session::RunValues(std::span<const NamedValue> inputs,
-                                              std::span<const std::string> output_names) {
+                                              std::span<const std::string> output_names,
+                                              const RunOptions& run_options) {
   std::lock_guard lock(state_->run_mutex);
   std::vector<executor::RunInput>& run_inputs = state_->run_inputs;
   run_inputs.clear();
@@ -221,7 +224,7 @@ Result<std::vector<Value>> Session::RunValues(std::span<const NamedValue> inputs
     run_inputs.push_back({input.name, nullptr, &input.value});
   }
   executor::Executor& executor = *state_->executor;
-  NXRT_RETURN_IF_ERROR(executor.Run(run_inputs, std::nullopt));
+  NXRT_RETURN_IF_ERROR(executor.Run(run_inputs, std::nullopt, run_options));
   const size_t wanted = output_names.empty() ? state_->outputs.size() : output_names.size();
   std::vector<Value> outputs;
   outputs.reserve(wanted);

@@ -1,7 +1,11 @@
 // `nxrt run`: outputs written as TensorProto files that read back to the
 // model's answer, random inputs with --dim, the JSON report, and one-line
 // errors for a missing model, an unknown EP, a wrong input name, an unbound
-// symbolic dim and a model that needs more memory than --memory-limit.
+// symbolic dim, a model that needs more memory than --memory-limit and a run
+// that passes --time-limit.
+#include <cstring>
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -176,6 +180,42 @@ TEST_F(RunCommandTest, MemoryLimitRefusesAModelThatNeedsMoreInOneLine) {
   EXPECT_EQ(negative.exit_code, 2);
   EXPECT_THAT(Lines(negative.err), ::testing::ElementsAre(StartsWith("nxrt: error: ")));
   EXPECT_THAT(negative.err, HasSubstr("0 (no limit) or more"));
+}
+
+// Range expanded into a Loop (onnx's test case): from INT32_MIN down to
+// 10 by -3 the Loop counts 2^31 / 3 trips, and --time-limit stops it inside
+// the body; the case's own inputs finish well within the limit.
+TEST_F(RunCommandTest, TimeLimitStopsALoopBetweenBodyNodes) {
+  const std::filesystem::path case_dir =
+      "/usr/share/libonnx-testdata/data/node/test_range_int32_type_negative_delta_expanded";
+  if (!std::filesystem::exists(case_dir)) GTEST_SKIP() << case_dir << " is missing";
+  const auto data = case_dir / "test_data_set_0";
+  nxrt::graph::TestTensor start;
+  start.name = "start";
+  start.dtype = nxrt::graph::DataType::kInt32;
+  const int32_t lowest = std::numeric_limits<int32_t>::min();
+  start.bytes.resize(sizeof(lowest));
+  std::memcpy(start.bytes.data(), &lowest, sizeof(lowest));
+  const auto start_file = scratch_.path() / "in" / "start.pb";
+  WriteTensorFile(start_file, start);
+
+  const ProcessResult stopped =
+      RunNxrt({"run", (case_dir / "model.onnx").string(), "--input", "start=" + start_file.string(),
+               "--input", "limit=" + (data / "input_1.pb").string(), "--input",
+               "delta=" + (data / "input_2.pb").string(), "--time-limit", "0.3"},
+              scratch_.path());
+  ExpectOneLineError(stopped);
+  EXPECT_THAT(stopped.err, HasSubstr("(Loop)"));
+  EXPECT_THAT(stopped.err, HasSubstr("deadline passed"));
+  EXPECT_THAT(stopped.err, HasSubstr("raise --time-limit"));
+
+  const ProcessResult finished =
+      RunNxrt({"run", (case_dir / "model.onnx").string(), "--input",
+               "start=" + (data / "input_0.pb").string(), "--input",
+               "limit=" + (data / "input_1.pb").string(), "--input",
+               "delta=" + (data / "input_2.pb").string(), "--time-limit", "60"},
+              scratch_.path());
+  EXPECT_EQ(finished.exit_code, 0) << finished.err;
 }
 
 }  // namespace

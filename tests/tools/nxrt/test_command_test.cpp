@@ -1,7 +1,10 @@
 // `nxrt test` on a folder of hand-made backend test cases: one that passes,
 // one whose expected output is deliberately wrong, one whose model no EP
 // can run, and one without data: the verdict lines, the closing totals, the
-// exit status and the JSON report.
+// exit status and the JSON report; and --timeout stopping a run in process.
+#include <cstring>
+#include <limits>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -109,6 +112,40 @@ TEST_F(TestCommandTest, CaseOverItsTimeLimitIsAnErrorLine) {
   EXPECT_EQ(result.exit_code, 1) << result.err;
   EXPECT_THAT(Lines(result.out),
               ElementsAre(StartsWith("ERROR good: timed out after 1e-06 s"), "0 passed, 1 failed"));
+}
+
+// In this process, --timeout stops a run between nodes: here inside the
+// Loop of onnx's expanded Range case, given INT32_MIN as its start, which
+// makes 2^31 / 3 trips.
+TEST_F(TestCommandTest, InProcessRunOverItsTimeLimitStopsBetweenNodes) {
+  const std::filesystem::path source =
+      "/usr/share/libonnx-testdata/data/node/test_range_int32_type_negative_delta_expanded";
+  if (!std::filesystem::exists(source)) GTEST_SKIP() << source << " is missing";
+  const auto folder = cases_ / "long_loop";
+  std::filesystem::create_directories(folder / "test_data_set_0");
+  std::filesystem::copy_file(source / "model.onnx", folder / "model.onnx");
+  for (const char* file : {"input_1.pb", "input_2.pb", "output_0.pb"}) {
+    std::filesystem::copy_file(source / "test_data_set_0" / file,
+                               folder / "test_data_set_0" / file);
+  }
+  nxrt::graph::TestTensor start;
+  start.name = "start";
+  start.dtype = nxrt::graph::DataType::kInt32;
+  const int32_t lowest = std::numeric_limits<int32_t>::min();
+  start.bytes.resize(sizeof(lowest));
+  std::memcpy(start.bytes.data(), &lowest, sizeof(lowest));
+  WriteTensorFile(folder / "test_data_set_0" / "input_0.pb", start);
+
+  const ProcessResult result =
+      RunNxrt({"test", "--no-fork", "--timeout", "0.3", folder.string()}, scratch_.path());
+  EXPECT_EQ(result.exit_code, 1) << result.err;
+  const std::vector<std::string> lines = Lines(result.out);
+  ASSERT_EQ(lines.size(), 2u) << result.out;
+  EXPECT_THAT(lines[0], StartsWith("ERROR long_loop: "));
+  EXPECT_THAT(lines[0], HasSubstr("(Loop)"));
+  EXPECT_THAT(lines[0], HasSubstr("deadline passed"));
+  EXPECT_THAT(lines[0], HasSubstr("raise --timeout"));
+  EXPECT_EQ(lines[1], "0 passed, 1 failed");
 }
 
 TEST_F(TestCommandTest, MissingFolderIsAOneLineError) {

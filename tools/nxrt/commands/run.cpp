@@ -34,6 +34,7 @@ struct RunFlags {
   uint64_t seed = 0;
   std::string output_dir;
   int repeat = 1;
+  double time_limit_s = 0;
   bool json = false;
   EnvironmentFlags environment;
 };
@@ -53,6 +54,9 @@ Result<std::string> WriteOutputFile(const RunFlags& flags, const std::string& fi
 
 Result<int> RunModel(const RunFlags& flags) {
   if (flags.repeat < 1) return InvalidArgument("--repeat must be at least 1");
+  if (!(flags.time_limit_s >= 0)) {
+    return InvalidArgument("--time-limit must be a number of seconds, 0 (none) or more");
+  }
   NXRT_ASSIGN_OR_RETURN(std::vector<ExecutionProviderSpec> providers,
                         ParseProviderList(flags.providers));
   InputSources sources;
@@ -73,7 +77,17 @@ Result<int> RunModel(const RunFlags& flags) {
   std::vector<double> run_us;
   for (int i = 0; i < flags.repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
-    NXRT_ASSIGN_OR_RETURN(outputs, model.session->RunValues(inputs));
+    RunOptions run_options;
+    if (flags.time_limit_s > 0) {
+      run_options.deadline =
+          start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                      std::chrono::duration<double>(flags.time_limit_s));
+    }
+    Result<std::vector<Value>> ran = model.session->RunValues(inputs, {}, run_options);
+    if (!ran.ok() && ran.status().code() == StatusCode::kCancelled) {
+      return Status(StatusCode::kCancelled, ran.status().message() + "; raise --time-limit");
+    }
+    NXRT_ASSIGN_OR_RETURN(outputs, std::move(ran));
     const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
     run_us.push_back(took.count());
   }
@@ -170,6 +184,9 @@ void RegisterRunCommand(CLI::App& app, CommandAction& selected) {
   command->add_option("--output-dir", flags->output_dir,
                       "folder for the outputs as output_K.pb TensorProto files");
   command->add_option("--repeat", flags->repeat, "run this many times (default 1)");
+  command->add_option("--time-limit", flags->time_limit_s,
+                      "seconds a run may take; it stops between nodes once they pass "
+                      "(default: no limit)");
   command->add_flag("--json", flags->json, "print one JSON object instead of text");
   AddEnvironmentOptions(*command, flags->environment);
   command->callback([flags, &selected] { selected = [flags] { return RunModel(*flags); }; });

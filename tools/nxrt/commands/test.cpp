@@ -56,6 +56,7 @@ Result<int> RunTests(const TestFlags& flags) {
   NXRT_ASSIGN_OR_RETURN(settings.providers, ParseProviderList(flags.providers));
   settings.tolerance = {flags.rtol, flags.atol};
   settings.memory_limit_bytes = MemoryLimitBytes(flags.memory_limit_mib);
+  if (flags.no_fork) settings.run_time_limit_s = flags.timeout;
   std::vector<std::filesystem::path> roots(flags.case_dirs.begin(), flags.case_dirs.end());
   NXRT_ASSIGN_OR_RETURN(const std::vector<std::filesystem::path> cases, FindTestCases(roots));
 
@@ -143,7 +144,9 @@ void RegisterTestCommand(CLI::App& app, CommandAction& selected) {
   AddMemoryLimitOption(*command, flags->memory_limit_mib);
   command->add_option("--rtol", flags->rtol, "relative tolerance (default 1e-3)");
   command->add_option("--atol", flags->atol, "absolute tolerance (default 1e-5)");
-  command->add_option("--timeout", flags->timeout, "seconds allowed per case (default 60)");
+  command->add_option("--timeout", flags->timeout,
+                      "seconds allowed per case (default 60); with --no-fork, per run, which "
+                      "stops between nodes");
   command->add_flag("--no-fork", flags->no_fork,
                     "run the cases in this process, without a child per case");
   command->add_flag("--json", flags->json, "print one JSON report instead of lines");

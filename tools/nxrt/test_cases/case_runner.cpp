@@ -1,5 +1,7 @@
 #include "test_cases/case_runner.hpp"
 
+#include <chrono>
+
 #include <algorithm>
 #include <string>
 
@@ -88,7 +90,16 @@ CaseResult RunDataSet(const fs::path& data_set, ModelSession& model, const CaseS
     expected.push_back(std::move(decoded).value());
     wanted.push_back(outputs[k].name);
   }
-  Result<std::vector<Value>> actual = model.session->RunValues(feeds, wanted);
+  RunOptions run_options;
+  if (settings.run_time_limit_s > 0) {
+    run_options.deadline = std::chrono::steady_clock::now() +
+                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                               std::chrono::duration<double>(settings.run_time_limit_s));
+  }
+  Result<std::vector<Value>> actual = model.session->RunValues(feeds, wanted, run_options);
+  if (!actual.ok() && actual.status().code() == StatusCode::kCancelled) {
+    return Error(actual.status().message() + "; raise --timeout if the case is only slow");
+  }
   if (!actual.ok()) return Error(actual.status().message());
   for (size_t k = 0; k < expected.size(); ++k) {
     const std::string why = CompareValue((*actual)[k], expected[k], settings.tolerance);

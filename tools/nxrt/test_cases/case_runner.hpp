@@ -19,6 +19,9 @@ struct CaseSettings {
   std::vector<ExecutionProviderSpec> providers;
   Tolerance tolerance;
   size_t memory_limit_bytes = 0;  // SessionOptions::memory_limit_bytes
+  // Seconds each data set's run may take before RunOptions stop it between
+  // nodes; 0 for no limit (a child process is killed by its parent instead).
+  double run_time_limit_s = 0;
 };
 
 CaseResult RunTestCase(const std::filesystem::path& case_dir, const CaseSettings& settings,

@@ -23,6 +23,7 @@ enum class StatusCode {
   kOutOfMemory,
   kUnavailable,
   kInternal,
+  kCancelled,  // a run stopped by its RunOptions (terminate flag or deadline)
 };
 
 const char* StatusCodeName(StatusCode code);
