@@ -106,6 +106,21 @@ inline nxrt::graph::TestTensor FloatTensor(const std::string& name, std::vector<
   return tensor;
 }
 
+// onnx's Range case expanded into a Loop (start, limit, delta: int32
+// scalars), from Debian's libonnx-testdata.
+inline const std::filesystem::path kRangeAsLoopCase =
+    "/usr/share/libonnx-testdata/data/node/test_range_int32_type_negative_delta_expanded";
+
+// A scalar (rank 0) int32 tensor.
+inline nxrt::graph::TestTensor Int32Scalar(const std::string& name, int32_t value) {
+  nxrt::graph::TestTensor tensor;
+  tensor.name = name;
+  tensor.dtype = nxrt::graph::DataType::kInt32;
+  tensor.bytes.resize(sizeof(value));
+  std::memcpy(tensor.bytes.data(), &value, sizeof(value));
+  return tensor;
+}
+
 inline std::vector<float> FloatValues(const nxrt::graph::TestTensor& tensor) {
   std::vector<float> values(tensor.bytes.size() / sizeof(float));
   std::memcpy(values.data(), tensor.bytes.data(), tensor.bytes.size());

@@ -3,7 +3,6 @@
 // errors for a missing model, an unknown EP, a wrong input name, an unbound
 // symbolic dim, a model that needs more memory than --memory-limit and a run
 // that passes --time-limit.
-#include <cstring>
 #include <limits>
 
 #include <gmock/gmock.h>
@@ -186,18 +185,11 @@ TEST_F(RunCommandTest, MemoryLimitRefusesAModelThatNeedsMoreInOneLine) {
 // 10 by -3 the Loop counts 2^31 / 3 trips, and --time-limit stops it inside
 // the body; the case's own inputs finish well within the limit.
 TEST_F(RunCommandTest, TimeLimitStopsALoopBetweenBodyNodes) {
-  const std::filesystem::path case_dir =
-      "/usr/share/libonnx-testdata/data/node/test_range_int32_type_negative_delta_expanded";
+  const std::filesystem::path& case_dir = kRangeAsLoopCase;
   if (!std::filesystem::exists(case_dir)) GTEST_SKIP() << case_dir << " is missing";
   const auto data = case_dir / "test_data_set_0";
-  nxrt::graph::TestTensor start;
-  start.name = "start";
-  start.dtype = nxrt::graph::DataType::kInt32;
-  const int32_t lowest = std::numeric_limits<int32_t>::min();
-  start.bytes.resize(sizeof(lowest));
-  std::memcpy(start.bytes.data(), &lowest, sizeof(lowest));
   const auto start_file = scratch_.path() / "in" / "start.pb";
-  WriteTensorFile(start_file, start);
+  WriteTensorFile(start_file, Int32Scalar("start", std::numeric_limits<int32_t>::min()));
 
   const ProcessResult stopped =
       RunNxrt({"run", (case_dir / "model.onnx").string(), "--input", "start=" + start_file.string(),

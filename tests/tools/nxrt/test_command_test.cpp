@@ -2,7 +2,6 @@
 // one whose expected output is deliberately wrong, one whose model no EP
 // can run, and one without data: the verdict lines, the closing totals, the
 // exit status and the JSON report; and --timeout stopping a run in process.
-#include <cstring>
 #include <limits>
 
 #include <gmock/gmock.h>
@@ -118,8 +117,7 @@ TEST_F(TestCommandTest, CaseOverItsTimeLimitIsAnErrorLine) {
 // Loop of onnx's expanded Range case, given INT32_MIN as its start, which
 // makes 2^31 / 3 trips.
 TEST_F(TestCommandTest, InProcessRunOverItsTimeLimitStopsBetweenNodes) {
-  const std::filesystem::path source =
-      "/usr/share/libonnx-testdata/data/node/test_range_int32_type_negative_delta_expanded";
+  const std::filesystem::path& source = kRangeAsLoopCase;
   if (!std::filesystem::exists(source)) GTEST_SKIP() << source << " is missing";
   const auto folder = cases_ / "long_loop";
   std::filesystem::create_directories(folder / "test_data_set_0");
@@ -128,13 +126,8 @@ TEST_F(TestCommandTest, InProcessRunOverItsTimeLimitStopsBetweenNodes) {
     std::filesystem::copy_file(source / "test_data_set_0" / file,
                                folder / "test_data_set_0" / file);
   }
-  nxrt::graph::TestTensor start;
-  start.name = "start";
-  start.dtype = nxrt::graph::DataType::kInt32;
-  const int32_t lowest = std::numeric_limits<int32_t>::min();
-  start.bytes.resize(sizeof(lowest));
-  std::memcpy(start.bytes.data(), &lowest, sizeof(lowest));
-  WriteTensorFile(folder / "test_data_set_0" / "input_0.pb", start);
+  WriteTensorFile(folder / "test_data_set_0" / "input_0.pb",
+                  Int32Scalar("start", std::numeric_limits<int32_t>::min()));
 
   const ProcessResult result =
       RunNxrt({"test", "--no-fork", "--timeout", "0.3", folder.string()}, scratch_.path());
