@@ -2,9 +2,12 @@
 // transforms checked against references computed here: a direct O(n^2)
 // sum for prime, composite and zero-padded lengths, inverse(forward(x)) ==
 // x, the real-input round trip through the one-sided transforms, and STFT
-// frames against the direct sum of the windowed frame.
+// frames against the direct sum of the windowed frame; and the generators
+// asking for their output before they compute it.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <numbers>
@@ -12,6 +15,7 @@
 
 #include "node_case_runner.hpp"
 #include "single_node_session.hpp"
+#include "tensor_node_session.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -176,6 +180,39 @@ TEST(CpuEpSignal, PeriodicWindowIsTheSymmetricWindowOneLongerWithoutItsLastSampl
     expected.pop_back();
     ExpectNear(ValuesAsDouble(*periodic), expected, 1e-12);
   }
+}
+
+// The generators ask the host for their output before computing it, so the
+// session's memory limit refuses a window of 2^31 - 1 samples, or a mel
+// matrix of 2^19 x 2^20, at once. Under a 6 GiB address space the double
+// copy of the output they used to compute first fails instead, with another
+// message.
+TEST(CpuEpSignal, GeneratorsAskForTheirOutputBeforeComputingIt) {
+#if !defined(__SANITIZE_ADDRESS__)
+  rlimit before{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &before), 0);
+  rlimit capped = before;
+  capped.rlim_cur = std::min<rlim_t>(before.rlim_cur, rlim_t{6} << 30);
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &capped), 0);
+#endif
+  const int64_t huge = (int64_t{1} << 31) - 1;
+  for (const char* op : {"HannWindow", "HammingWindow", "BlackmanWindow"}) {
+    TensorNode window{.op = op, .opset = 17, .outputs = {DataType::kFloat32}};
+    window.inputs = {{"size", Values<int64_t>({}, {huge})}};
+    window.memory_limit_bytes = size_t{1} << 30;
+    ExpectRefused(window, "memory limit of 1024.0 MiB");
+  }
+  TensorNode mel{.op = "MelWeightMatrix", .opset = 17, .outputs = {DataType::kFloat32}};
+  mel.inputs = {{"num_mel_bins", Values<int64_t>({}, {int64_t{1} << 20})},
+                {"dft_length", Values<int64_t>({}, {int64_t{1} << 20})},
+                {"sample_rate", Values<int64_t>({}, {16000})},
+                {"lower_edge_hertz", Values<float>({}, {0.0f})},
+                {"upper_edge_hertz", Values<float>({}, {8000.0f})}};
+  mel.memory_limit_bytes = size_t{1} << 30;
+  ExpectRefused(mel, "memory limit of 1024.0 MiB");
+#if !defined(__SANITIZE_ADDRESS__)
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &before), 0);
+#endif
 }
 
 }  // namespace

@@ -70,6 +70,7 @@ nxrt::Result<TensorNodeSession> MakeTensorNodeSession(TensorNode spec) {
   NXRT_ASSIGN_OR_RETURN(auto environment, nxrt::Environment::Create(environment_options));
   nxrt::SessionOptions options;
   options.providers = {{"cpu", std::move(spec.cpu_options)}};
+  options.memory_limit_bytes = spec.memory_limit_bytes;
   NXRT_ASSIGN_OR_RETURN(auto session,
                         nxrt::Session::Create(environment, std::move(graph), options));
   return TensorNodeSession{std::move(session), std::move(bound)};

@@ -29,6 +29,7 @@ struct TensorNode {
   std::vector<nxrt::graph::Attribute> attributes{};
   std::vector<nxrt::NamedTensor> tensor_attributes{};              // by attribute name
   std::vector<std::pair<std::string, std::string>> cpu_options{};  // the cpu EP's options
+  size_t memory_limit_bytes = 0;  // SessionOptions::memory_limit_bytes
 };
 
 nxrt::Result<std::vector<nxrt::Tensor>> RunTensorNode(TensorNode node);

@@ -165,12 +165,20 @@ struct CosineWindow {
   double a0, a1, a2;
 };
 
-template <typename T>
-void WriteValues(nxrt_tensor& out, const std::vector<double>& values) {
-  T* dst = MutableDataAs<T>(out);
-  for (size_t i = 0; i < values.size(); ++i) {
-    dst[i] = static_cast<T>(static_cast<ComputeType<T>>(values[i]));
-  }
+// Writes value(i), computed in double, to each element of `out` in its
+// dtype. The generators ask the host for their output first and fill it in
+// place: a size the session cannot hold is refused before any work, and no
+// double-precision copy of the output is ever held.
+template <typename Value>
+void FillValues(nxrt_tensor& out, nxrt_dtype dtype, const char* op, Value value) {
+  Dispatch(NumericTypes{}, dtype, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* dst = MutableDataAs<T>(out);
+    const int64_t count = ElementCount(out);
+    for (int64_t i = 0; i < count; ++i) {
+      dst[i] = static_cast<T>(static_cast<ComputeType<T>>(value(i)));
+    }
+  });
 }
 
 class WindowKernel : public CpuKernel {
@@ -184,15 +192,13 @@ class WindowKernel : public CpuKernel {
     if (size < 0) FailInvalid("window size must not be negative");
     // A symmetric window of one sample has no period; it is the single peak.
     const int64_t period = periodic_ ? size : size - 1;
-    std::vector<double> values(size, 1.0);
-    for (int64_t n = 0; period > 0 && n < size; ++n) {
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, Dims{size});
+    FillValues(out, dtype_, "window", [&](int64_t n) {
+      if (period <= 0) return 1.0;
       const double phase =
           2.0 * std::numbers::pi * static_cast<double>(n) / static_cast<double>(period);
-      values[n] = window_.a0 - window_.a1 * std::cos(phase) + window_.a2 * std::cos(2.0 * phase);
-    }
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, Dims{size});
-    Dispatch(NumericTypes{}, dtype_, "window",
-             [&](auto tag) { WriteValues<typename decltype(tag)::type>(out, values); });
+      return window_.a0 - window_.a1 * std::cos(phase) + window_.a2 * std::cos(2.0 * phase);
+    });
   }
 
  private:
@@ -232,26 +238,24 @@ class MelWeightMatrixKernel : public CpuKernel {
         FailInvalid("MelWeightMatrix: the edge frequencies fall outside the spectrogram bins");
       }
     }
-    std::vector<double> values(spectrogram_bins * mel_bins, 0.0);
-    auto at = [&](int64_t bin, int64_t mel) -> double& { return values[bin * mel_bins + mel]; };
-    for (int64_t m = 0; m < mel_bins; ++m) {
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, Dims{spectrogram_bins, mel_bins});
+    // Filter m rises from its left edge to 1 at its center and falls to its
+    // right edge (exclusive); a filter whose edges meet is 1 at the center.
+    FillValues(out, dtype_, "MelWeightMatrix", [&](int64_t i) {
+      const int64_t bin = i / mel_bins;
+      const int64_t m = i % mel_bins;
       const int64_t left = edges[m];
       const int64_t center = edges[m + 1];
       const int64_t right = edges[m + 2];
-      if (center == left) {
-        at(center, m) = 1.0;
-      } else {
-        for (int64_t j = left; j <= center; ++j) {
-          at(j, m) = static_cast<double>(j - left) / static_cast<double>(center - left);
-        }
+      if (bin >= center && bin < right) {
+        return static_cast<double>(right - bin) / static_cast<double>(right - center);
       }
-      for (int64_t j = center; j < right; ++j) {
-        at(j, m) = static_cast<double>(right - j) / static_cast<double>(right - center);
+      if (bin == center) return 1.0;
+      if (bin >= left && bin < center) {
+        return static_cast<double>(bin - left) / static_cast<double>(center - left);
       }
-    }
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, Dims{spectrogram_bins, mel_bins});
-    Dispatch(NumericTypes{}, dtype_, "MelWeightMatrix",
-             [&](auto tag) { WriteValues<typename decltype(tag)::type>(out, values); });
+      return 0.0;
+    });
   }
 
  private:
