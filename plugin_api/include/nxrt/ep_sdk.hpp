@@ -445,7 +445,9 @@ nxrt_status* Guard(const Host& host, Body&& body) noexcept {
   } catch (const Error& e) {
     return host.MakeStatus(e.code(), e.what());
   } catch (const std::bad_alloc&) {
-    return host.MakeStatus(NXRT_STATUS_OUT_OF_MEMORY, "out of memory in the plugin");
+    return host.MakeStatus(NXRT_STATUS_OUT_OF_MEMORY,
+                           "out of memory in the plugin: it could not allocate what this call "
+                           "needs; try smaller inputs, or free memory");
   } catch (const std::exception& e) {
     return host.MakeStatus(NXRT_STATUS_INTERNAL, e.what());
   } catch (...) {

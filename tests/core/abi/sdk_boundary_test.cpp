@@ -1,3 +1,4 @@
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +29,14 @@ class ThrowingKernel : public nxrt::sdk::Kernel {
   }
 };
 
+class AllocFailingKernel : public nxrt::sdk::Kernel {
+ public:
+  void Compute(nxrt::sdk::ComputeContext&, std::span<const nxrt_value>,
+               std::span<nxrt_value>) override {
+    throw std::bad_alloc();
+  }
+};
+
 class ThrowingEp : public nxrt::sdk::ExecutionProvider {
  public:
   ThrowingEp(const nxrt::sdk::Host&, const nxrt::sdk::Options& options) {
@@ -37,12 +46,15 @@ class ThrowingEp : public nxrt::sdk::ExecutionProvider {
                                std::span<const nxrt_value_info>,
                                std::span<const nxrt_layout>) override {
     if (node.op_type() == "Relu") return nxrt::sdk::ClaimResult::Declined("no relu today");
-    if (node.op_type() == "Add") return nxrt::sdk::ClaimResult::Claimed();
+    if (node.op_type() == "Add" || node.op_type() == "Mul") {
+      return nxrt::sdk::ClaimResult::Claimed();
+    }
     throw 42;  // not even an exception class
   }
   std::unique_ptr<nxrt::sdk::Kernel> CreateKernel(const nxrt_artifact_config&,
-                                                  const nxrt::sdk::Node&,
+                                                  const nxrt::sdk::Node& node,
                                                   std::span<const nxrt_shape>, int64_t) override {
+    if (node.op_type() == "Mul") return std::make_unique<AllocFailingKernel>();
     return std::make_unique<ThrowingKernel>();
   }
 };
@@ -122,6 +134,23 @@ TEST_F(SdkBoundary, DeclineBecomesUnsupportedWithTheReason) {
       TakeStatus(nxrt::sdk::detail::ClaimNode(ep, node.get(), 17, nullptr, nullptr, 0));
   EXPECT_EQ(status.code(), nxrt::StatusCode::kUnsupported);
   EXPECT_EQ(status.message(), "no relu today");
+  nxrt::sdk::detail::DestroyEp(ep);
+}
+
+// A kernel that runs out of memory says so, and what to try.
+TEST_F(SdkBoundary, BadAllocBecomesOutOfMemorySayingWhatToTry) {
+  nxrt_ep* ep = MakeEp();
+  auto graph = nxrt_test::MakeSingleNodeGraph("Mul", {{2}, {2}}, {2});
+  auto node = graph.View();
+  nxrt_kernel* kernel = nullptr;
+  const nxrt_artifact_config config{sizeof(nxrt_artifact_config), 1, 1, 1};
+  ASSERT_EQ(nxrt::sdk::detail::CreateKernel(ep, &config, node.get(), nullptr, 0, 17, &kernel),
+            nullptr);
+  nxrt::Status computed = TakeStatus(kernel_api_.compute(kernel, nullptr, nullptr, 0, nullptr, 0));
+  EXPECT_EQ(computed.code(), nxrt::StatusCode::kOutOfMemory);
+  EXPECT_THAT(computed.message(), HasSubstr("out of memory in the plugin"));
+  EXPECT_THAT(computed.message(), HasSubstr("smaller inputs"));
+  kernel_api_.destroy(kernel);
   nxrt::sdk::detail::DestroyEp(ep);
 }
 
