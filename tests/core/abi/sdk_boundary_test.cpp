@@ -121,6 +121,17 @@ class SdkBoundary : public ::testing::Test {
     return ep;
   }
 
+  // `ep`'s kernel for an `op` node of two inputs.
+  nxrt_kernel* MakeKernel(nxrt_ep* ep, const std::string& op) {
+    auto graph = nxrt_test::MakeSingleNodeGraph(op, {{2}, {2}}, {2});
+    auto node = graph.View();
+    nxrt_kernel* kernel = nullptr;
+    const nxrt_artifact_config config{sizeof(nxrt_artifact_config), 1, 1, 1};
+    EXPECT_EQ(nxrt::sdk::detail::CreateKernel(ep, &config, node.get(), nullptr, 0, 17, &kernel),
+              nullptr);
+    return kernel;
+  }
+
   nxrt_host_context context_;
   size_t before_ = 0;
   const nxrt_kernel_api kernel_api_ = nxrt::sdk::detail::MakeKernelApi();
@@ -140,12 +151,8 @@ TEST_F(SdkBoundary, DeclineBecomesUnsupportedWithTheReason) {
 // A kernel that runs out of memory says so, and what to try.
 TEST_F(SdkBoundary, BadAllocBecomesOutOfMemorySayingWhatToTry) {
   nxrt_ep* ep = MakeEp();
-  auto graph = nxrt_test::MakeSingleNodeGraph("Mul", {{2}, {2}}, {2});
-  auto node = graph.View();
-  nxrt_kernel* kernel = nullptr;
-  const nxrt_artifact_config config{sizeof(nxrt_artifact_config), 1, 1, 1};
-  ASSERT_EQ(nxrt::sdk::detail::CreateKernel(ep, &config, node.get(), nullptr, 0, 17, &kernel),
-            nullptr);
+  nxrt_kernel* kernel = MakeKernel(ep, "Mul");
+  ASSERT_NE(kernel, nullptr);
   nxrt::Status computed = TakeStatus(kernel_api_.compute(kernel, nullptr, nullptr, 0, nullptr, 0));
   EXPECT_EQ(computed.code(), nxrt::StatusCode::kOutOfMemory);
   EXPECT_THAT(computed.message(), HasSubstr("out of memory in the plugin"));
@@ -167,12 +174,7 @@ TEST_F(SdkBoundary, NonStandardThrowBecomesInternal) {
 
 TEST_F(SdkBoundary, ExceptionsInKernelsBecomeStatuses) {
   nxrt_ep* ep = MakeEp();
-  auto graph = nxrt_test::MakeSingleNodeGraph("Add", {{2}, {2}}, {2});
-  auto node = graph.View();
-  nxrt_kernel* kernel = nullptr;
-  const nxrt_artifact_config config{sizeof(nxrt_artifact_config), 1, 1, 1};
-  ASSERT_EQ(nxrt::sdk::detail::CreateKernel(ep, &config, node.get(), nullptr, 0, 17, &kernel),
-            nullptr);
+  nxrt_kernel* kernel = MakeKernel(ep, "Add");
   ASSERT_NE(kernel, nullptr);
 
   nxrt::Status computed = TakeStatus(kernel_api_.compute(kernel, nullptr, nullptr, 0, nullptr, 0));
