@@ -3,12 +3,15 @@
 // runs) and before it replays each captured segment, so it stops between
 // kernels, never inside one. A stopped run fails with StatusCode::kCancelled
 // naming the node it stopped before; its outputs are not written, and the
-// session runs the next call as usual.
+// session runs the next call as usual. A run can also be profiled
+// (run_profile.hpp).
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <optional>
+
+#include "nxrt/run_profile.hpp"
 
 namespace nxrt {
 
@@ -19,6 +22,9 @@ struct RunOptions {
   // The run stops once steady_clock passes it; unset for none. Reading the
   // clock costs about 20 ns a node, so leave it unset on hot paths.
   std::optional<std::chrono::steady_clock::time_point> deadline;
+  // Receives one event per step the run dispatches. Borrowed: must outlive
+  // the run; null for none.
+  RunProfile* profile = nullptr;
 };
 
 }  // namespace nxrt

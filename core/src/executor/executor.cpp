@@ -773,8 +773,10 @@ Status Executor::Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_
   const bool stoppable = run_options.terminate != nullptr || run_options.deadline.has_value();
   shared_.run_options = stoppable ? &run_options : nullptr;
   shared_.run_stopped = false;
+  shared_.profile = run_options.profile;
   Status ran = RunBound(inputs, slot);
   shared_.run_options = nullptr;
+  shared_.profile = nullptr;
   // A stop inside a body comes back through the EP that ran the body, which
   // the ABI gives no code for cancellation.
   if (!ran.ok() && shared_.run_stopped && ran.code() != StatusCode::kCancelled) {
@@ -857,22 +859,17 @@ Status Executor::Execute(std::optional<nxrt_graph_slot> slot) {
         break;
       }
     }
-    if (slot && segments != nullptr && segment_at_[i] != kNoSlot) {
-      device_graph::Segment& segment = (*segments)[segment_at_[i]];
-      Status ran = RunSegment(segment, *slot);
-      if (!ran.ok()) {
-        failed = std::move(ran);
-        break;
-      }
-      i = segment.end;
-      continue;
-    }
-    Status ran = RunNode(nodes_[i]);
+    device_graph::Segment* segment = slot && segments != nullptr && segment_at_[i] != kNoSlot
+                                         ? &(*segments)[segment_at_[i]]
+                                         : nullptr;
+    Status ran = shared_.profile != nullptr ? ProfiledStep(i, segment, slot)
+                 : segment != nullptr       ? RunSegment(*segment, *slot)
+                                            : RunNode(nodes_[i]);
     if (!ran.ok()) {
       failed = std::move(ran);
       break;
     }
-    ++i;
+    i = segment != nullptr ? segment->end : i + 1;
   }
   shared_.cache->AddPreboundHits(settled_hits_);
   return failed;

@@ -59,7 +59,8 @@ struct ExecutorShared {
   MemoryBudget* memory_budget = nullptr;
   // The run in progress's options, while they can stop it; else null.
   const RunOptions* run_options = nullptr;
-  bool run_stopped = false;  // a check stopped the run in progress
+  bool run_stopped = false;       // a check stopped the run in progress
+  RunProfile* profile = nullptr;  // the run in progress's, or null
 };
 
 // One named input of a run, as given by the application.
@@ -143,6 +144,10 @@ class Executor : private plugin_host::ComputeServices {
   Status ComputeNode(PlannedNode& node);
   void FinishNode(PlannedNode& node);
   Status RunNode(PlannedNode& node);
+  // Runs plan node `index`, or `segment` when it starts there, and adds its
+  // event to the run's profile (executor_profiling.cpp).
+  Status ProfiledStep(size_t index, device_graph::Segment* segment,
+                      std::optional<nxrt_graph_slot> slot);
   bool IsSettled(const PlannedNode& node) const;
   Status ComputeSettled(PlannedNode& node);
   void Settle(PlannedNode& node);

@@ -1,6 +1,6 @@
 // `nxrt bench`: timings and counters as text and JSON (median_us and p90_us
 // are what scripts/bench-vs-ort reads), input files, --threads reaching the
-// cpu EP only, and --ep-option reaching the provider it names.
+// cpu EP only, --ep-option reaching the provider it names, and --profile.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,6 +8,7 @@
 
 #include "model_files.hpp"
 #include "nxrt_process.hpp"
+#include "trace_file.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -120,6 +121,31 @@ TEST_F(BenchCommandTest, UsesGivenInputFiles) {
                                        "--dim", "batch=1", "--runs", "2"},
                                       scratch_.path());
   EXPECT_EQ(right.exit_code, 0) << right.err;
+}
+
+TEST_F(BenchCommandTest, ProfileCoversAsManyRunsAgainAfterTheTimedOnes) {
+  const auto trace = scratch_.path() / "bench.trace.json";
+  const ProcessResult result =
+      RunNxrt({"bench", model_.string(), "--dim", "batch=2", "--runs", "3", "--warmup", "1",
+               "--no-rewrites", "--json", "--profile", trace.string()},
+              scratch_.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  // Add and Relu, unfused, in each of the three profiled runs.
+  EXPECT_EQ(JsonNumber(result.out, "events"), 6);
+  EXPECT_THAT(result.out, HasSubstr("\"op\":\"Add\",\"provider\":\"cpu#1\",\"step\":\"node\","
+                                    "\"calls\":3,"));
+  EXPECT_THAT(result.out, HasSubstr("\"op\":\"Relu\",\"provider\":\"cpu#1\",\"step\":\"node\","
+                                    "\"calls\":3,"));
+  const std::vector<TraceEvent> events = ReadTrace(trace);
+  ASSERT_EQ(events.size(), 6u);
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].op_type, i % 2 == 0 ? "Add" : "Relu");
+    EXPECT_EQ(events[i].input_shapes, i % 2 == 0 ? "[2,8] [2,8]" : "[2,8]");
+    if (i > 0) {
+      // One nanosecond of slack for the microseconds' rounding.
+      EXPECT_GE(events[i].start_us + 1e-3, events[i - 1].start_us + events[i - 1].duration_us);
+    }
+  }
 }
 
 }  // namespace

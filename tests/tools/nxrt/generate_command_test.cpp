@@ -16,6 +16,7 @@
 
 #include "model_files.hpp"
 #include "nxrt_process.hpp"
+#include "trace_file.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -431,6 +432,35 @@ TEST_F(GenerateDecoderModelTest, FixedCacheStepsReplayOneCapture) {
   EXPECT_EQ(JsonNumber(many, "address-changed"), 0);
   EXPECT_EQ(JsonNumber(many, "epoch-changed"), 0);
   EXPECT_EQ(JsonNumber(many, "resets"), 0);
+}
+
+// The profile shows the fixed form's step as one segment: the prefill's
+// nodes one by one, then per step a single event, which warms up, is
+// captured, and replays from then on.
+TEST_F(GenerateDecoderModelTest, ProfileShowsEachFixedStepAsOneSegment) {
+  const auto trace = std::filesystem::temp_directory_path() /
+                     ("nxrt_generate_profile_" + std::to_string(getpid()) + ".json");
+  const ProcessResult result =
+      Generate({fixed_decoder_.string(), "--kv", "fixed", "--prompt-tokens", "8", "--steps", "6",
+                "--profile", trace.string()});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("profile: "));
+  const std::vector<TraceEvent> events = ReadTrace(trace);
+  std::filesystem::remove(trace);
+  std::vector<std::string> segment_steps;
+  size_t prefill_nodes = 0;
+  for (const TraceEvent& event : events) {
+    if (event.category == "node") {
+      EXPECT_TRUE(segment_steps.empty()) << event.name << " dispatched after the prefill";
+      ++prefill_nodes;
+      continue;
+    }
+    segment_steps.push_back(event.category);
+    EXPECT_EQ(static_cast<size_t>(event.nodes), prefill_nodes) << "a step's segment";
+  }
+  EXPECT_GT(prefill_nodes, 20u);
+  EXPECT_EQ(segment_steps, (std::vector<std::string>{"eager segment", "capture", "replay", "replay",
+                                                     "replay", "replay"}));
 }
 
 TEST_F(GenerateDecoderModelTest, FixedFormNeedsAFixedCapacityModel) {

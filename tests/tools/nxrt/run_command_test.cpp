@@ -2,7 +2,8 @@
 // model's answer, random inputs with --dim, the JSON report, and one-line
 // errors for a missing model, an unknown EP, a wrong input name, an unbound
 // symbolic dim, a model that needs more memory than --memory-limit and a run
-// that passes --time-limit.
+// that passes --time-limit; and the trace --profile writes.
+#include <fstream>
 #include <limits>
 
 #include <gmock/gmock.h>
@@ -11,6 +12,7 @@
 #include "model_files.hpp"
 #include "nxrt/graph/test_data.hpp"
 #include "nxrt_process.hpp"
+#include "trace_file.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -208,6 +210,71 @@ TEST_F(RunCommandTest, TimeLimitStopsALoopBetweenBodyNodes) {
                "delta=" + (data / "input_2.pb").string(), "--time-limit", "60"},
               scratch_.path());
   EXPECT_EQ(finished.exit_code, 0) << finished.err;
+}
+
+// onnx's Loop case: one Loop node whose 9-node body runs 5 trips a run.
+TEST_F(RunCommandTest, ProfileTracesEveryNodeWithTheLoopsBodyInsideIt) {
+  const std::filesystem::path case_dir = "/usr/share/libonnx-testdata/data/node/test_loop11";
+  if (!std::filesystem::exists(case_dir)) GTEST_SKIP() << case_dir << " is missing";
+  onnx::ModelProto model;
+  std::ifstream model_file(case_dir / "model.onnx", std::ios::binary);
+  ASSERT_TRUE(model.ParseFromIstream(&model_file));
+  ASSERT_EQ(model.graph().node_size(), 1);
+  const int body_nodes = model.graph().node(0).attribute(0).g().node_size();
+  constexpr int kTrips = 5;
+  constexpr int kRuns = 2;
+
+  const auto data = case_dir / "test_data_set_0";
+  const auto trace = scratch_.path() / "loop.trace.json";
+  const ProcessResult result = RunNxrt(
+      {"run", (case_dir / "model.onnx").string(), "--input",
+       "trip_count=" + (data / "input_0.pb").string(), "--input",
+       "cond=" + (data / "input_1.pb").string(), "--input", "y=" + (data / "input_2.pb").string(),
+       "--repeat", std::to_string(kRuns), "--profile", trace.string()},
+      scratch_.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const size_t events = static_cast<size_t>(kRuns * (1 + kTrips * body_nodes));
+  EXPECT_THAT(result.out,
+              HasSubstr("profile: " + std::to_string(events) + " events -> " + trace.string()));
+  EXPECT_THAT(result.out, HasSubstr("  Loop "));
+
+  const std::vector<TraceEvent> trace_events = ReadTrace(trace);
+  ASSERT_EQ(trace_events.size(), events);
+  std::vector<const TraceEvent*> loops;
+  for (const TraceEvent& event : trace_events) {
+    EXPECT_EQ(event.phase, "X");
+    EXPECT_EQ(event.category, "node");
+    EXPECT_EQ(event.provider, "cpu#1");
+    EXPECT_GE(event.duration_us, 0);
+    if (event.depth == 0) loops.push_back(&event);
+  }
+  ASSERT_EQ(loops.size(), static_cast<size_t>(kRuns));
+  for (const TraceEvent* loop : loops) {
+    EXPECT_EQ(loop->op_type, "Loop");
+    EXPECT_EQ(loop->input_shapes, "[] [] [1]");
+    int inside = 0;
+    for (const TraceEvent& event : trace_events) {
+      // One nanosecond of slack for the microseconds' rounding.
+      if (event.depth != 1 || event.start_us + 1e-3 < loop->start_us ||
+          event.start_us + event.duration_us > loop->start_us + loop->duration_us + 1e-3) {
+        continue;
+      }
+      EXPECT_EQ(event.graph, "loop_body");
+      ++inside;
+    }
+    EXPECT_EQ(inside, kTrips * body_nodes);
+  }
+}
+
+TEST_F(RunCommandTest, ProfileIntoAMissingFolderIsAOneLineError) {
+  const auto trace = scratch_.path() / "no such folder" / "trace.json";
+  const ProcessResult result =
+      RunNxrt({"run", model_.string(), "--input", "a=" + a_file_.string(), "--input",
+               "b=" + b_file_.string(), "--profile", trace.string()},
+              scratch_.path());
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("--profile " + trace.string()));
+  EXPECT_THAT(result.err, HasSubstr("check that its folder exists"));
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // counters and peak memory. Runs reuse their output tensors, as a serving loop would, so
 // the steady state allocates nothing. --capture runs on the Primary
 // device-graph slot, so capture-eligible segments are captured once warm and
-// replayed after.
+// replayed after. --profile profiles as many runs again after the timed
+// ones, so the numbers above stay unprofiled.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +22,7 @@
 #include "common/model_session.hpp"
 #include "common/name_value.hpp"
 #include "common/percentile.hpp"
+#include "common/profile_report.hpp"
 #include "common/provider_list.hpp"
 #include "common/run_counters.hpp"
 
@@ -40,6 +42,7 @@ struct BenchFlags {
   bool capture = false;
   bool json = false;
   bool no_rewrites = false;
+  std::string profile;
   EnvironmentFlags environment;
 };
 
@@ -64,9 +67,11 @@ Result<int> Bench(const BenchFlags& flags) {
 
   Session& session = *model.session;
   std::vector<Tensor> outputs;
-  const auto run_once = [&]() -> Status {
-    if (flags.capture) return session.Run(DeviceGraphSlot::kPrimary, inputs, {}, outputs);
-    return session.Run(inputs, {}, outputs);
+  const auto run_once = [&](const RunOptions& run_options = {}) -> Status {
+    if (flags.capture) {
+      return session.Run(DeviceGraphSlot::kPrimary, inputs, {}, outputs, run_options);
+    }
+    return session.Run(inputs, {}, outputs, run_options);
   };
   for (int i = 0; i < flags.warmup; ++i) NXRT_RETURN_IF_ERROR(run_once());
   std::vector<double> samples_us;
@@ -81,12 +86,23 @@ Result<int> Bench(const BenchFlags& flags) {
   const double median_us = Percentile(samples_us, 50);
   const double p90_us = Percentile(samples_us, 90);
   const RunCounters counters = ReadRunCounters(session);
+  // As many runs again, profiled, so the profile's cost stays out of the timing.
+  RunProfile profile;
+  if (!flags.profile.empty()) {
+    RunOptions profiled;
+    profiled.profile = &profile;
+    for (int i = 0; i < flags.runs; ++i) NXRT_RETURN_IF_ERROR(run_once(profiled));
+    NXRT_RETURN_IF_ERROR(WriteProfileTrace(profile, flags.profile));
+  }
 
   if (!flags.json) {
     std::printf("%s: %d runs after %d warm-up, median %.1f us, p90 %.1f us, min %.1f us\n",
                 flags.model.c_str(), flags.runs, flags.warmup, median_us, p90_us,
                 samples_us.front());
     std::fputs(RunCountersText(counters).c_str(), stdout);
+    if (!flags.profile.empty()) {
+      std::fputs(ProfileSummaryText(profile, flags.profile).c_str(), stdout);
+    }
     return 0;
   }
   JsonWriter json;
@@ -99,6 +115,7 @@ Result<int> Bench(const BenchFlags& flags) {
   json.Key("min_us").Number(samples_us.front());
   json.Key("max_us").Number(samples_us.back());
   WriteRunCounters(json, counters);
+  if (!flags.profile.empty()) WriteProfileSummary(json, profile, flags.profile);
   json.EndObject();
   std::printf("%s\n", json.text().c_str());
   return 0;
@@ -128,6 +145,7 @@ void RegisterBenchCommand(CLI::App& app, CommandAction& selected) {
   command->add_flag(
       "--json", flags->json,
       "print one JSON object (median_us, p90_us, kernel_cache, device_graphs, peak_rss_kib)");
+  AddProfileOption(*command, flags->profile);
   AddEnvironmentOptions(*command, flags->environment);
   command->callback([flags, &selected] { selected = [flags] { return Bench(*flags); }; });
 }

@@ -17,6 +17,7 @@
 #include "common/environment_setup.hpp"
 #include "common/memory_limit.hpp"
 #include "common/model_session.hpp"
+#include "common/profile_report.hpp"
 #include "common/provider_list.hpp"
 #include "generate/decode_loop.hpp"
 #include "generate/decoder_feeds.hpp"
@@ -44,6 +45,7 @@ struct GenerateFlags {
   std::optional<int> threads;
   bool json = false;
   std::string output_dir;
+  std::string profile;
   EnvironmentFlags environment;
 };
 
@@ -128,9 +130,16 @@ Result<int> Generate(const GenerateFlags& flags) {
     if (flags.output_dir.empty()) return Status::Ok();
     return WriteStepLogits(flags.output_dir, run, logits);
   };
-  const DecodeRequest request{report.prompt, flags.steps, report.max_len};
+  DecodeRequest request{report.prompt, flags.steps, report.max_len, {}};
+  RunProfile profile;
+  if (!flags.profile.empty()) {
+    request.run_options.profile = &profile;
+    report.profile = &profile;
+    report.profile_path = flags.profile;
+  }
   NXRT_ASSIGN_OR_RETURN(report.generation, Decode(session, feeds, sampler, request, sink));
   report.counters = ReadRunCounters(session);
+  if (!flags.profile.empty()) NXRT_RETURN_IF_ERROR(WriteProfileTrace(profile, flags.profile));
 
   if (flags.json) {
     std::fputs(GenerationJson(report).c_str(), stdout);
@@ -182,6 +191,7 @@ void RegisterGenerateCommand(CLI::App& app, CommandAction& selected) {
   command->add_option("--output-dir", flags->output_dir,
                       "folder for each run's last-position logits as step_NNN.pb TensorProto files "
                       "(step_000.pb: the prefill)");
+  AddProfileOption(*command, flags->profile);
   AddEnvironmentOptions(*command, flags->environment);
   command->callback([flags, &selected] { selected = [flags] { return Generate(*flags); }; });
 }

@@ -16,6 +16,7 @@
 #include "common/model_inputs.hpp"
 #include "common/model_session.hpp"
 #include "common/name_value.hpp"
+#include "common/profile_report.hpp"
 #include "common/provider_list.hpp"
 #include "common/tensor_summary.hpp"
 #include "common/test_value_conversion.hpp"
@@ -35,6 +36,7 @@ struct RunFlags {
   std::string output_dir;
   int repeat = 1;
   double time_limit_s = 0;
+  std::string profile;
   bool json = false;
   EnvironmentFlags environment;
 };
@@ -75,9 +77,11 @@ Result<int> RunModel(const RunFlags& flags) {
 
   std::vector<Value> outputs;
   std::vector<double> run_us;
+  RunProfile profile;
   for (int i = 0; i < flags.repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
     RunOptions run_options;
+    if (!flags.profile.empty()) run_options.profile = &profile;
     if (flags.time_limit_s > 0) {
       run_options.deadline =
           start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -103,6 +107,8 @@ Result<int> RunModel(const RunFlags& flags) {
       return InvalidArgument("--output-dir " + flags.output_dir + ": " + error.message());
     }
   }
+
+  if (!flags.profile.empty()) NXRT_RETURN_IF_ERROR(WriteProfileTrace(profile, flags.profile));
 
   const std::vector<ValueDescription>& declared = model.session->outputs();
   JsonWriter json;
@@ -161,7 +167,15 @@ Result<int> RunModel(const RunFlags& flags) {
     }
     json.EndObject();
   }
-  json.EndArray().EndObject();
+  json.EndArray();
+  if (!flags.profile.empty()) {
+    if (flags.json) {
+      WriteProfileSummary(json, profile, flags.profile);
+    } else {
+      std::fputs(ProfileSummaryText(profile, flags.profile).c_str(), stdout);
+    }
+  }
+  json.EndObject();
   if (flags.json) std::printf("%s\n", json.text().c_str());
   return 0;
 }
@@ -187,6 +201,7 @@ void RegisterRunCommand(CLI::App& app, CommandAction& selected) {
   command->add_option("--time-limit", flags->time_limit_s,
                       "seconds a run may take; it stops between nodes once they pass "
                       "(default: no limit)");
+  AddProfileOption(*command, flags->profile);
   command->add_flag("--json", flags->json, "print one JSON object instead of text");
   AddEnvironmentOptions(*command, flags->environment);
   command->callback([flags, &selected] { selected = [flags] { return RunModel(*flags); }; });

@@ -36,7 +36,8 @@ Result<Generation> Decode(Session& session, DecoderFeeds& feeds, TokenSampler& s
 
   const Clock::time_point prefill_start = Clock::now();
   NXRT_RETURN_IF_ERROR(feeds.BindTokens(request.prompt));
-  NXRT_RETURN_IF_ERROR(session.Run(feeds.feeds(), feeds.output_names(), outputs));
+  NXRT_RETURN_IF_ERROR(
+      session.Run(feeds.feeds(), feeds.output_names(), outputs, request.run_options));
   NXRT_ASSIGN_OR_RETURN(std::span<const float> logits, pick_next());
   generation.prefill_us = MicrosecondsSince(prefill_start);
   NXRT_RETURN_IF_ERROR(sink(0, logits));
@@ -51,8 +52,8 @@ Result<Generation> Decode(Session& session, DecoderFeeds& feeds, TokenSampler& s
     const Clock::time_point start = Clock::now();
     const int64_t token[] = {generation.tokens.back()};
     NXRT_RETURN_IF_ERROR(feeds.BindTokens(token));
-    NXRT_RETURN_IF_ERROR(
-        session.Run(DeviceGraphSlot::kPrimary, feeds.feeds(), feeds.output_names(), outputs));
+    NXRT_RETURN_IF_ERROR(session.Run(DeviceGraphSlot::kPrimary, feeds.feeds(), feeds.output_names(),
+                                     outputs, request.run_options));
     NXRT_ASSIGN_OR_RETURN(logits, pick_next());
     generation.step_us.push_back(MicrosecondsSince(start));
     NXRT_RETURN_IF_ERROR(sink(step, logits));

@@ -12,6 +12,7 @@
 
 #include "generate/decoder_feeds.hpp"
 #include "generate/token_sampler.hpp"
+#include "nxrt/run_options.hpp"
 #include "nxrt/session.hpp"
 #include "nxrt/support/status.hpp"
 
@@ -22,6 +23,7 @@ struct DecodeRequest {
   int64_t steps = 0;
   // The most tokens the sequence (prompt and generated) may hold.
   int64_t max_len = 0;
+  RunOptions run_options;  // given to every run, the prefill's included
 };
 
 struct Generation {

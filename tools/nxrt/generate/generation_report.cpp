@@ -5,6 +5,7 @@
 #include <span>
 
 #include "common/json_writer.hpp"
+#include "common/profile_report.hpp"
 #include "generate/step_latency.hpp"
 
 namespace nxrt::cli {
@@ -47,7 +48,9 @@ std::string GenerationText(const GenerationReport& report) {
       generation.prefill_us, generation.step_us.size(), latency.median_us, latency.p90_us,
       latency.min_us, latency.max_us, latency.tokens_per_s);
   if (generation.stopped_at_max_len) text += MaxLenNote(report) + "\n";
-  return text + RunCountersText(report.counters);
+  text += RunCountersText(report.counters);
+  if (report.profile != nullptr) text += ProfileSummaryText(*report.profile, report.profile_path);
+  return text;
 }
 
 std::string GenerationJson(const GenerationReport& report) {
@@ -77,6 +80,7 @@ std::string GenerationJson(const GenerationReport& report) {
   json.Key("max_us").Number(latency.max_us);
   json.Key("tokens_per_s").Number(latency.tokens_per_s);
   WriteRunCounters(json, report.counters);
+  if (report.profile != nullptr) WriteProfileSummary(json, *report.profile, report.profile_path);
   json.EndObject();
   return json.text() + "\n";
 }

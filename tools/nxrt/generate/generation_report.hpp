@@ -1,7 +1,8 @@
 // What `nxrt generate` tells its user: the prompt and generated token ids,
 // prefill time, decode-step latency and tokens per second, kernel-cache
-// statistics, device-graph counters and peak memory; as text, or as one JSON object
-// for scripts (the keys scripts/lib/decode_summary.py reads).
+// statistics, device-graph counters and peak memory, and the profile's
+// longest ops under --profile; as text, or as one JSON object for scripts
+// (the keys scripts/lib/decode_summary.py reads).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 #include "common/run_counters.hpp"
 #include "generate/decode_loop.hpp"
 #include "generate/decoder_feeds.hpp"
+#include "nxrt/run_profile.hpp"
 
 namespace nxrt::cli {
 
@@ -22,6 +24,9 @@ struct GenerationReport {
   int64_t max_len = 0;
   Generation generation;
   RunCounters counters;
+  // The runs' profile and its trace file, under --profile; else null.
+  const RunProfile* profile = nullptr;
+  std::string profile_path;
 };
 
 // Several lines, each ending in a newline.
