@@ -1,6 +1,7 @@
 // `nxrt bench`: timings and counters as text and JSON (median_us and p90_us
 // are what scripts/bench-vs-ort reads), input files, --threads reaching the
-// cpu EP only, --ep-option reaching the provider it names, and --profile.
+// cpu EP only, --ep-option reaching the provider it names, --profile and
+// --time-limit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -146,6 +147,20 @@ TEST_F(BenchCommandTest, ProfileCoversAsManyRunsAgainAfterTheTimedOnes) {
       EXPECT_GE(events[i].start_us + 1e-3, events[i - 1].start_us + events[i - 1].duration_us);
     }
   }
+}
+
+TEST_F(BenchCommandTest, TimeLimitStopsARunInOneLine) {
+  const ProcessResult stopped =
+      RunNxrt({"bench", model_.string(), "--dim", "batch=2", "--runs", "3", "--time-limit", "1e-9"},
+              scratch_.path());
+  EXPECT_EQ(stopped.exit_code, 1);
+  EXPECT_THAT(Lines(stopped.err), ::testing::ElementsAre(StartsWith("nxrt: error: ")));
+  EXPECT_THAT(stopped.err, HasSubstr("deadline passed"));
+  EXPECT_THAT(stopped.err, HasSubstr("raise --time-limit"));
+  const ProcessResult usage =
+      RunNxrt({"bench", model_.string(), "--time-limit", "soon"}, scratch_.path());
+  EXPECT_EQ(usage.exit_code, 2);
+  EXPECT_THAT(usage.err, HasSubstr("not a number of seconds"));
 }
 
 }  // namespace

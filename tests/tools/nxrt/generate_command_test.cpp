@@ -1,8 +1,9 @@
 // `nxrt generate`: the decode loop on a small decoder written here (its
 // greedy tokens and logits worked out by hand in the test), the JSON report,
-// the step logits files, stopping at --max-len, sampling, and the one-line
-// errors; then the generated decoder models in both KV cache forms, which
-// must pick the same greedy tokens (they share their weights).
+// the step logits files, stopping at --max-len, sampling, --time-limit and
+// the one-line errors; then the generated decoder models in both KV cache
+// forms, which must pick the same greedy tokens (they share their weights),
+// and the trace --profile writes of the fixed form's steps.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -358,10 +359,22 @@ TEST_F(GenerateCommandTest, BadPromptIsAOneLineError) {
   }
 }
 
+TEST_F(GenerateCommandTest, TimeLimitStopsARunInOneLine) {
+  const ProcessResult result =
+      Generate({model_.string(), "--prompt", "1,4,2", "--steps", "6", "--time-limit", "1e-9"});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("deadline passed"));
+  EXPECT_THAT(result.err, HasSubstr("raise --time-limit"));
+  EXPECT_EQ(Generate({model_.string(), "--prompt", "1,4,2", "--steps", "6", "--time-limit", "60"})
+                .exit_code,
+            0);
+}
+
 TEST_F(GenerateCommandTest, BadFlagsAreOneLineUsageErrors) {
   for (const std::vector<std::string>& flags : {std::vector<std::string>{"--kv", "paged"},
                                                 {"--prompt", "1", "--prompt-tokens", "2"},
-                                                {"--steps", "many"}}) {
+                                                {"--steps", "many"},
+                                                {"--time-limit", "-1"}}) {
     std::vector<std::string> args = {model_.string()};
     args.insert(args.end(), flags.begin(), flags.end());
     const ProcessResult result = Generate(args);

@@ -25,6 +25,7 @@
 #include "common/profile_report.hpp"
 #include "common/provider_list.hpp"
 #include "common/run_counters.hpp"
+#include "common/time_limit.hpp"
 
 namespace nxrt::cli {
 namespace {
@@ -43,6 +44,7 @@ struct BenchFlags {
   bool json = false;
   bool no_rewrites = false;
   std::string profile;
+  double time_limit_s = 0;
   EnvironmentFlags environment;
 };
 
@@ -67,11 +69,13 @@ Result<int> Bench(const BenchFlags& flags) {
 
   Session& session = *model.session;
   std::vector<Tensor> outputs;
-  const auto run_once = [&](const RunOptions& run_options = {}) -> Status {
-    if (flags.capture) {
-      return session.Run(DeviceGraphSlot::kPrimary, inputs, {}, outputs, run_options);
-    }
-    return session.Run(inputs, {}, outputs, run_options);
+  const auto run_once = [&](RunProfile* profile = nullptr) -> Status {
+    RunOptions run_options;
+    run_options.profile = profile;
+    run_options.deadline = RunDeadline(flags.time_limit_s);
+    return WithTimeLimitAdvice(
+        flags.capture ? session.Run(DeviceGraphSlot::kPrimary, inputs, {}, outputs, run_options)
+                      : session.Run(inputs, {}, outputs, run_options));
   };
   for (int i = 0; i < flags.warmup; ++i) NXRT_RETURN_IF_ERROR(run_once());
   std::vector<double> samples_us;
@@ -89,9 +93,7 @@ Result<int> Bench(const BenchFlags& flags) {
   // As many runs again, profiled, so the profile's cost stays out of the timing.
   RunProfile profile;
   if (!flags.profile.empty()) {
-    RunOptions profiled;
-    profiled.profile = &profile;
-    for (int i = 0; i < flags.runs; ++i) NXRT_RETURN_IF_ERROR(run_once(profiled));
+    for (int i = 0; i < flags.runs; ++i) NXRT_RETURN_IF_ERROR(run_once(&profile));
     NXRT_RETURN_IF_ERROR(WriteProfileTrace(profile, flags.profile));
   }
 
@@ -146,6 +148,7 @@ void RegisterBenchCommand(CLI::App& app, CommandAction& selected) {
       "--json", flags->json,
       "print one JSON object (median_us, p90_us, kernel_cache, device_graphs, peak_rss_kib)");
   AddProfileOption(*command, flags->profile);
+  AddTimeLimitOption(*command, flags->time_limit_s);
   AddEnvironmentOptions(*command, flags->environment);
   command->callback([flags, &selected] { selected = [flags] { return Bench(*flags); }; });
 }

@@ -19,6 +19,7 @@
 #include "common/model_session.hpp"
 #include "common/profile_report.hpp"
 #include "common/provider_list.hpp"
+#include "common/time_limit.hpp"
 #include "generate/decode_loop.hpp"
 #include "generate/decoder_feeds.hpp"
 #include "generate/decoder_io.hpp"
@@ -46,6 +47,7 @@ struct GenerateFlags {
   bool json = false;
   std::string output_dir;
   std::string profile;
+  double time_limit_s = 0;
   EnvironmentFlags environment;
 };
 
@@ -130,10 +132,10 @@ Result<int> Generate(const GenerateFlags& flags) {
     if (flags.output_dir.empty()) return Status::Ok();
     return WriteStepLogits(flags.output_dir, run, logits);
   };
-  DecodeRequest request{report.prompt, flags.steps, report.max_len, {}};
+  DecodeRequest request{report.prompt, flags.steps, report.max_len, nullptr, flags.time_limit_s};
   RunProfile profile;
   if (!flags.profile.empty()) {
-    request.run_options.profile = &profile;
+    request.profile = &profile;
     report.profile = &profile;
     report.profile_path = flags.profile;
   }
@@ -192,6 +194,7 @@ void RegisterGenerateCommand(CLI::App& app, CommandAction& selected) {
                       "folder for each run's last-position logits as step_NNN.pb TensorProto files "
                       "(step_000.pb: the prefill)");
   AddProfileOption(*command, flags->profile);
+  AddTimeLimitOption(*command, flags->time_limit_s);
   AddEnvironmentOptions(*command, flags->environment);
   command->callback([flags, &selected] { selected = [flags] { return Generate(*flags); }; });
 }

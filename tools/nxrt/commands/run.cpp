@@ -20,6 +20,7 @@
 #include "common/provider_list.hpp"
 #include "common/tensor_summary.hpp"
 #include "common/test_value_conversion.hpp"
+#include "common/time_limit.hpp"
 #include "nxrt/graph/test_data.hpp"
 
 namespace nxrt::cli {
@@ -56,9 +57,6 @@ Result<std::string> WriteOutputFile(const RunFlags& flags, const std::string& fi
 
 Result<int> RunModel(const RunFlags& flags) {
   if (flags.repeat < 1) return InvalidArgument("--repeat must be at least 1");
-  if (!(flags.time_limit_s >= 0)) {
-    return InvalidArgument("--time-limit must be a number of seconds, 0 (none) or more");
-  }
   NXRT_ASSIGN_OR_RETURN(std::vector<ExecutionProviderSpec> providers,
                         ParseProviderList(flags.providers));
   InputSources sources;
@@ -82,16 +80,10 @@ Result<int> RunModel(const RunFlags& flags) {
     const auto start = std::chrono::steady_clock::now();
     RunOptions run_options;
     if (!flags.profile.empty()) run_options.profile = &profile;
-    if (flags.time_limit_s > 0) {
-      run_options.deadline =
-          start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                      std::chrono::duration<double>(flags.time_limit_s));
-    }
+    run_options.deadline = RunDeadline(flags.time_limit_s);
     Result<std::vector<Value>> ran = model.session->RunValues(inputs, {}, run_options);
-    if (!ran.ok() && ran.status().code() == StatusCode::kCancelled) {
-      return Status(StatusCode::kCancelled, ran.status().message() + "; raise --time-limit");
-    }
-    NXRT_ASSIGN_OR_RETURN(outputs, std::move(ran));
+    if (!ran.ok()) return WithTimeLimitAdvice(ran.status());
+    outputs = std::move(ran).value();
     const std::chrono::duration<double, std::micro> took = std::chrono::steady_clock::now() - start;
     run_us.push_back(took.count());
   }
@@ -198,9 +190,7 @@ void RegisterRunCommand(CLI::App& app, CommandAction& selected) {
   command->add_option("--output-dir", flags->output_dir,
                       "folder for the outputs as output_K.pb TensorProto files");
   command->add_option("--repeat", flags->repeat, "run this many times (default 1)");
-  command->add_option("--time-limit", flags->time_limit_s,
-                      "seconds a run may take; it stops between nodes once they pass "
-                      "(default: no limit)");
+  AddTimeLimitOption(*command, flags->time_limit_s);
   AddProfileOption(*command, flags->profile);
   command->add_flag("--json", flags->json, "print one JSON object instead of text");
   AddEnvironmentOptions(*command, flags->environment);

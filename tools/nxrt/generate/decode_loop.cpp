@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "common/time_limit.hpp"
+
 namespace nxrt::cli {
 namespace {
 
@@ -27,6 +29,8 @@ Result<Generation> Decode(Session& session, DecoderFeeds& feeds, TokenSampler& s
                           const DecodeRequest& request, const LogitsSink& sink) {
   Generation generation;
   std::vector<Tensor> outputs;
+  RunOptions run_options;
+  run_options.profile = request.profile;
   const auto pick_next = [&]() -> Result<std::span<const float>> {
     NXRT_ASSIGN_OR_RETURN(const std::span<const float> logits, LastLogits(outputs[0]));
     feeds.Commit(outputs);
@@ -36,8 +40,9 @@ Result<Generation> Decode(Session& session, DecoderFeeds& feeds, TokenSampler& s
 
   const Clock::time_point prefill_start = Clock::now();
   NXRT_RETURN_IF_ERROR(feeds.BindTokens(request.prompt));
+  run_options.deadline = RunDeadline(request.run_time_limit_s);
   NXRT_RETURN_IF_ERROR(
-      session.Run(feeds.feeds(), feeds.output_names(), outputs, request.run_options));
+      WithTimeLimitAdvice(session.Run(feeds.feeds(), feeds.output_names(), outputs, run_options)));
   NXRT_ASSIGN_OR_RETURN(std::span<const float> logits, pick_next());
   generation.prefill_us = MicrosecondsSince(prefill_start);
   NXRT_RETURN_IF_ERROR(sink(0, logits));
@@ -52,8 +57,9 @@ Result<Generation> Decode(Session& session, DecoderFeeds& feeds, TokenSampler& s
     const Clock::time_point start = Clock::now();
     const int64_t token[] = {generation.tokens.back()};
     NXRT_RETURN_IF_ERROR(feeds.BindTokens(token));
-    NXRT_RETURN_IF_ERROR(session.Run(DeviceGraphSlot::kPrimary, feeds.feeds(), feeds.output_names(),
-                                     outputs, request.run_options));
+    run_options.deadline = RunDeadline(request.run_time_limit_s);
+    NXRT_RETURN_IF_ERROR(WithTimeLimitAdvice(session.Run(
+        DeviceGraphSlot::kPrimary, feeds.feeds(), feeds.output_names(), outputs, run_options)));
     NXRT_ASSIGN_OR_RETURN(logits, pick_next());
     generation.step_us.push_back(MicrosecondsSince(start));
     NXRT_RETURN_IF_ERROR(sink(step, logits));

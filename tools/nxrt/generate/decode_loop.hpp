@@ -12,7 +12,7 @@
 
 #include "generate/decoder_feeds.hpp"
 #include "generate/token_sampler.hpp"
-#include "nxrt/run_options.hpp"
+#include "nxrt/run_profile.hpp"
 #include "nxrt/session.hpp"
 #include "nxrt/support/status.hpp"
 
@@ -23,7 +23,10 @@ struct DecodeRequest {
   int64_t steps = 0;
   // The most tokens the sequence (prompt and generated) may hold.
   int64_t max_len = 0;
-  RunOptions run_options;  // given to every run, the prefill's included
+  // For every run, the prefill's included: the profile it adds to (null for
+  // none), and the seconds it may take (0 for no limit).
+  RunProfile* profile = nullptr;
+  double run_time_limit_s = 0;
 };
 
 struct Generation {

@@ -7,6 +7,7 @@
 
 #include "common/model_session.hpp"
 #include "common/test_value_conversion.hpp"
+#include "common/time_limit.hpp"
 #include "nxrt/graph/test_data.hpp"
 
 namespace nxrt::cli {
@@ -91,11 +92,7 @@ CaseResult RunDataSet(const fs::path& data_set, ModelSession& model, const CaseS
     wanted.push_back(outputs[k].name);
   }
   RunOptions run_options;
-  if (settings.run_time_limit_s > 0) {
-    run_options.deadline = std::chrono::steady_clock::now() +
-                           std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                               std::chrono::duration<double>(settings.run_time_limit_s));
-  }
+  run_options.deadline = RunDeadline(settings.run_time_limit_s);
   Result<std::vector<Value>> actual = model.session->RunValues(feeds, wanted, run_options);
   if (!actual.ok() && actual.status().code() == StatusCode::kCancelled) {
     return Error(actual.status().message() + "; raise --timeout if the case is only slow");
