@@ -18,13 +18,10 @@ std::vector<float> Ramp(size_t count) {
   return values;
 }
 
-std::unique_ptr<nxrt::Session> ChainSession(size_t memory_limit_bytes) {
+std::unique_ptr<nxrt::Session> ChainSessionLimitedTo(size_t memory_limit_bytes) {
   nxrt::SessionOptions options = nxrt_test::MockOptions(nxrt_test::TestLogId());
   options.memory_limit_bytes = memory_limit_bytes;
-  auto session =
-      nxrt::Session::Create(nxrt_test::TestEnvironment(), nxrt_test::Chain(), std::move(options));
-  EXPECT_TRUE(session.ok()) << session.status().ToString();
-  return session.ok() ? std::move(session).value() : nullptr;
+  return nxrt_test::ChainSession(std::move(options));
 }
 
 nxrt::Result<std::vector<nxrt::Tensor>> RunRows(nxrt::Session& session, int64_t rows) {
@@ -41,7 +38,7 @@ void ExpectChainOf(const nxrt::Result<std::vector<nxrt::Tensor>>& outputs, int64
 
 TEST(MemoryLimit, ARunOverTheLimitIsRefusedNamingTheNodeAndTheLimit) {
   // 1,000 rows of 4 floats: 16,000 bytes a value, over a 4 KiB limit.
-  auto session = ChainSession(4096);
+  auto session = ChainSessionLimitedTo(4096);
   ASSERT_NE(session, nullptr);
   const auto outputs = RunRows(*session, 1000);
   ASSERT_FALSE(outputs.ok());
@@ -54,7 +51,7 @@ TEST(MemoryLimit, ARunOverTheLimitIsRefusedNamingTheNodeAndTheLimit) {
 }
 
 TEST(MemoryLimit, RefusedRunsLeaveNothingCounted) {
-  auto session = ChainSession(4096);
+  auto session = ChainSessionLimitedTo(4096);
   ASSERT_NE(session, nullptr);
   for (int i = 0; i < 20; ++i) {
     ASSERT_FALSE(RunRows(*session, 1000).ok());
@@ -65,7 +62,7 @@ TEST(MemoryLimit, RefusedRunsLeaveNothingCounted) {
 }
 
 TEST(MemoryLimit, NoLimitRunsTheSameModel) {
-  auto session = ChainSession(0);
+  auto session = ChainSessionLimitedTo(0);
   ASSERT_NE(session, nullptr);
   ExpectChainOf(RunRows(*session, 1000), 1000);
 }

@@ -190,6 +190,14 @@ inline nxrt::graph::Graph Chain() {
       .Build();
 }
 
+// A session of Chain() on `options`; null, and the test failed, when it
+// cannot be made.
+inline std::unique_ptr<nxrt::Session> ChainSession(nxrt::SessionOptions options) {
+  auto session = nxrt::Session::Create(TestEnvironment(), Chain(), std::move(options));
+  EXPECT_TRUE(session.ok()) << session.status().ToString();
+  return session.ok() ? std::move(session).value() : nullptr;
+}
+
 // Chain's y for `x`, worked out here rather than by a session.
 inline std::vector<float> ChainExpected(const std::vector<float>& x) {
   const float c[4] = {1, -1, 2, -2};

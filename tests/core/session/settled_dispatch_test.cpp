@@ -10,14 +10,10 @@
 
 namespace {
 
-using nxrt_test::Chain;
 using nxrt_test::ChainExpected;
 
 std::unique_ptr<nxrt::Session> MockChainSession() {
-  auto session = nxrt::Session::Create(nxrt_test::TestEnvironment(), Chain(),
-                                       nxrt_test::MockOptions(nxrt_test::TestLogId()));
-  EXPECT_TRUE(session.ok()) << session.status().ToString();
-  return session.ok() ? std::move(session).value() : nullptr;
+  return nxrt_test::ChainSession(nxrt_test::MockOptions(nxrt_test::TestLogId()));
 }
 
 nxrt::Status RunChain(nxrt::Session& session, std::vector<float>& x,

@@ -1,7 +1,8 @@
 #include "common/memory_limit.hpp"
 
-#include <exception>
 #include <string>
+
+#include "common/option_checks.hpp"
 
 namespace nxrt::cli {
 
@@ -9,15 +10,7 @@ void AddMemoryLimitOption(CLI::App& command, double& mebibytes) {
   command
       .add_option("--memory-limit", mebibytes,
                   "MiB the session's activations and outputs may hold at once (default: no limit)")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            try {
-              if (std::stod(text) >= 0) return std::string();
-            } catch (const std::exception&) {
-            }
-            return "'" + text + "' is not a number of MiB, 0 (no limit) or more";
-          },
-          "MIB"));
+      ->check(ZeroOrMore("MiB", "MIB"));
 }
 
 size_t MemoryLimitBytes(double mebibytes) {

@@ -1,7 +1,8 @@
 #include "common/time_limit.hpp"
 
-#include <exception>
 #include <string>
+
+#include "common/option_checks.hpp"
 
 namespace nxrt::cli {
 
@@ -10,15 +11,7 @@ void AddTimeLimitOption(CLI::App& command, double& seconds) {
       .add_option("--time-limit", seconds,
                   "seconds a run may take; it stops between nodes once they pass "
                   "(default: no limit)")
-      ->check(CLI::Validator(
-          [](std::string& text) {
-            try {
-              if (std::stod(text) >= 0) return std::string();
-            } catch (const std::exception&) {
-            }
-            return "'" + text + "' is not a number of seconds, 0 (no limit) or more";
-          },
-          "SECONDS"));
+      ->check(ZeroOrMore("seconds", "SECONDS"));
 }
 
 std::optional<std::chrono::steady_clock::time_point> RunDeadline(double seconds) {
