@@ -7,7 +7,10 @@
 // all its nodes, as a replay has no per-node times; the event says whether
 // the segment replayed, was captured (then replayed), or ran eagerly while
 // its capture warmed up. The nodes of an If, Loop or Scan body add events of
-// their own, which lie inside their parent node's event.
+// their own, which lie inside their parent node's event. Times are the
+// host's: for an EP whose kernels run asynchronously (CUDA queues them on a
+// stream), an event times the queuing, and the device's work shows up in
+// whichever later step waits for it.
 //
 // Turning profiling on costs two clock reads and one event per step; with
 // it off a run pays one pointer test per node.
