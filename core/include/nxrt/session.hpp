@@ -88,6 +88,11 @@ class Session {
 
   const std::vector<ValueDescription>& inputs() const;
   const std::vector<ValueDescription>& outputs() const;
+  // Initializers the model also lists among its graph inputs: a run may feed
+  // a replacement by name (of the declared type), and takes the model's
+  // data when it does not. They are not constants, so kernels cannot
+  // prepare them ahead of the run.
+  const std::vector<ValueDescription>& overridable_initializers() const;
 
   // Runs eagerly and returns the outputs named in `output_names` (all
   // outputs when empty), as owning host tensors. Every Run and RunValues

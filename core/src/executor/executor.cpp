@@ -65,6 +65,24 @@ void PrepareStrings(ValueSlot& slot, size_t count) {
   slot.byte_size = count * sizeof(nxrt_string_view);
 }
 
+// Binds `slot` to an initializer's data, which the weight store keeps.
+void BindWeight(ValueSlot& slot, const graph::TensorData& data) {
+  slot.ready = true;
+  slot.kind = NXRT_VALUE_TENSOR;
+  slot.dtype = data.dtype;
+  slot.dims = data.dims;
+  if (data.dtype == DataType::kString) {
+    PrepareStrings(slot, data.strings.size());
+    for (size_t s = 0; s < data.strings.size(); ++s) {
+      slot.strings[s] = data.strings[s];
+      slot.string_views[s] = {slot.strings[s].data(), slot.strings[s].size()};
+    }
+  } else {
+    slot.data = const_cast<std::byte*>(data.bytes.data());
+    slot.byte_size = data.bytes.size();
+  }
+}
+
 // The dispatch fills its ABI values field by field in place: copying a
 // whole struct built in a temporary stalls on store forwarding, once per
 // input and output of every node.
@@ -186,21 +204,12 @@ Status Executor::BuildPlan(const partitioner::Partition& partition,
       slot.memory = MemoryOf(partition.provider_of_node[value.producer.index]);
     }
     if (value.initializer && graph_.weights) {
-      const graph::TensorData& data = graph_.weights->Get(*value.initializer);
-      slot.constant = true;
-      slot.ready = true;
-      slot.kind = NXRT_VALUE_TENSOR;
-      slot.dtype = data.dtype;
-      slot.dims = data.dims;
-      if (data.dtype == DataType::kString) {
-        PrepareStrings(slot, data.strings.size());
-        for (size_t s = 0; s < data.strings.size(); ++s) {
-          slot.strings[s] = data.strings[s];
-          slot.string_views[s] = {slot.strings[s].data(), slot.strings[s].size()};
-        }
-      } else {
-        slot.data = const_cast<std::byte*>(data.bytes.data());
-        slot.byte_size = data.bytes.size();
+      BindWeight(slot, graph_.weights->Get(*value.initializer));
+      slot.constant = value.is_constant();
+      if (value.is_overridable()) {
+        overridable_slots_.push_back(i);
+        slot.shape_keyed = true;
+        slot.moves = true;
       }
     }
     if (value.is_outer_scope) {
@@ -616,14 +625,27 @@ Status Executor::BindSequenceInput(size_t slot_index, const std::vector<Tensor>&
 
 Status Executor::BindNamedInputs(std::span<const RunInput> inputs) {
   const std::string& model = graph_.model_path;
+  const auto feedable = [&](std::string_view name) {
+    for (size_t slot : input_slots_) {
+      if (DescribeSlot(slot) == name) return true;
+    }
+    for (size_t slot : overridable_slots_) {
+      if (DescribeSlot(slot) == name) return true;
+    }
+    return false;
+  };
   for (size_t j = 0; j < inputs.size(); ++j) {
-    bool known = false;
-    for (size_t slot : input_slots_) known = known || DescribeSlot(slot) == inputs[j].name;
-    if (!known) {
+    if (!feedable(inputs[j].name)) {
       std::string names;
       for (size_t slot : input_slots_) names += (names.empty() ? "" : ", ") + DescribeSlot(slot);
-      return InvalidArgument(model + ": '" + std::string(inputs[j].name) +
-                             "' is not an input of the model; its inputs are: " + names);
+      std::string defaults;
+      for (size_t slot : overridable_slots_) {
+        defaults += (defaults.empty() ? "" : ", ") + DescribeSlot(slot);
+      }
+      return InvalidArgument(
+          model + ": '" + std::string(inputs[j].name) +
+          "' is not an input of the model; its inputs are: " + names +
+          (defaults.empty() ? "" : "; its overridable initializers: " + defaults));
     }
     for (size_t k = 0; k < j; ++k) {
       if (inputs[k].name == inputs[j].name) {
@@ -632,53 +654,67 @@ Status Executor::BindNamedInputs(std::span<const RunInput> inputs) {
       }
     }
   }
+  const auto given_for = [&](const graph::Value& value) -> const RunInput* {
+    for (const RunInput& input : inputs) {
+      if (input.name == value.name) return &input;
+    }
+    return nullptr;
+  };
   for (size_t slot : input_slots_) {
     const graph::Value& value = graph_.value(slots_[slot].value);
-    const RunInput* given = nullptr;
-    for (const RunInput& input : inputs) {
-      if (input.name == value.name) given = &input;
-    }
+    const RunInput* given = given_for(value);
     if (given == nullptr) {
       std::string expected = std::string(graph::DataTypeName(value.dtype));
       if (value.shape) expected += " " + FormatDeclared(graph_, *value.shape);
       return InvalidArgument(model + ": input '" + value.name + "' is missing; give it as " +
                              expected);
     }
-    const Value::Kind given_kind =
-        given->tensor != nullptr ? Value::Kind::kTensor : given->value->kind();
-    const bool fits =
-        value.kind == graph::ValueKind::kUnknown ||
-        (given_kind == Value::Kind::kTensor && (value.kind == graph::ValueKind::kTensor ||
-                                                value.kind == graph::ValueKind::kOptionalTensor)) ||
-        (given_kind == Value::Kind::kSequence &&
-         (value.kind == graph::ValueKind::kSequence ||
-          value.kind == graph::ValueKind::kOptionalSequence)) ||
-        (given_kind == Value::Kind::kNone && (value.kind == graph::ValueKind::kOptionalTensor ||
-                                              value.kind == graph::ValueKind::kOptionalSequence));
-    if (!fits) {
-      static constexpr const char* kGivenNames[] = {"absent", "a tensor", "a sequence"};
-      return InvalidArgument(model + ": input '" + value.name + "' is given as " +
-                             kGivenNames[static_cast<int>(given_kind)] + ", but the model takes " +
-                             (value.kind == graph::ValueKind::kSequence ||
-                                      value.kind == graph::ValueKind::kOptionalSequence
-                                  ? "a sequence"
-                                  : "a tensor") +
-                             (value.kind == graph::ValueKind::kOptionalTensor ||
-                                      value.kind == graph::ValueKind::kOptionalSequence
-                                  ? " or nothing"
-                                  : ""));
-    }
-    if (given->tensor != nullptr) {
-      NXRT_RETURN_IF_ERROR(BindTensorInput(slot, *given->tensor));
-    } else if (given->value != nullptr && given->value->is_tensor()) {
-      NXRT_RETURN_IF_ERROR(BindTensorInput(slot, given->value->tensor()));
-    } else if (given->value != nullptr && given->value->is_sequence()) {
-      NXRT_RETURN_IF_ERROR(BindSequenceInput(slot, given->value->sequence()));
+    NXRT_RETURN_IF_ERROR(BindGivenInput(slot, *given));
+  }
+  // An overridable initializer the run does not feed takes its default again.
+  for (size_t slot : overridable_slots_) {
+    const graph::Value& value = graph_.value(slots_[slot].value);
+    const RunInput* given = given_for(value);
+    if (given != nullptr) {
+      NXRT_RETURN_IF_ERROR(BindGivenInput(slot, *given));
     } else {
-      slots_[slot].kind = NXRT_VALUE_NONE;
-      slots_[slot].ready = true;
+      BindWeight(slots_[slot], graph_.weights->Get(*value.initializer));
     }
   }
+  return Status::Ok();
+}
+
+Status Executor::BindGivenInput(size_t slot, const RunInput& given) {
+  const graph::Value& value = graph_.value(slots_[slot].value);
+  const Value::Kind given_kind =
+      given.tensor != nullptr ? Value::Kind::kTensor : given.value->kind();
+  const bool fits =
+      value.kind == graph::ValueKind::kUnknown ||
+      (given_kind == Value::Kind::kTensor && (value.kind == graph::ValueKind::kTensor ||
+                                              value.kind == graph::ValueKind::kOptionalTensor)) ||
+      (given_kind == Value::Kind::kSequence &&
+       (value.kind == graph::ValueKind::kSequence ||
+        value.kind == graph::ValueKind::kOptionalSequence)) ||
+      (given_kind == Value::Kind::kNone && (value.kind == graph::ValueKind::kOptionalTensor ||
+                                            value.kind == graph::ValueKind::kOptionalSequence));
+  if (!fits) {
+    static constexpr const char* kGivenNames[] = {"absent", "a tensor", "a sequence"};
+    return InvalidArgument(graph_.model_path + ": input '" + value.name + "' is given as " +
+                           kGivenNames[static_cast<int>(given_kind)] + ", but the model takes " +
+                           (value.kind == graph::ValueKind::kSequence ||
+                                    value.kind == graph::ValueKind::kOptionalSequence
+                                ? "a sequence"
+                                : "a tensor") +
+                           (value.kind == graph::ValueKind::kOptionalTensor ||
+                                    value.kind == graph::ValueKind::kOptionalSequence
+                                ? " or nothing"
+                                : ""));
+  }
+  if (given.tensor != nullptr) return BindTensorInput(slot, *given.tensor);
+  if (given.value->is_tensor()) return BindTensorInput(slot, given.value->tensor());
+  if (given.value->is_sequence()) return BindSequenceInput(slot, given.value->sequence());
+  slots_[slot].kind = NXRT_VALUE_NONE;
+  slots_[slot].ready = true;
   return Status::Ok();
 }
 
@@ -721,6 +757,7 @@ Status Executor::ResolveShapesIfChanged() {
     input_dims_scratch_.insert(input_dims_scratch_.end(), slot.dims.begin(), slot.dims.end());
   };
   for (size_t slot : input_slots_) append(slots_[slot]);
+  for (size_t slot : overridable_slots_) append(slots_[slot]);
   for (const auto& outer : outer_scope_) append(slots_[outer.first]);
   if (shapes_resolved_ && input_dims_scratch_ == bound_input_dims_) return Status::Ok();
 
@@ -733,6 +770,10 @@ Status Executor::ResolveShapesIfChanged() {
   };
   for (size_t slot : input_slots_) {
     NXRT_RETURN_IF_ERROR(bind(slot, graph_.model_path + ": input '" + DescribeSlot(slot) + "'"));
+  }
+  for (size_t slot : overridable_slots_) {
+    NXRT_RETURN_IF_ERROR(
+        bind(slot, graph_.model_path + ": overridable initializer '" + DescribeSlot(slot) + "'"));
   }
   for (const auto& outer : outer_scope_) {
     Status bound =

@@ -124,6 +124,7 @@ class Executor : private plugin_host::ComputeServices {
 
   // Input binding and shapes.
   Status BindNamedInputs(std::span<const RunInput> inputs);
+  Status BindGivenInput(size_t slot, const RunInput& given);
   Status BindTensorInput(size_t slot, const Tensor& tensor);
   Status BindSequenceInput(size_t slot, const std::vector<Tensor>& elements);
   void BindBorrowedValue(size_t slot, const nxrt_value& value);
@@ -202,7 +203,9 @@ class Executor : private plugin_host::ComputeServices {
   std::vector<PlannedNode> nodes_;
   std::vector<nxrt_value> node_values_;  // the nodes' ABI values; never resized after the plan
   std::vector<size_t> input_slots_;      // graph inputs, in order
-  std::vector<size_t> output_slots_;     // graph outputs, in order
+  // Initializers a run may replace by name; bound to their data otherwise.
+  std::vector<size_t> overridable_slots_;
+  std::vector<size_t> output_slots_;                              // graph outputs, in order
   std::vector<std::pair<size_t, const ValueSlot*>> outer_scope_;  // slot, enclosing slot
   std::map<std::pair<uint32_t, std::string>, std::unique_ptr<Executor>, std::less<>> bodies_;
   // Fixed-capacity KV read by an EP through a copy in its own memory:

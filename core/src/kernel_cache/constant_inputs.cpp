@@ -11,7 +11,7 @@ Result<std::vector<nxrt_constant_input>> ResolveKernelConstantInputs(
   for (size_t index = 0; index < node.inputs.size(); ++index) {
     if (!node.inputs[index]) continue;
     const graph::Value& value = graph.value(*node.inputs[index]);
-    if (!value.initializer) continue;
+    if (!value.is_constant()) continue;
     if (!graph.weights || value.initializer->index >= graph.weights->size()) {
       return Internal(graph.Describe(node_id) + ": the bytes of initializer '" + value.name +
                       "' (input " + std::to_string(index) +

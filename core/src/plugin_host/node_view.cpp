@@ -32,7 +32,7 @@ nxrt_node::nxrt_node(const nxrt::graph::Graph& graph, nxrt::graph::NodeId id,
   outputs_ = BuildInfos(n.outputs);
   constant_inputs_.reserve(n.inputs.size());
   for (const auto& input : n.inputs) {
-    constant_inputs_.push_back(input && graph.value(*input).initializer.has_value());
+    constant_inputs_.push_back(input && graph.value(*input).is_constant());
   }
   attribute_strings_.resize(n.attributes.size());
   for (size_t i = 0; i < n.attributes.size(); ++i) {

@@ -106,6 +106,11 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   state->graph_rewrites.insert(state->graph_rewrites.end(), fusions.begin(), fusions.end());
   for (graph::ValueId id : graph.inputs) state->inputs.push_back(Describe(graph, id));
   for (graph::ValueId id : graph.outputs) state->outputs.push_back(Describe(graph, id));
+  for (uint32_t i = 0; i < graph.values.size(); ++i) {
+    if (graph.values[i].is_overridable()) {
+      state->overridable_initializers.push_back(Describe(graph, graph::ValueId{i}));
+    }
+  }
   return state;
 }
 
@@ -165,6 +170,9 @@ const std::vector<ValueDescription>& Session::inputs() const {
 }
 const std::vector<ValueDescription>& Session::outputs() const {
   return state_->outputs;
+}
+const std::vector<ValueDescription>& Session::overridable_initializers() const {
+  return state_->overridable_initializers;
 }
 
 Result<std::vector<Tensor>> Session::Run(std::span<const NamedTensor> inputs,

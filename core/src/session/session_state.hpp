@@ -42,6 +42,7 @@ class SessionState {
   std::unique_ptr<executor::Executor> executor;
   std::vector<ValueDescription> inputs;
   std::vector<ValueDescription> outputs;
+  std::vector<ValueDescription> overridable_initializers;
 
   std::mutex run_mutex;                        // one run (or telemetry call) at a time
   std::vector<executor::RunInput> run_inputs;  // reused by every run

@@ -64,7 +64,7 @@ const Elements* NodeContext::input_elements(size_t i) const {
 const TensorData* NodeContext::input_constant(size_t i) const {
   const Value* v = input(i);
   if (v == nullptr) return nullptr;
-  if (v->initializer && !v->is_graph_input) return &graph_.weights->Get(*v->initializer);
+  if (v->is_constant()) return &graph_.weights->Get(*v->initializer);
   if (!v->producer.valid()) return nullptr;
   const Node& producer = graph_.node(v->producer);
   if (producer.op_type != "Constant" || !producer.is_default_domain()) return nullptr;

@@ -92,7 +92,7 @@ class IrInferenceContext : public onnx::InferenceContext {
       if (v == nullptr) continue;
       type = std::make_unique<onnx::TypeProto>();
       FillType(*v, type.get());
-      if (v->initializer) {
+      if (v->is_constant()) {
         data = std::make_unique<onnx::TensorProto>();
         FillTensorProto(ctx.graph().weights->Get(*v->initializer), data.get());
       } else if (const Elements* e = known_.Get(*node.inputs[i])) {

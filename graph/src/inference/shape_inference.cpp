@@ -91,8 +91,8 @@ void TrackInitializers(Graph& graph, KnownValues& known) {
       for (int64_t d : t.dims) shape.push_back(Dim::Static(d));
       v.shape = std::move(shape);
     }
-    // A graph input with a default initializer can be overridden at run time.
-    if (v.is_graph_input) continue;
+    // An overridable initializer's value is only a default.
+    if (!v.is_constant()) continue;
     if (auto e = inference::ElementsOfTensor(t, known.max_elements())) known.Set(ValueId{i}, *e);
   }
 }

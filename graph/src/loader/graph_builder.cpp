@@ -271,6 +271,36 @@ class GraphBuilder {
     return store.AddOwned(*dtype, std::move(extent->dims), std::move(bytes).value());
   }
 
+  Status CheckAgainstDeclaredInput(const Value& input, const TensorData& data,
+                                   const std::string& what) {
+    const auto dims_text = [](const std::vector<std::string>& dims) {
+      std::string text = "[";
+      for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + dims[i];
+      return text + "]";
+    };
+    if (input.dtype != DataType::kUndefined && input.dtype != data.dtype) {
+      return Fail(what, "holds " + std::string(DataTypeName(data.dtype)) +
+                            " but the graph input of that name is declared " +
+                            std::string(DataTypeName(input.dtype)) +
+                            "; make the declaration and the initializer agree");
+    }
+    if (!input.shape) return Status::Ok();
+    bool agree = input.shape->size() == data.dims.size();
+    std::vector<std::string> declared;
+    for (size_t i = 0; i < input.shape->size(); ++i) {
+      const Dim& dim = (*input.shape)[i];
+      declared.push_back(dim.is_static() ? std::to_string(dim.extent())
+                                         : graph_.symbol(dim.symbol()).name);
+      agree = agree && (!dim.is_static() || dim.extent() == data.dims[i]);
+    }
+    if (agree) return Status::Ok();
+    std::vector<std::string> held;
+    for (int64_t d : data.dims) held.push_back(std::to_string(d));
+    return Fail(what, "has dims " + dims_text(held) +
+                          " but the graph input of that name is declared " + dims_text(declared) +
+                          "; make the declaration and the initializer agree");
+  }
+
   Status AddInitializer(const onnx::TensorProto& tensor, const std::string& what) {
     if (tensor.name().empty()) return Fail(what, "has an empty name; name every initializer");
     NXRT_ASSIGN_OR_RETURN(WeightRef ref, StoreTensor(tensor, what));
@@ -290,7 +320,9 @@ class GraphBuilder {
     Value& value = graph_.value(*existing);
     if (value.initializer) return Fail(what, "is given twice; keep one initializer per name");
     // Also a graph input: a caller may feed a replacement, so the declared
-    // type stands and the initializer fills only what it leaves out.
+    // type stands, must admit the initializer, and takes from it only what
+    // it leaves out.
+    NXRT_RETURN_IF_ERROR(CheckAgainstDeclaredInput(value, data, what));
     value.initializer = ref;
     if (value.kind == ValueKind::kUnknown) value.kind = ValueKind::kTensor;
     if (value.dtype == DataType::kUndefined) value.dtype = data.dtype;

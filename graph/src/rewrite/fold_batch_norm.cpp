@@ -26,7 +26,7 @@ std::unordered_map<uint32_t, int> ReadCounts(const Graph& graph) {
 // A float32 initializer that no run can replace, as a vector of doubles.
 std::optional<std::vector<double>> ConstantFloats(const Graph& graph, ValueId id) {
   const Value& value = graph.value(id);
-  if (!value.initializer || value.is_graph_input) return std::nullopt;
+  if (!value.is_constant()) return std::nullopt;
   const TensorData& data = graph.weights->Get(*value.initializer);
   if (data.dtype != DataType::kFloat32) return std::nullopt;
   std::vector<float> floats(data.bytes.size() / sizeof(float));

@@ -251,7 +251,7 @@ std::vector<HostTensor> RunNode(ExecutionProvider& provider, SingleNodeGraph& gr
     }
     auto& value = g.values[node.inputs[i]->index];
     value.dtype = static_cast<nxrt::graph::DataType>(inputs[i].dtype);
-    if (constant_inputs.contains(i)) value.initializer = nxrt::graph::WeightRef{0};
+    if (constant_inputs.contains(i)) graph.MakeConstant(i, nxrt::graph::WeightRef{0});
   }
   const auto view = graph.View();
   auto claim = provider.Claim(*view, opset);

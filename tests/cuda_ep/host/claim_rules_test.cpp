@@ -71,7 +71,7 @@ TEST(CudaClaims, IntegerReduceSumOverConstantAxes) {
       MakeSingleNodeGraph("ReduceSum", {{2, 8}, {1}}, {2}, {IntAttribute("keepdims", 0)});
   Input(constant, 0).dtype = DataType::kInt64;
   Input(constant, 1).dtype = DataType::kInt64;
-  Input(constant, 1).initializer = nxrt::graph::WeightRef{1};
+  constant.MakeConstant(1, nxrt::graph::WeightRef{1});
   EXPECT_TRUE(Claim(constant, 23).claimed) << Claim(constant, 23).reason;
 
   auto computed = MakeSingleNodeGraph("ReduceSum", {{2, 8}, {1}}, {2, 1});
@@ -122,7 +122,7 @@ TEST(CudaClaims, SplitWithKnownSizes) {
   auto constant = MakeSingleNodeGraph("Split", {{6, 2}, {2}}, {2, 2});
   AddOutputs(constant, 2);
   Input(constant, 1).dtype = DataType::kInt64;
-  Input(constant, 1).initializer = nxrt::graph::WeightRef{1};
+  constant.MakeConstant(1, nxrt::graph::WeightRef{1});
   EXPECT_TRUE(Claim(constant, 13).claimed) << Claim(constant, 13).reason;
 
   auto computed = MakeSingleNodeGraph("Split", {{6, 2}, {2}}, {2, 2});
@@ -250,7 +250,7 @@ TEST(CudaClaims, SliceNeedsConstantBounds) {
   auto constant = MakeSingleNodeGraph("Slice", {{8}, {1}, {1}}, {4});
   for (size_t i : {1u, 2u}) {
     Input(constant, i).dtype = DataType::kInt64;
-    Input(constant, i).initializer = nxrt::graph::WeightRef{static_cast<uint32_t>(i)};
+    constant.MakeConstant(i, nxrt::graph::WeightRef{static_cast<uint32_t>(i)});
   }
   EXPECT_TRUE(Claim(constant).claimed) << Claim(constant).reason;
 }

@@ -57,9 +57,13 @@ TEST(GraphStructureTest, InitializerListedAsInputStaysAnOverridableInitializer) 
   const Value& b = ValueNamed(graph, "bias");
   EXPECT_TRUE(b.initializer.has_value());
   EXPECT_TRUE(b.is_graph_input);
+  EXPECT_TRUE(b.is_overridable());
+  EXPECT_FALSE(b.is_constant());
   const Value& s = ValueNamed(graph, "scale");
   EXPECT_TRUE(s.initializer.has_value());
   EXPECT_FALSE(s.is_graph_input);
+  EXPECT_TRUE(s.is_constant());
+  EXPECT_FALSE(s.is_overridable());
   EXPECT_EQ(s.dtype, DataType::kFloat32);
   ASSERT_TRUE(s.shape.has_value());
   EXPECT_THAT(*s.shape, ElementsAre(Dim::Static(2)));

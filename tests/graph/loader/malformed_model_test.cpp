@@ -282,6 +282,40 @@ TEST(MalformedModelTest, DuplicateGraphInput) {
   EXPECT_THAT(ErrorOf(Load(model)), HasSubstr("declared twice"));
 }
 
+// An initializer the model also lists as a graph input must fit the type
+// declared there, which stands for the values a run may feed in its place.
+TEST(MalformedModelTest, InitializerDisagreeingWithItsDeclaredInput) {
+  const auto with_initializer = [](onnx::TensorProto::DataType dtype, std::vector<int64_t> dims) {
+    onnx::ModelProto model = ReluModel();
+    onnx::TensorProto* init = model.mutable_graph()->add_initializer();
+    init->set_name("x");
+    init->set_data_type(dtype);
+    int64_t count = 1;
+    for (int64_t d : dims) {
+      init->add_dims(d);
+      count *= d;
+    }
+    for (int64_t i = 0; i < count; ++i) {
+      if (dtype == onnx::TensorProto::FLOAT) {
+        init->add_float_data(1.0f);
+      } else {
+        init->add_int64_data(1);
+      }
+    }
+    return model;
+  };
+  EXPECT_THAT(
+      ErrorOf(Load(with_initializer(onnx::TensorProto::FLOAT, {3}))),
+      AllOf(HasSubstr("bad.onnx"), HasSubstr("initializer 'x'"),
+            HasSubstr("has dims [3] but the graph input of that name is declared [2]"), OneLine()));
+  EXPECT_THAT(ErrorOf(Load(with_initializer(onnx::TensorProto::FLOAT, {2, 1}))),
+              HasSubstr("has dims [2,1] but the graph input of that name is declared [2]"));
+  EXPECT_THAT(ErrorOf(Load(with_initializer(onnx::TensorProto::INT64, {2}))),
+              AllOf(HasSubstr("holds int64 but the graph input of that name is declared float"),
+                    OneLine()));
+  EXPECT_TRUE(Load(with_initializer(onnx::TensorProto::FLOAT, {2})).ok());
+}
+
 TEST(MalformedModelTest, NodeWithoutOpType) {
   onnx::ModelProto model = ReluModel();
   model.mutable_graph()->mutable_node(0)->clear_op_type();

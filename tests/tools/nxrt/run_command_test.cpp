@@ -277,5 +277,56 @@ TEST_F(RunCommandTest, ProfileIntoAMissingFolderIsAOneLineError) {
   EXPECT_THAT(result.err, HasSubstr("check that its folder exists"));
 }
 
+// y = a x w, with w an initializer {1, 2; 3, 4} the model also lists as the
+// graph input w: float [2, 2]. The cpu EP prepares a constant B of MatMul
+// ahead of the run, so a w treated as constant would ignore --input.
+TEST_F(RunCommandTest, InputReplacesAnOverridableInitializer) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("overridable_weight");
+  SetFloatTensorType(graph->add_input(), "a", {1, 2});
+  SetFloatTensorType(graph->add_input(), "w", {2, 2});
+  SetFloatTensorType(graph->add_output(), "y", {1, 2});
+  onnx::TensorProto* weight = graph->add_initializer();
+  weight->set_name("w");
+  weight->set_data_type(onnx::TensorProto::FLOAT);
+  weight->add_dims(2);
+  weight->add_dims(2);
+  for (float v : {1.0f, 2.0f, 3.0f, 4.0f}) weight->add_float_data(v);
+  onnx::NodeProto* matmul = graph->add_node();
+  matmul->set_op_type("MatMul");
+  matmul->add_input("a");
+  matmul->add_input("w");
+  matmul->add_output("y");
+  const auto model_file = scratch_.path() / "overridable_weight.onnx";
+  {
+    std::ofstream out(model_file, std::ios::binary);
+    ASSERT_TRUE(model.SerializeToOstream(&out));
+  }
+  const auto a_file = scratch_.path() / "in" / "a_row.pb";
+  const auto w_file = scratch_.path() / "in" / "w.pb";
+  WriteTensorFile(a_file, FloatTensor("a", {1, 2}, {1, 1}));
+  WriteTensorFile(w_file, FloatTensor("w", {2, 2}, {-1, 0, 0, 10}));
+
+  const ProcessResult inspected = RunNxrt({"inspect", model_file.string()}, scratch_.path());
+  ASSERT_EQ(inspected.exit_code, 0) << inspected.err;
+  EXPECT_THAT(inspected.out, HasSubstr("overridable initializers"));
+  EXPECT_THAT(inspected.out, HasSubstr("  w: float [2,2]"));
+
+  const ProcessResult with_model_weight =
+      RunNxrt({"run", model_file.string(), "--input", "a=" + a_file.string()}, scratch_.path());
+  ASSERT_EQ(with_model_weight.exit_code, 0) << with_model_weight.err;
+  EXPECT_THAT(with_model_weight.out, HasSubstr("y: float [1,2] 4, 6"));
+
+  const ProcessResult replaced =
+      RunNxrt({"run", model_file.string(), "--input", "a=" + a_file.string(), "--input",
+               "w=" + w_file.string(), "--repeat", "3"},
+              scratch_.path());
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  EXPECT_THAT(replaced.out, HasSubstr("y: float [1,2] -1, 10"));
+}
+
 }  // namespace
 }  // namespace nxrt_test

@@ -66,6 +66,12 @@ void PrintText(const InspectFlags& flags, const Session& session) {
   for (const ValueDescription& output : session.outputs()) {
     std::printf("  %s\n", DescribeValue(output).c_str());
   }
+  if (!session.overridable_initializers().empty()) {
+    std::printf("overridable initializers (a run may feed them; otherwise the model's data):\n");
+    for (const ValueDescription& initializer : session.overridable_initializers()) {
+      std::printf("  %s\n", DescribeValue(initializer).c_str());
+    }
+  }
   if (!session.graph_rewrites().empty()) {
     std::printf("graph rewrites:\n");
     for (const std::string& line : session.graph_rewrites()) std::printf("  %s\n", line.c_str());
@@ -138,6 +144,8 @@ void PrintJson(const InspectFlags& flags, const Session& session) {
   WriteValues(json, session.inputs());
   json.Key("outputs");
   WriteValues(json, session.outputs());
+  json.Key("overridable_initializers");
+  WriteValues(json, session.overridable_initializers());
   json.Key("graph_rewrites");
   WriteStrings(json, session.graph_rewrites());
   json.Key("placements").BeginArray();

@@ -1,5 +1,6 @@
 #include "common/model_inputs.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <random>
 
@@ -24,11 +25,25 @@ Result<std::vector<NamedValue>> PrepareInputs(const ModelSession& model,
                                               const InputSources& sources) {
   const std::vector<ValueDescription>& inputs = model.session->inputs();
   std::vector<std::optional<Value>> values(inputs.size());
+  const std::vector<ValueDescription>& overridable = model.session->overridable_initializers();
+  std::vector<NamedValue> overrides;
   for (const std::string& spec : sources.files) {
     NXRT_ASSIGN_OR_RETURN(auto pair, SplitNameValue(spec, "--input", "FILE.pb"));
     const auto& [name, file] = pair;
     size_t position = 0;
     while (position < inputs.size() && inputs[position].name != name) ++position;
+    const bool overrides_initializer =
+        position == inputs.size() &&
+        std::any_of(overridable.begin(), overridable.end(),
+                    [&](const ValueDescription& initializer) { return initializer.name == name; });
+    if (overrides_initializer) {
+      NXRT_ASSIGN_OR_RETURN(graph::TestValue decoded,
+                            graph::ReadTestValueFile(file, graph::TestProtoKind::kTensor));
+      Result<Value> value = ValueFromTestValue(decoded);
+      if (!value.ok()) return value.status().WithContext("--input " + spec);
+      overrides.push_back({name, std::move(value).value()});
+      continue;
+    }
     if (position == inputs.size()) {
       return InvalidArgument("--input " + spec + ": the model has no input '" + name + "'; " +
                              InputNames(inputs));
@@ -56,6 +71,7 @@ Result<std::vector<NamedValue>> PrepareInputs(const ModelSession& model,
     }
     prepared.push_back({inputs[i].name, std::move(*values[i])});
   }
+  for (NamedValue& value : overrides) prepared.push_back(std::move(value));
   return prepared;
 }
 

@@ -21,9 +21,10 @@ struct InputSources {
   uint64_t seed = 0;
 };
 
-// One value per model input, in the model's input order. Fails naming the
-// input for an unknown name, an input given twice, an unreadable file, or an
-// input left without a value.
+// One value per model input, in the model's input order, then one per
+// overridable initializer given a file (the rest keep the model's data).
+// Fails naming the input for an unknown name, an input given twice, an
+// unreadable file, or an input left without a value.
 Result<std::vector<NamedValue>> PrepareInputs(const ModelSession& model,
                                               const InputSources& sources);
 

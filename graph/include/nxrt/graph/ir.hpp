@@ -32,8 +32,15 @@ struct Value {
   std::optional<Shape> shape;             // nullopt: rank unknown
   NodeId producer;                        // invalid for inputs, initializers, outer values
   bool is_graph_input = false;
-  bool is_outer_scope = false;           // a subgraph's reference to an enclosing value
-  std::optional<WeightRef> initializer;  // set for constants
+  bool is_outer_scope = false;  // a subgraph's reference to an enclosing value
+  // An initializer's data. One that the model also lists among its graph
+  // inputs is a default a run may replace (an overridable initializer: it
+  // stays out of Graph::inputs, and its declared type stands).
+  std::optional<WeightRef> initializer;
+
+  // An initializer no run can replace.
+  bool is_constant() const { return initializer.has_value() && !is_graph_input; }
+  bool is_overridable() const { return initializer.has_value() && is_graph_input; }
 };
 
 // Sparse tensor attributes arrive densified, as kTensor and kTensors.
