@@ -93,9 +93,11 @@ nxrt_tensor& AllocateOrCheckOutput(sdk::ComputeContext& ctx, std::span<nxrt_valu
   if (index >= outputs.size()) FailInvalid("output " + std::to_string(index) + " is missing");
   nxrt_value& value = outputs[index];
   if (value.kind == NXRT_VALUE_TENSOR && value.tensor.data != nullptr) {
-    if (!DimsEqual(DimsSpan(value.tensor), dims)) {
+    if (value.tensor.dtype != dtype || !DimsEqual(DimsSpan(value.tensor), dims)) {
       FailInvalid("output " + std::to_string(index) + " was preallocated as " +
-                  DimsText(DimsSpan(value.tensor)) + " but the op produces " + DimsText(dims));
+                  sdk::DtypeName(value.tensor.dtype) + " " + DimsText(DimsSpan(value.tensor)) +
+                  " but the op produces " + sdk::DtypeName(dtype) + " " + DimsText(dims) +
+                  "; make the model's declared output type match what the op gives");
     }
     return value.tensor;
   }

@@ -75,7 +75,7 @@ int64_t NormalizeAxis(int64_t axis, int64_t rank, const std::string& what);
 nxrt_dtype AttrDtype(const sdk::Node& node, const char* name, int64_t fallback);
 
 // Output `index` with `dims` and `dtype`, ready to write: the host's
-// preallocated buffer (whose dims must match) or one allocated through the
+// preallocated buffer (whose dtype and dims must match) or one allocated through the
 // host now. Also records it in outputs[index]. The preallocated case, every
 // dispatch of a steady run, is inline.
 nxrt_tensor& AllocateOrCheckOutput(sdk::ComputeContext& ctx, std::span<nxrt_value> outputs,
@@ -84,7 +84,7 @@ inline nxrt_tensor& PrepareOutput(sdk::ComputeContext& ctx, std::span<nxrt_value
                                   size_t index, nxrt_dtype dtype, std::span<const int64_t> dims) {
   if (index < outputs.size()) {
     nxrt_tensor& given = outputs[index].tensor;
-    if (outputs[index].kind == NXRT_VALUE_TENSOR && given.data != nullptr &&
+    if (outputs[index].kind == NXRT_VALUE_TENSOR && given.data != nullptr && given.dtype == dtype &&
         DimsEqual(DimsSpan(given), dims)) {
       return given;
     }

@@ -1,8 +1,9 @@
 // The CPU EP's contract beyond op results: option checking, honest declines,
 // capture-safety statements, refusals (forbidden windows, convolution groups
 // and biases, normalisation parameters of the wrong size), prepared constants
-// (MatMul's B, Conv's W) shared between shape variants, and the math
-// libraries' workers following `threads`.
+// (MatMul's B, Conv's W) shared between shape variants, the math
+// libraries' workers following `threads`, and a preallocated output of
+// another type refused rather than overrun.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "attribute_builders.hpp"
+#include "no_compute_services.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "plugin_host/execution_provider.hpp"
 #include "plugin_host/kernel.hpp"
@@ -808,6 +810,41 @@ TEST(CpuEpBehaviour, MathWorkersFollowTheLargestThreadsOption) {
   // The pools' state is per process: check it in a fresh one.
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(CheckMathWorkersFollowThreads(), testing::ExitedWithCode(0), "");
+}
+
+// The host sizes a preallocated output from the model's declared type; a
+// kernel whose op gives another type must refuse it, not write past it.
+TEST(CpuEpBehaviour, RefusesAPreallocatedOutputOfAnotherType) {
+  auto ep = CpuEp();
+  OneNode generator("RandomUniformLike", "", {{DataType::kFloat32, {4}, {}}});
+  const std::vector<int64_t> dims{4};
+  const std::vector<nxrt_shape> shapes{
+      nxrt_shape{sizeof(nxrt_shape), NXRT_DTYPE_FLOAT32, dims.size(), dims.data()}};
+  auto kernel = ep->CreateKernel({}, generator.view, shapes, 17);
+  ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
+
+  std::vector<float> x(4, 0.5f);
+  std::vector<int64_t> x_dims = dims;
+  std::vector<nxrt_value> inputs(1);
+  inputs[0].struct_size = sizeof(nxrt_value);
+  inputs[0].kind = NXRT_VALUE_TENSOR;
+  inputs[0].tensor = {sizeof(nxrt_tensor), NXRT_DTYPE_FLOAT32, NXRT_MEMORY_HOST,        1,
+                      x_dims.data(),       x.data(),           x.size() * sizeof(float)};
+  // Four bools, with a guard after them that a float write would reach.
+  std::vector<uint8_t> y(4 + 12, 0xAB);
+  std::vector<int64_t> y_dims = dims;
+  std::vector<nxrt_value> outputs(1);
+  outputs[0].struct_size = sizeof(nxrt_value);
+  outputs[0].kind = NXRT_VALUE_TENSOR;
+  outputs[0].tensor = {
+      sizeof(nxrt_tensor), NXRT_DTYPE_BOOL, NXRT_MEMORY_HOST, 1, y_dims.data(), y.data(), 4};
+  NoServices services;
+  const nxrt::Status status = (*kernel)->Compute(services, inputs, outputs);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("preallocated as bool [4] but the op produces float32 [4]"),
+            std::string::npos)
+      << status.message();
+  EXPECT_EQ(y, std::vector<uint8_t>(16, 0xAB)) << "the kernel wrote into the refused buffer";
 }
 
 }  // namespace

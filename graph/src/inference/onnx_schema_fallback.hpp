@@ -11,7 +11,8 @@ namespace nxrt::graph::inference {
 
 // Fills the dtype and shape of every output of the node that is still
 // unknown. Returns Unknown when libonnx has no schema or its inference fails
-// (libonnx errors are caught here and turned into a Status).
+// (libonnx errors are caught here and turned into a Status), and
+// InvalidArgument when an output's declared dtype is not the one inferred.
 Status InferWithOnnxSchema(NodeContext& ctx, KnownValues& known);
 
 }  // namespace nxrt::graph::inference

@@ -111,6 +111,7 @@ Status InferNode(Graph& graph, NodeId id, SymbolInterner& symbols, KnownValues& 
   }
   if (missing && options.use_onnx_schema_fallback) {
     Status fallback = inference::InferWithOnnxSchema(ctx, known);
+    if (fallback.code() == StatusCode::kInvalidArgument) return fallback;
     if (!fallback.ok()) status = fallback;
   }
   if (ctx.RestoreDeclaredShapes()) {

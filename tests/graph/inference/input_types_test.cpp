@@ -1,7 +1,8 @@
 // Input element types held to the op's ONNX schema before a node's shape is
 // inferred: a type the input does not accept, inputs sharing a type
 // parameter with different types, a homogeneous variadic input with mixed
-// types, and the opset deciding what is accepted.
+// types, and the opset deciding what is accepted; and an output declared
+// with another type than onnx's inference gives it.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -92,6 +93,27 @@ TEST(InputTypes, OpsOnnxDoesNotDefineAreNotChecked) {
   t.Input("x", {2, 4}, DataType::kInt8);
   t.Op("FastGelu", {"x"}, {"y"}, {}, "com.microsoft");
   EXPECT_NE(t.Infer().code(), StatusCode::kInvalidArgument);
+}
+
+// RandomUniformLike has no rule of nxrt's own: onnx's inference gives its
+// output the input's type, which a declaration may not contradict, since
+// kernels write what the op gives into buffers sized by the declaration.
+TEST(InputTypes, AnOutputDeclaredWithAnotherTypeThanTheOpGivesIsAModelError) {
+  TestGraph t;
+  t.graph.opset_imports[""] = 21;
+  t.Input("x", {6}, DataType::kFloat16);
+  t.Op("RandomUniformLike", {"x"}, {"y"});
+  Value& y = t.graph.value(*t.graph.FindValue("y"));
+  y.kind = ValueKind::kTensor;
+  y.dtype = DataType::kBool;
+  const std::string error = ErrorOf(t);
+  EXPECT_NE(error.find("(RandomUniformLike): output 'y' is declared bool but the op gives "
+                       "float16; declare the type the op gives"),
+            std::string::npos)
+      << error;
+
+  y.dtype = DataType::kFloat16;
+  EXPECT_TRUE(t.Infer().ok());
 }
 
 }  // namespace
