@@ -9,53 +9,31 @@
 
 #include <filesystem>
 
+#include "onnx_model_builder.hpp"
 #include "session/mock_session_support.hpp"
 
 namespace {
 
 using ::testing::HasSubstr;
+namespace model = nxrt::graph::testing;
 
-// y = Relu(a + b) over float [N, 2], with b an initializer {10, -10} that is
+// y = Relu(a + b) over float [2, 2], with b an initializer {10, -10} that is
 // also declared as the graph input b: float [1, 2].
 std::string ModelWithOverridableBias() {
-  onnx::ModelProto model;
-  model.set_ir_version(8);
-  auto* opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(17);
-  onnx::GraphProto* graph = model.mutable_graph();
-  graph->set_name("overridable_bias");
-  const auto declare = [](onnx::ValueInfoProto* info, const char* name, bool batch) {
-    info->set_name(name);
-    auto* tensor = info->mutable_type()->mutable_tensor_type();
-    tensor->set_elem_type(onnx::TensorProto::FLOAT);
-    if (batch) {
-      tensor->mutable_shape()->add_dim()->set_dim_param("N");
-    } else {
-      tensor->mutable_shape()->add_dim()->set_dim_value(1);
-    }
-    tensor->mutable_shape()->add_dim()->set_dim_value(2);
-  };
-  declare(graph->add_input(), "a", true);
-  declare(graph->add_input(), "b", false);
-  declare(graph->add_output(), "y", true);
-  onnx::TensorProto* bias = graph->add_initializer();
+  onnx::ModelProto proto = model::NewModel();
+  model::AddInput(proto, "a", {2, 2});
+  model::AddInput(proto, "b", {1, 2});
+  model::AddOutput(proto, "y", {2, 2});
+  onnx::TensorProto* bias = proto.mutable_graph()->add_initializer();
   bias->set_name("b");
   bias->set_data_type(onnx::TensorProto::FLOAT);
   bias->add_dims(1);
   bias->add_dims(2);
   bias->add_float_data(10);
   bias->add_float_data(-10);
-  onnx::NodeProto* add = graph->add_node();
-  add->set_op_type("Add");
-  add->add_input("a");
-  add->add_input("b");
-  add->add_output("s");
-  onnx::NodeProto* relu = graph->add_node();
-  relu->set_op_type("Relu");
-  relu->add_input("s");
-  relu->add_output("y");
-  return model.SerializeAsString();
+  model::AddNode(proto, "Add", "add", {"a", "b"}, {"s"});
+  model::AddNode(proto, "Relu", "relu", {"s"}, {"y"});
+  return proto.SerializeAsString();
 }
 
 class OverridableInitializer : public ::testing::Test {

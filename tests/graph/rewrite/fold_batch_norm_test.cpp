@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "../loader/onnx_model_builder.hpp"
 #include "nxrt/graph/graph_rewrites.hpp"
+#include "onnx_model_builder.hpp"
 
 namespace nxrt::graph {
 namespace {
