@@ -111,6 +111,14 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
       state->overridable_initializers.push_back(Describe(graph, graph::ValueId{i}));
     }
   }
+  if (!state->overridable_initializers.empty()) {
+    GetLogger()->info(
+        "{}: {} initializers are also graph inputs, so a run may replace them and kernels "
+        "cannot prepare them as constants (first: '{}'); if no run replaces them, remove them "
+        "from the graph inputs",
+        graph.model_path, state->overridable_initializers.size(),
+        state->overridable_initializers.front().name);
+  }
   return state;
 }
 
