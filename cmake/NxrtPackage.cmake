@@ -1,15 +1,21 @@
-# `cmake --install` gives EP authors find_package(nxrt) -> nxrt::plugin_api:
-# the ABI and SDK headers plus this package, as the nxrt_plugin_sdk component
-# (`cmake --install <build> --component nxrt_plugin_sdk` installs just that).
+# `cmake --install` gives find_package(nxrt) two components:
+#  - nxrt_plugin_sdk, for EP authors: nxrt::plugin_api, the ABI and SDK
+#    headers (`cmake --install <build> --component nxrt_plugin_sdk` installs
+#    just that);
+#  - nxrt_runtime, for applications: nxrt::runtime (libnxrt and its C++ API),
+#    the cpu plugin (and the cuda one where built) beside libnxrt, where the
+#    host looks for plugins, and the nxrt command.
+# find_package(nxrt COMPONENTS runtime) fails where the runtime is not installed.
 include(CMakePackageConfigHelpers)
 set(NXRT_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/nxrt)
 install(EXPORT nxrtTargets NAMESPACE nxrt:: DESTINATION ${NXRT_PACKAGE_DIR}
         COMPONENT nxrt_plugin_sdk)
+install(EXPORT nxrtRuntimeTargets NAMESPACE nxrt:: DESTINATION ${NXRT_PACKAGE_DIR}
+        COMPONENT nxrt_runtime)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/nxrtConfig.cmake.in
   ${PROJECT_BINARY_DIR}/nxrtConfig.cmake
   INSTALL_DESTINATION ${NXRT_PACKAGE_DIR})
-# The plugin API is header-only C, so the package fits any architecture.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/nxrtConfigVersion.cmake
-  COMPATIBILITY SameMajorVersion ARCH_INDEPENDENT)
+  COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/nxrtConfig.cmake ${PROJECT_BINARY_DIR}/nxrtConfigVersion.cmake
         DESTINATION ${NXRT_PACKAGE_DIR} COMPONENT nxrt_plugin_sdk)

@@ -80,9 +80,11 @@ Result<std::shared_ptr<Plugin>> PluginRegistry::LoadByName(const std::string& na
   for (const auto& folder : folders) {
     searched += (searched.empty() ? "" : ", ") + folder.string();
   }
-  return NotFound("plugin '" + name + "': " + file + " not found in " +
-                  (searched.empty() ? std::string("any folder") : searched) +
-                  "; add its folder with --plugin-path or NXRT_PLUGIN_PATH");
+  return NotFound(
+      "plugin '" + name + "': " + file + " not found in " +
+      (searched.empty() ? std::string("any folder") : searched) +
+      "; add its folder to NXRT_PLUGIN_PATH or to the plugin folders (nxrt --plugin-path, "
+      "EnvironmentOptions::plugin_folders)");
 }
 
 Result<std::shared_ptr<Plugin>> PluginRegistry::LoadFromPath(const std::filesystem::path& path) {
