@@ -1,4 +1,4 @@
-#include "loader/quoted_name.hpp"
+#include "nxrt/graph/quoted_name.hpp"
 
 #include <cstdio>
 

@@ -57,6 +57,9 @@ struct ValueDescription {
   std::vector<std::string> shape;  // "2", "batch"...
 };
 
+// The producer, version, descriptions and metadata_props of the model file.
+using ModelMetadata = graph::ModelMetadata;
+
 struct NamedTensor {
   std::string name;
   Tensor tensor;
@@ -93,6 +96,8 @@ class Session {
   // data when it does not. They are not constants, so kernels cannot
   // prepare them ahead of the run.
   const std::vector<ValueDescription>& overridable_initializers() const;
+  // What the model file says about itself; empty for a graph built in code.
+  const ModelMetadata& metadata() const;
 
   // Runs eagerly and returns the outputs named in `output_names` (all
   // outputs when empty), as owning host tensors. Every Run and RunValues

@@ -182,6 +182,9 @@ const std::vector<ValueDescription>& Session::outputs() const {
 const std::vector<ValueDescription>& Session::overridable_initializers() const {
   return state_->overridable_initializers;
 }
+const ModelMetadata& Session::metadata() const {
+  return state_->graph->metadata;
+}
 
 Result<std::vector<Tensor>> Session::Run(std::span<const NamedTensor> inputs,
                                          std::span<const std::string> output_names,

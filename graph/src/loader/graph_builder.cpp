@@ -7,10 +7,10 @@
 
 #include "loader/node_arity.hpp"
 #include "loader/node_attributes.hpp"
-#include "loader/quoted_name.hpp"
 #include "loader/sparse_tensor.hpp"
 #include "loader/tensor_proto_data.hpp"
 #include "loader/topological_order.hpp"
+#include "nxrt/graph/quoted_name.hpp"
 
 namespace nxrt::graph {
 

@@ -4,8 +4,8 @@
 #include <system_error>
 
 #include "loader/graph_builder.hpp"
-#include "loader/quoted_name.hpp"
 #include "nxrt/graph/loader.hpp"
+#include "nxrt/graph/quoted_name.hpp"
 #include "nxrt/support/log.hpp"
 
 namespace nxrt::graph {
@@ -36,6 +36,20 @@ Result<std::ifstream> OpenModelFile(const fs::path& file) {
   return in;
 }
 
+ModelMetadata ReadMetadata(const onnx::ModelProto& model) {
+  ModelMetadata metadata;
+  metadata.producer_name = model.producer_name();
+  metadata.producer_version = model.producer_version();
+  metadata.domain = model.domain();
+  metadata.model_version = model.model_version();
+  metadata.description = model.doc_string();
+  metadata.graph_description = model.graph().doc_string();
+  for (const auto& property : model.metadata_props()) {
+    metadata.custom[property.key()] = property.value();
+  }
+  return metadata;
+}
+
 // Consumes `model`'s initializer bytes as it copies them into the store.
 Result<Graph> LoadParsedModel(onnx::ModelProto& model, const std::string& display_name,
                               const fs::path& external_data_dir) {
@@ -52,6 +66,7 @@ Result<Graph> LoadParsedModel(onnx::ModelProto& model, const std::string& displa
   for (const auto& opset : model.opset_import()) {
     opsets[NormalizeDomain(opset.domain())] = opset.version();
   }
+  ModelMetadata metadata = ReadMetadata(model);
   ModelLoadContext context;
   context.model_name = display_name;
   context.external_data_dir = external_data_dir;
@@ -60,6 +75,7 @@ Result<Graph> LoadParsedModel(onnx::ModelProto& model, const std::string& displa
   CollectDimParams(model.graph(), context.dim_params);
   NXRT_ASSIGN_OR_RETURN(Graph graph,
                         BuildGraph(model.graph(), context, nullptr, opsets, display_name));
+  graph.metadata = std::move(metadata);
   GetLogger()->debug("{}: loaded {} nodes, {} values, {} weights", display_name, graph.nodes.size(),
                      graph.values.size(), graph.weights->size());
   return graph;

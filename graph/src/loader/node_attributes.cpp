@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "loader/quoted_name.hpp"
+#include "nxrt/graph/quoted_name.hpp"
 #include "schema/onnx_op_schema.hpp"
 
 namespace nxrt::graph {

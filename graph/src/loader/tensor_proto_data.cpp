@@ -4,7 +4,7 @@
 #include <charconv>
 #include <cstring>
 
-#include "loader/quoted_name.hpp"
+#include "nxrt/graph/quoted_name.hpp"
 #include "nxrt/graph/weight_store.hpp"
 
 namespace nxrt::graph {

@@ -7,8 +7,8 @@
 #include <exception>
 #include <fstream>
 
-#include "loader/quoted_name.hpp"
 #include "loader/tensor_proto_data.hpp"
+#include "nxrt/graph/quoted_name.hpp"
 
 namespace nxrt::graph {
 

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string>
 
-#include "loader/quoted_name.hpp"
+#include "nxrt/graph/quoted_name.hpp"
 
 namespace nxrt::graph {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <system_error>
 
-#include "loader/quoted_name.hpp"
+#include "nxrt/graph/quoted_name.hpp"
 #include "nxrt/support/checked_math.hpp"
 #include "weights/huge_page_arena.hpp"
 #include "weights/mapped_file.hpp"

@@ -1,11 +1,13 @@
-// Sessions created from a serialized ONNX model, as bytes and as a file, and
-// the one-line error for a model that cannot be loaded.
+// Sessions created from a serialized ONNX model, as bytes and as a file, what
+// they keep of the model's metadata, and the one-line error for a model that
+// cannot be loaded.
 #include <onnx/onnx_pb.h>
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <unistd.h>
 
@@ -63,6 +65,27 @@ TEST(ModelFile, CreatesFromBytes) {
   ASSERT_TRUE(session.ok()) << session.status().ToString();
   EXPECT_EQ((*session)->inputs().at(0).shape, (std::vector<std::string>{"N", "2"}));
   ExpectRuns(**session);
+}
+
+TEST(ModelFile, KeepsWhatTheModelSaysAboutItself) {
+  onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(AddReluModel()));
+  proto.set_producer_name("exporter");
+  proto.set_model_version(3);
+  auto* property = proto.add_metadata_props();
+  property->set_key("labels");
+  property->set_value("negative,positive");
+  const std::string bytes = proto.SerializeAsString();
+  auto session = nxrt::Session::Create(
+      nxrt_test::TestEnvironment(),
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()),
+      "described.onnx", std::filesystem::temp_directory_path(),
+      nxrt_test::MockOptions(nxrt_test::TestLogId()));
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  const nxrt::ModelMetadata& metadata = (*session)->metadata();
+  EXPECT_EQ(metadata.producer_name, "exporter");
+  EXPECT_EQ(metadata.model_version, 3);
+  EXPECT_EQ(metadata.custom, (std::map<std::string, std::string>{{"labels", "negative,positive"}}));
 }
 
 TEST(ModelFile, CreatesFromAFile) {

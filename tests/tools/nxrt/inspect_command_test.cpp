@@ -1,8 +1,11 @@
-// `nxrt inspect`: the declared inputs and outputs with symbolic dims, which
+// `nxrt inspect`: what the model says about itself, the declared inputs and
+// outputs with symbolic dims, which
 // EP runs each node with the declines before it, and the capture plan, as
 // text and as JSON.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <fstream>
 
 #include "model_files.hpp"
 #include "nxrt_process.hpp"
@@ -60,6 +63,56 @@ TEST_F(InspectCommandTest, NodeNobodyClaimsIsAOneLineError) {
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_EQ(Lines(result.err).size(), 1u) << result.err;
   EXPECT_THAT(result.err, HasSubstr("Frobnicate"));
+}
+
+// The add-relu model with a producer, a version, a two-line description and
+// metadata_props, one of whose values holds an escape character.
+void WriteDescribedModel(const std::filesystem::path& file) {
+  WriteAddReluModel(file, {2, 3});
+  onnx::ModelProto model;
+  {
+    std::ifstream in(file, std::ios::binary);
+    ASSERT_TRUE(model.ParseFromIstream(&in));
+  }
+  model.set_producer_name("exporter");
+  model.set_producer_version("2.1");
+  model.set_model_version(7);
+  model.set_doc_string("line one\nline two");
+  for (const auto& [key, value] :
+       {std::pair<std::string, std::string>{"labels", "cat,dog"}, {"colour", "\x1b[31mred"}}) {
+    auto* property = model.add_metadata_props();
+    property->set_key(key);
+    property->set_value(value);
+  }
+  std::ofstream out(file, std::ios::binary);
+  ASSERT_TRUE(model.SerializeToOstream(&out));
+}
+
+TEST(InspectMetadataTest, ShowsWhatTheModelSaysAboutItselfOneLineEach) {
+  ScratchFolder scratch("inspect_metadata");
+  const auto model = scratch.path() / "described.onnx";
+  WriteDescribedModel(model);
+  const ProcessResult result = RunNxrt({"inspect", model.string(), "--ep", "cpu"}, scratch.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("\nproducer: exporter 2.1\nmodel version: 7\n"
+                                    "description: line one\\nline two\n"));
+  EXPECT_THAT(result.out,
+              HasSubstr("metadata:\n  colour: \\x1b[31mred\n  labels: cat,dog\ninputs:\n"));
+}
+
+TEST(InspectMetadataTest, JsonHoldsTheMetadata) {
+  ScratchFolder scratch("inspect_metadata_json");
+  const auto model = scratch.path() / "described.onnx";
+  WriteDescribedModel(model);
+  const ProcessResult result =
+      RunNxrt({"inspect", model.string(), "--ep", "cpu", "--json"}, scratch.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(
+      result.out,
+      HasSubstr("\"metadata\":{\"producer_name\":\"exporter\",\"producer_version\":\"2.1\","
+                "\"domain\":\"\",\"model_version\":7,\"description\":\"line one\\nline two\","
+                "\"graph_description\":\"\",\"custom\":{\"colour\":\"\\u001b[31mred\","
+                "\"labels\":\"cat,dog\"}}"));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
-// `nxrt inspect`: what a model declares and what nxrt made of it: inputs and
-// outputs with their symbolic dims, which provider runs each node and why
+// `nxrt inspect`: what a model declares and what nxrt made of it: the
+// model's producer, version and metadata_props, inputs and outputs with their
+// symbolic dims, which provider runs each node and why
 // the providers before it declined, and the capture plan: the capture-
 // eligible segments, the eager seams between them, and for each ineligible
 // node the disqualifying symbol and its lineage path.
@@ -15,6 +16,7 @@
 #include "common/provider_list.hpp"
 #include "common/tensor_summary.hpp"
 #include "nxrt/graph/dtype.hpp"
+#include "nxrt/graph/quoted_name.hpp"
 
 namespace nxrt::cli {
 namespace {
@@ -57,8 +59,33 @@ std::string DescribeValue(const ValueDescription& value) {
          (value.rank_known ? ShapeText(value.shape) : std::string("(rank unknown)"));
 }
 
+// The metadata fields the model sets, one line each, text escaped so that a
+// model cannot break the listing or the terminal.
+void PrintMetadata(const ModelMetadata& metadata) {
+  const auto field = [](const char* label, const std::string& text) {
+    if (!text.empty()) std::printf("%s: %s\n", label, graph::Printable(text).c_str());
+  };
+  std::string producer = metadata.producer_name;
+  if (!metadata.producer_version.empty()) {
+    producer += (producer.empty() ? "" : " ") + metadata.producer_version;
+  }
+  field("producer", producer);
+  field("domain", metadata.domain);
+  if (metadata.model_version != 0)
+    std::printf("model version: %lld\n", static_cast<long long>(metadata.model_version));
+  field("description", metadata.description);
+  field("graph description", metadata.graph_description);
+  if (metadata.custom.empty()) return;
+  std::printf("metadata:\n");
+  for (const auto& [key, value] : metadata.custom) {
+    std::printf("  %s: %s\n", graph::Printable(key).c_str(), graph::Printable(value).c_str());
+  }
+}
+
 void PrintText(const InspectFlags& flags, const Session& session) {
-  std::printf("model: %s\ninputs:\n", flags.model.c_str());
+  std::printf("model: %s\n", flags.model.c_str());
+  PrintMetadata(session.metadata());
+  std::printf("inputs:\n");
   for (const ValueDescription& input : session.inputs()) {
     std::printf("  %s\n", DescribeValue(input).c_str());
   }
@@ -136,10 +163,25 @@ void WriteStrings(JsonWriter& json, const std::vector<std::string>& strings) {
   json.EndArray();
 }
 
+void WriteMetadata(JsonWriter& json, const ModelMetadata& metadata) {
+  json.BeginObject();
+  json.Key("producer_name").String(metadata.producer_name);
+  json.Key("producer_version").String(metadata.producer_version);
+  json.Key("domain").String(metadata.domain);
+  json.Key("model_version").Integer(metadata.model_version);
+  json.Key("description").String(metadata.description);
+  json.Key("graph_description").String(metadata.graph_description);
+  json.Key("custom").BeginObject();
+  for (const auto& [key, value] : metadata.custom) json.Key(key).String(value);
+  json.EndObject().EndObject();
+}
+
 void PrintJson(const InspectFlags& flags, const Session& session) {
   JsonWriter json;
   json.BeginObject();
   json.Key("model").String(flags.model);
+  json.Key("metadata");
+  WriteMetadata(json, session.metadata());
   json.Key("inputs");
   WriteValues(json, session.inputs());
   json.Key("outputs");

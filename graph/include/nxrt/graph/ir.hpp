@@ -15,6 +15,7 @@
 
 #include "nxrt/graph/dtype.hpp"
 #include "nxrt/graph/ids.hpp"
+#include "nxrt/graph/model_metadata.hpp"
 #include "nxrt/graph/shape.hpp"
 #include "nxrt/graph/symbol.hpp"
 #include "nxrt/graph/weight_store.hpp"
@@ -112,6 +113,8 @@ class Graph {
   std::map<std::string, int64_t> opset_imports;  // domain ("" default) -> version
   std::string name;
   std::string model_path;  // for error messages; "" when loaded from bytes
+  // The loaded model's; empty in subgraphs and in graphs built in code.
+  ModelMetadata metadata;
 
   // Shared by a model's graph and all its subgraphs.
   std::shared_ptr<WeightStore> weights;

@@ -1,6 +1,6 @@
-// Names from a model file go into one-line error messages; a name may hold
-// any bytes, so control characters are escaped before they can break a line
-// or a terminal.
+// Names and text from a model file go into one-line messages and listings; a
+// name may hold any bytes, so control characters are escaped before they can
+// break a line or a terminal.
 #pragma once
 
 #include <string>
