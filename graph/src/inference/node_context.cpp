@@ -22,6 +22,7 @@ NodeContext::NodeContext(Graph& graph, NodeId id, SymbolInterner& symbols, Known
   for (size_t i = 0; i < num_outputs(); ++i) {
     Value* v = output(i);
     declared_.push_back(v != nullptr ? v->shape : std::nullopt);
+    declared_dtypes_.push_back(v != nullptr ? v->dtype : DataType::kUndefined);
     if (v != nullptr) v->shape.reset();
   }
 }
@@ -41,6 +42,18 @@ bool NodeContext::RestoreDeclaredShapes() {
       missing = true;
   }
   return missing;
+}
+
+Status NodeContext::CheckDeclaredDtypes() const {
+  for (size_t i = 0; i < num_outputs(); ++i) {
+    const Value* v = has_output(i) ? &graph_.value(*node().outputs[i]) : nullptr;
+    const DataType declared = declared_dtypes_[i];
+    if (v == nullptr || declared == DataType::kUndefined || v->dtype == declared) continue;
+    return InvalidArgument(Describe() + ": output '" + v->name + "' is declared " +
+                           std::string(DataTypeName(declared)) + " but the op gives " +
+                           std::string(DataTypeName(v->dtype)) + "; declare the type the op gives");
+  }
+  return Status::Ok();
 }
 
 const Value* NodeContext::input(size_t i) const {

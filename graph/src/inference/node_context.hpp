@@ -57,6 +57,10 @@ class NodeContext {
   // Gives outputs that stayed unknown their declared shapes back; returns
   // whether some present output still has no shape.
   bool RestoreDeclaredShapes();
+  // Refuses an output whose declared element type is not the one inference
+  // gave it: kernels write what the op gives into buffers sized by the type
+  // the graph holds, and ONNX Runtime refuses such a model too.
+  Status CheckDeclaredDtypes() const;
 
   // ---- attributes --------------------------------------------------------
   const Attribute* attr(const char* name) const { return node().FindAttribute(name); }
@@ -85,6 +89,7 @@ class NodeContext {
   const ShapeInferenceOptions& options_;
   int64_t opset_;
   std::vector<std::optional<Shape>> declared_;
+  std::vector<DataType> declared_dtypes_;  // kUndefined where none was declared
 };
 
 }  // namespace nxrt::graph::inference

@@ -232,46 +232,36 @@ Dim DimFromProto(NodeContext& ctx, const onnx::TensorShapeProto_Dimension& dim) 
   return ctx.symbols().Mint(ctx.node().op_type);
 }
 
-// A declared element type stands where onnx infers none, and must be the
-// one onnx infers otherwise: a kernel writes what the op gives into a
-// buffer sized for the declaration.
-Status ApplyTensorType(NodeContext& ctx, size_t i, const onnx::TypeProto_Tensor& tensor) {
+// The element type onnx infers replaces the declared one (InferNode refuses
+// a contradiction); a declared type stands where onnx infers none.
+void ApplyTensorType(NodeContext& ctx, size_t i, const onnx::TypeProto_Tensor& tensor) {
   Value* out = ctx.output(i);
   const DataType inferred = DataTypeFromOnnx(tensor.elem_type()).value_or(DataType::kUndefined);
-  if (out->dtype == DataType::kUndefined) {
-    out->dtype = inferred;
-  } else if (inferred != DataType::kUndefined && inferred != out->dtype) {
-    return InvalidArgument(ctx.Describe() + ": output '" + out->name + "' is declared " +
-                           std::string(DataTypeName(out->dtype)) + " but the op gives " +
-                           std::string(DataTypeName(inferred)) + "; declare the type the op gives");
-  }
-  if (out->shape || !tensor.has_shape()) return Status::Ok();
+  if (inferred != DataType::kUndefined) out->dtype = inferred;
+  if (out->shape || !tensor.has_shape()) return;
   Shape shape;
   for (const auto& dim : tensor.shape().dim()) shape.push_back(DimFromProto(ctx, dim));
   out->shape = std::move(shape);
-  return Status::Ok();
 }
 
-Status ApplyOutputType(NodeContext& ctx, size_t i, const onnx::TypeProto& type) {
+void ApplyOutputType(NodeContext& ctx, size_t i, const onnx::TypeProto& type) {
   Value* out = ctx.output(i);
-  if (out == nullptr) return Status::Ok();
-  if (type.has_tensor_type()) return ApplyTensorType(ctx, i, type.tensor_type());
-  if (type.has_sequence_type() && type.sequence_type().elem_type().has_tensor_type()) {
+  if (out == nullptr) return;
+  if (type.has_tensor_type()) {
+    ApplyTensorType(ctx, i, type.tensor_type());
+  } else if (type.has_sequence_type() && type.sequence_type().elem_type().has_tensor_type()) {
     out->kind = ValueKind::kSequence;
-    return ApplyTensorType(ctx, i, type.sequence_type().elem_type().tensor_type());
-  }
-  if (type.has_optional_type()) {
+    ApplyTensorType(ctx, i, type.sequence_type().elem_type().tensor_type());
+  } else if (type.has_optional_type()) {
     const onnx::TypeProto& elem = type.optional_type().elem_type();
     if (elem.has_tensor_type()) {
       out->kind = ValueKind::kOptionalTensor;
-      return ApplyTensorType(ctx, i, elem.tensor_type());
-    }
-    if (elem.has_sequence_type() && elem.sequence_type().elem_type().has_tensor_type()) {
+      ApplyTensorType(ctx, i, elem.tensor_type());
+    } else if (elem.has_sequence_type() && elem.sequence_type().elem_type().has_tensor_type()) {
       out->kind = ValueKind::kOptionalSequence;
-      return ApplyTensorType(ctx, i, elem.sequence_type().elem_type().tensor_type());
+      ApplyTensorType(ctx, i, elem.sequence_type().elem_type().tensor_type());
     }
   }
-  return Status::Ok();
 }
 
 // An input onnx's inference may read as a shape (ConstantOfShape's, Expand's)
@@ -310,7 +300,7 @@ Status InferWithOnnxSchema(NodeContext& ctx, KnownValues& known) {
     IrInferenceContext onnx_ctx(ctx, known);
     schema->GetTypeAndShapeInferenceFunction()(onnx_ctx);
     for (size_t i = 0; i < ctx.num_outputs(); ++i) {
-      NXRT_RETURN_IF_ERROR(ApplyOutputType(ctx, i, onnx_ctx.output_type(i)));
+      ApplyOutputType(ctx, i, onnx_ctx.output_type(i));
     }
   } catch (const std::exception& e) {
     return ctx.Unknown(std::string("libonnx inference failed: ") + e.what());

@@ -111,9 +111,9 @@ Status InferNode(Graph& graph, NodeId id, SymbolInterner& symbols, KnownValues& 
   }
   if (missing && options.use_onnx_schema_fallback) {
     Status fallback = inference::InferWithOnnxSchema(ctx, known);
-    if (fallback.code() == StatusCode::kInvalidArgument) return fallback;
     if (!fallback.ok()) status = fallback;
   }
+  NXRT_RETURN_IF_ERROR(ctx.CheckDeclaredDtypes());
   if (ctx.RestoreDeclaredShapes()) {
     GetLogger()->debug("shape inference left an output unknown: {}", status.message());
     if (options.fail_on_unknown_shape) {

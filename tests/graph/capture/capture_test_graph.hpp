@@ -54,10 +54,11 @@ class TestGraph {
     v.shape = MakeShape(dims);
     return graph.AddValue(std::move(v));
   }
+  // An intermediate the model does not declare: inference gives its type
+  // and shape.
   ValueId Unshaped(const std::string& name) {
     graph::Value v;
     v.name = name;
-    v.dtype = DataType::kFloat32;
     return graph.AddValue(std::move(v));
   }
   ValueId Input(const std::string& name, std::initializer_list<D> dims) {

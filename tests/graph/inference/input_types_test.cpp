@@ -116,5 +116,23 @@ TEST(InputTypes, AnOutputDeclaredWithAnotherTypeThanTheOpGivesIsAModelError) {
   EXPECT_TRUE(t.Infer().ok());
 }
 
+// Cast's own rule gives its output the type `to` names; a declaration of
+// another type is refused the same way.
+TEST(InputTypes, AnOutputDeclaredAgainstANativeRuleIsAModelError) {
+  TestGraph t;
+  t.Input("x", {3}, DataType::kFloat32);
+  t.Op("Cast", {"x"}, {"y"}, {testing::IntAttr("to", 7)});  // 7: int64
+  Value& y = t.graph.value(*t.graph.FindValue("y"));
+  y.dtype = DataType::kFloat32;
+  const std::string error = ErrorOf(t);
+  EXPECT_NE(error.find("(Cast): output 'y' is declared float but the op gives int64; declare the "
+                       "type the op gives"),
+            std::string::npos)
+      << error;
+
+  y.dtype = DataType::kInt64;
+  EXPECT_TRUE(t.Infer().ok());
+}
+
 }  // namespace
 }  // namespace nxrt::graph
