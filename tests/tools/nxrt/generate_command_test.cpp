@@ -1,17 +1,20 @@
 // `nxrt generate`: the decode loop on a small decoder written here (its
 // greedy tokens and logits worked out by hand in the test), the JSON report,
-// the step logits files, stopping at --max-len, sampling, --time-limit and
-// the one-line errors; then the generated decoder models in both KV cache
-// forms, which must pick the same greedy tokens (they share their weights),
-// and the trace --profile writes of the fixed form's steps.
+// the step logits files, stopping at --max-len and at a --stop token,
+// sampling (top-k, top-p), --time-limit and the one-line errors; then the generated decoder models
+// in both KV cache forms, which must pick the same greedy tokens (they share their weights), and
+// the trace --profile writes of the fixed form's steps.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <numeric>
 #include <regex>
 #include <sstream>
 
@@ -177,6 +180,45 @@ std::vector<int64_t> JsonTokens(const std::string& json, const std::string& key)
   return tokens;
 }
 
+// The last-position logits `nxrt generate --output-dir` wrote for `run`.
+std::vector<float> ReadStepLogits(const std::filesystem::path& out_dir, int run) {
+  char name[32];
+  std::snprintf(name, sizeof name, "step_%03d.pb", run);
+  onnx::TensorProto tensor;
+  std::ifstream in(out_dir / name, std::ios::binary);
+  EXPECT_TRUE(tensor.ParseFromIstream(&in)) << out_dir / name;
+  EXPECT_EQ(tensor.name(), "logits");
+  EXPECT_EQ(std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end()),
+            (std::vector<int64_t>{1, kVocab}));
+  std::vector<float> logits(kVocab);
+  if (tensor.raw_data().size() != sizeof(float) * kVocab) {
+    ADD_FAILURE() << name << " holds " << tensor.raw_data().size() << " bytes";
+    return logits;
+  }
+  std::memcpy(logits.data(), tensor.raw_data().data(), tensor.raw_data().size());
+  return logits;
+}
+
+// The fewest likeliest tokens of softmax(logits / temperature) whose
+// probabilities sum to at least top_p.
+std::vector<int64_t> Nucleus(const std::vector<float>& logits, double temperature, double top_p) {
+  std::vector<int64_t> order(logits.size());
+  std::iota(order.begin(), order.end(), int64_t{0});
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return logits[a] > logits[b]; });
+  std::vector<double> weights;
+  double total = 0;
+  for (int64_t id : order) {
+    weights.push_back(std::exp((logits[id] - logits[order[0]]) / temperature));
+    total += weights.back();
+  }
+  double mass = 0;
+  size_t kept = 0;
+  while (kept < order.size() && mass < top_p * total) mass += weights[kept++];
+  order.resize(std::max<size_t>(kept, 1));
+  return order;
+}
+
 void ExpectOneLineError(const ProcessResult& result) {
   EXPECT_EQ(result.exit_code, 1) << result.err;
   const std::vector<std::string> lines = Lines(result.err);
@@ -233,7 +275,7 @@ TEST_F(GenerateCommandTest, JsonReportIsOneConsistentObject) {
   double total_us = 0;
   for (double us : step_us) total_us += us;
   EXPECT_NEAR(JsonNumber(result.out, "tokens_per_s"), 5 * 1e6 / total_us, 1e-3 * 5e6 / total_us);
-  EXPECT_EQ(JsonText(result.out, "stopped_at_max_len"), "false");
+  EXPECT_EQ(JsonText(result.out, "stop_reason"), "\"steps\"");
   // The two Concats and the ReduceSum see a longer cache every run: 3 misses
   // in each of the 6 runs, and 2 evictions each past 4 variants. The other 3
   // nodes miss at the prompt's shapes and at the first step's, then hit.
@@ -271,18 +313,7 @@ TEST_F(GenerateCommandTest, OutputDirHoldsEveryRunsLastLogits) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const HandDecode expected = DecodeByHand({3, 3, 0}, 3);
   for (int run = 0; run <= 3; ++run) {
-    const auto file = out_dir / ("step_00" + std::to_string(run) + ".pb");
-    onnx::TensorProto tensor;
-    std::ifstream in(file, std::ios::binary);
-    ASSERT_TRUE(tensor.ParseFromIstream(&in)) << file;
-    EXPECT_EQ(tensor.name(), "logits");
-    ASSERT_EQ(tensor.dims_size(), 2);
-    EXPECT_EQ(tensor.dims(0), 1);
-    EXPECT_EQ(tensor.dims(1), kVocab);
-    std::vector<float> logits(kVocab);
-    ASSERT_EQ(tensor.raw_data().size(), sizeof(float) * kVocab);
-    std::memcpy(logits.data(), tensor.raw_data().data(), tensor.raw_data().size());
-    EXPECT_EQ(logits, expected.logits[run]) << file;
+    EXPECT_EQ(ReadStepLogits(out_dir, run), expected.logits[run]) << "run " << run;
   }
   EXPECT_FALSE(std::filesystem::exists(out_dir / "step_004.pb"));
 }
@@ -294,9 +325,76 @@ TEST_F(GenerateCommandTest, StopsAtMaxLenWithANote) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(JsonNumber(result.out, "steps"), 2);
   EXPECT_EQ(JsonNumber(result.out, "requested_steps"), 10);
-  EXPECT_EQ(JsonText(result.out, "stopped_at_max_len"), "true");
+  EXPECT_EQ(JsonText(result.out, "stop_reason"), "\"max_len\"");
   EXPECT_EQ(JsonTokens(result.out, "tokens"), DecodeByHand({1, 2, 3}, 2).tokens);
   EXPECT_EQ(result.err, "nxrt: stopped at --max-len 6 after 2 of 10 decode steps\n");
+}
+
+TEST_F(GenerateCommandTest, StopsAtAStopTokenWithANote) {
+  const HandDecode greedy = DecodeByHand({1, 2, 3}, 10);
+  // The first token after the prefill's that did not come before it.
+  size_t at = 1;
+  while (at < greedy.tokens.size() && std::find(greedy.tokens.begin(), greedy.tokens.begin() + at,
+                                                greedy.tokens[at]) != greedy.tokens.begin() + at) {
+    ++at;
+  }
+  ASSERT_LT(at, greedy.tokens.size());
+  const std::string stop = std::to_string(greedy.tokens[at]);
+  const ProcessResult result = Generate(
+      {model_.string(), "--prompt", "1,2,3", "--steps", "10", "--stop", "4," + stop, "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(JsonTokens(result.out, "tokens"),
+            std::vector<int64_t>(greedy.tokens.begin(), greedy.tokens.begin() + at + 1));
+  EXPECT_EQ(JsonNumber(result.out, "steps"), static_cast<double>(at));
+  EXPECT_EQ(JsonText(result.out, "stop_reason"), "\"stop_token\"");
+  EXPECT_EQ(result.err, "nxrt: stopped at stop token " + stop + " after " + std::to_string(at) +
+                            " of 10 decode steps\n");
+
+  // A stop token the prefill gives ends generation before any step.
+  const ProcessResult at_prefill = Generate({model_.string(), "--prompt", "1,2,3", "--steps", "10",
+                                             "--stop", std::to_string(greedy.tokens[0]), "--json"});
+  ASSERT_EQ(at_prefill.exit_code, 0) << at_prefill.err;
+  EXPECT_EQ(JsonTokens(at_prefill.out, "tokens"), std::vector<int64_t>{greedy.tokens[0]});
+  EXPECT_EQ(JsonNumber(at_prefill.out, "steps"), 0);
+}
+
+TEST_F(GenerateCommandTest, TopPDrawsOnlyFromTheNucleus) {
+  constexpr double kTemperature = 1.5, kTopP = 0.5;
+  size_t narrowed = 0;
+  for (const char* seed : {"1", "2", "3", "4"}) {
+    const auto out_dir = scratch_.path() / (std::string("nucleus_") + seed);
+    const ProcessResult result =
+        Generate({model_.string(), "--prompt", "1", "--steps", "12", "--temperature", "1.5",
+                  "--top-p", "0.5", "--seed", seed, "--output-dir", out_dir.string(), "--json"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const std::vector<int64_t> tokens = JsonTokens(result.out, "tokens");
+    ASSERT_EQ(tokens.size(), 13u);
+    for (int run = 0; run <= 12; ++run) {
+      const std::vector<int64_t> nucleus =
+          Nucleus(ReadStepLogits(out_dir, run), kTemperature, kTopP);
+      narrowed += nucleus.size() < static_cast<size_t>(kVocab) ? 1 : 0;
+      EXPECT_NE(std::find(nucleus.begin(), nucleus.end(), tokens[run]), nucleus.end())
+          << "seed " << seed << ", run " << run << ": token " << tokens[run];
+    }
+  }
+  EXPECT_GT(narrowed, 0u) << "top-p 0.5 never narrowed the draw";
+  // A top-p that keeps only the likeliest token samples greedily.
+  const ProcessResult likeliest =
+      Generate({model_.string(), "--prompt", "1", "--steps", "12", "--temperature", "1.5",
+                "--top-p", "1e-9", "--seed", "1", "--json"});
+  ASSERT_EQ(likeliest.exit_code, 0) << likeliest.err;
+  EXPECT_EQ(JsonTokens(likeliest.out, "tokens"), DecodeByHand({1}, 12).tokens);
+}
+
+TEST_F(GenerateCommandTest, TopPOutOfRangeAndAnUnknownStopTokenAreOneLineErrors) {
+  for (const char* top_p : {"0", "1.5", "-1", "nan"}) {
+    const ProcessResult result = Generate({model_.string(), "--top-p", top_p});
+    ExpectOneLineError(result);
+    EXPECT_THAT(result.err, HasSubstr("--top-p")) << top_p;
+  }
+  const ProcessResult result = Generate({model_.string(), "--stop", "2,9"});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("--stop '2,9': '9' is not a token id"));
 }
 
 TEST_F(GenerateCommandTest, SamplingIsDeterministicPerSeed) {

@@ -3,7 +3,8 @@
 // prefill, then each decode step feeds the last token on the Primary
 // device-graph slot. The cache grows with every step (--kv growing) or sits
 // at the model's static capacity and is updated in place (--kv fixed), the
-// form whose steps can be captured whole and replayed. Reports the tokens,
+// form whose steps can be captured whole and replayed. Generation ends after
+// --steps, at --max-len, or at a --stop token. Reports the tokens,
 // step latency, kernel-cache statistics and device-graph counters, and with
 // --output-dir every run's last-position logits for comparison with another
 // runtime.
@@ -42,6 +43,8 @@ struct GenerateFlags {
   std::optional<int64_t> max_len;
   double temperature = 0;
   int64_t top_k = 0;
+  double top_p = 1;
+  std::optional<std::string> stop;
   uint64_t seed = 0;
   std::optional<int> threads;
   bool json = false;
@@ -58,6 +61,9 @@ Status CheckNumbers(const GenerateFlags& flags) {
     return InvalidArgument("--temperature must be 0 (greedy) or positive");
   }
   if (flags.top_k < 0) return InvalidArgument("--top-k must be 0 (every token) or positive");
+  if (!(flags.top_p > 0 && flags.top_p <= 1)) {
+    return InvalidArgument("--top-p must be above 0 and at most 1 (every token)");
+  }
   return Status::Ok();
 }
 
@@ -118,7 +124,7 @@ Result<int> Generate(const GenerateFlags& flags) {
   report.kv = form;
   report.requested_steps = flags.steps;
   if (flags.prompt) {
-    NXRT_ASSIGN_OR_RETURN(report.prompt, ParsePromptTokens(*flags.prompt, io.vocab));
+    NXRT_ASSIGN_OR_RETURN(report.prompt, ParseTokenIds("--prompt", *flags.prompt, io.vocab));
   } else {
     report.prompt = RandomPromptTokens(flags.prompt_tokens, io.vocab, flags.seed);
   }
@@ -127,12 +133,17 @@ Result<int> Generate(const GenerateFlags& flags) {
   if (!flags.output_dir.empty()) NXRT_RETURN_IF_ERROR(PrepareStepLogitsFolder(flags.output_dir));
 
   NXRT_ASSIGN_OR_RETURN(DecoderFeeds feeds, DecoderFeeds::Create(io, form));
-  TokenSampler sampler(flags.temperature, static_cast<size_t>(flags.top_k), flags.seed);
+  TokenSampler sampler(flags.temperature, static_cast<size_t>(flags.top_k), flags.top_p,
+                       flags.seed);
   const LogitsSink sink = [&flags](int64_t run, std::span<const float> logits) {
     if (flags.output_dir.empty()) return Status::Ok();
     return WriteStepLogits(flags.output_dir, run, logits);
   };
-  DecodeRequest request{report.prompt, flags.steps, report.max_len, nullptr, flags.time_limit_s};
+  DecodeRequest request{report.prompt,  flags.steps, {},
+                        report.max_len, nullptr,     flags.time_limit_s};
+  if (flags.stop) {
+    NXRT_ASSIGN_OR_RETURN(request.stop_tokens, ParseTokenIds("--stop", *flags.stop, io.vocab));
+  }
   RunProfile profile;
   if (!flags.profile.empty()) {
     request.profile = &profile;
@@ -146,8 +157,8 @@ Result<int> Generate(const GenerateFlags& flags) {
   if (flags.json) {
     std::fputs(GenerationJson(report).c_str(), stdout);
     // The JSON says so too; the note keeps it visible to a person watching.
-    if (report.generation.stopped_at_max_len) {
-      std::fprintf(stderr, "nxrt: %s\n", MaxLenNote(report).c_str());
+    if (report.generation.stop != StopReason::kSteps) {
+      std::fprintf(stderr, "nxrt: %s\n", StopNote(report).c_str());
     }
   } else {
     std::fputs(GenerationText(report).c_str(), stdout);
@@ -183,13 +194,19 @@ void RegisterGenerateCommand(CLI::App& app, CommandAction& selected) {
                       "softmax(logits / T)");
   command->add_option("--top-k", flags->top_k,
                       "sample among the K likeliest tokens (default 0: all)");
+  command->add_option("--top-p", flags->top_p,
+                      "sample among the fewest likeliest tokens whose probabilities sum to at "
+                      "least P, in (0, 1] (default 1: all)");
+  command->add_option("--stop", flags->stop,
+                      "comma-separated token ids that end generation once generated (an "
+                      "end-of-sequence id), e.g. 2");
   command->add_option("--seed", flags->seed,
                       "seed of the random prompt and of sampling (default 0)");
   command->add_option("--threads", flags->threads, "threads of the cpu EP");
   command->add_flag(
       "--json", flags->json,
       "print one JSON object (tokens, prompt, step_us, prefill_us, median_us, p90_us, "
-      "tokens_per_s, kernel_cache, device_graphs, peak_rss_kib, kv, model)");
+      "tokens_per_s, stop_reason, kernel_cache, device_graphs, peak_rss_kib, kv, model)");
   command->add_option("--output-dir", flags->output_dir,
                       "folder for each run's last-position logits as step_NNN.pb TensorProto files "
                       "(step_000.pb: the prefill)");

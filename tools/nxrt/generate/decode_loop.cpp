@@ -1,5 +1,6 @@
 #include "generate/decode_loop.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include "common/time_limit.hpp"
@@ -25,6 +26,18 @@ Result<std::span<const float>> LastLogits(const Tensor& logits) {
 
 }  // namespace
 
+const char* StopReasonName(StopReason reason) {
+  switch (reason) {
+    case StopReason::kSteps:
+      return "steps";
+    case StopReason::kMaxLen:
+      return "max_len";
+    case StopReason::kStopToken:
+      return "stop_token";
+  }
+  return "?";
+}
+
 Result<Generation> Decode(Session& session, DecoderFeeds& feeds, TokenSampler& sampler,
                           const DecodeRequest& request, const LogitsSink& sink) {
   Generation generation;
@@ -48,10 +61,18 @@ Result<Generation> Decode(Session& session, DecoderFeeds& feeds, TokenSampler& s
   NXRT_RETURN_IF_ERROR(sink(0, logits));
 
   const int64_t prompt_length = static_cast<int64_t>(request.prompt.size());
+  const auto stop_token = [&] {
+    return std::ranges::find(request.stop_tokens, generation.tokens.back()) !=
+           request.stop_tokens.end();
+  };
   for (int64_t step = 1; step <= request.steps; ++step) {
+    if (stop_token()) {
+      generation.stop = StopReason::kStopToken;
+      break;
+    }
     // After this step the sequence holds the prompt and step + 1 generated tokens.
     if (prompt_length + step + 1 > request.max_len) {
-      generation.stopped_at_max_len = true;
+      generation.stop = StopReason::kMaxLen;
       break;
     }
     const Clock::time_point start = Clock::now();

@@ -21,6 +21,8 @@ namespace nxrt::cli {
 struct DecodeRequest {
   std::vector<int64_t> prompt;
   int64_t steps = 0;
+  // Generation ends once it gives one of these (an end-of-sequence id).
+  std::vector<int64_t> stop_tokens;
   // The most tokens the sequence (prompt and generated) may hold.
   int64_t max_len = 0;
   // For every run, the prefill's included: the profile it adds to (null for
@@ -29,11 +31,16 @@ struct DecodeRequest {
   double run_time_limit_s = 0;
 };
 
+// Why generation ended: the requested steps ran, the sequence reached
+// max_len, or a stop token came.
+enum class StopReason { kSteps, kMaxLen, kStopToken };
+const char* StopReasonName(StopReason reason);
+
 struct Generation {
   std::vector<int64_t> tokens;  // generated: one from the prefill, one per step
   double prefill_us = 0;
   std::vector<double> step_us;  // one per decode step run
-  bool stopped_at_max_len = false;
+  StopReason stop = StopReason::kSteps;
 };
 
 // Called after each run with its index (the prefill is 0) and the logits of

@@ -28,10 +28,21 @@ std::string JoinTokens(std::span<const int64_t> tokens) {
 
 }  // namespace
 
-std::string MaxLenNote(const GenerationReport& report) {
-  return Format("stopped at --max-len %lld after %zu of %lld decode steps",
-                static_cast<long long>(report.max_len), report.generation.step_us.size(),
-                static_cast<long long>(report.requested_steps));
+std::string StopNote(const GenerationReport& report) {
+  const Generation& generation = report.generation;
+  const size_t steps = generation.step_us.size();
+  const auto requested = static_cast<long long>(report.requested_steps);
+  switch (generation.stop) {
+    case StopReason::kSteps:
+      return "";
+    case StopReason::kMaxLen:
+      return Format("stopped at --max-len %lld after %zu of %lld decode steps",
+                    static_cast<long long>(report.max_len), steps, requested);
+    case StopReason::kStopToken:
+      return Format("stopped at stop token %lld after %zu of %lld decode steps",
+                    static_cast<long long>(generation.tokens.back()), steps, requested);
+  }
+  return "";
 }
 
 std::string GenerationText(const GenerationReport& report) {
@@ -47,7 +58,7 @@ std::string GenerationText(const GenerationReport& report) {
       "max %.1f us, %.1f tokens/s\n",
       generation.prefill_us, generation.step_us.size(), latency.median_us, latency.p90_us,
       latency.min_us, latency.max_us, latency.tokens_per_s);
-  if (generation.stopped_at_max_len) text += MaxLenNote(report) + "\n";
+  if (generation.stop != StopReason::kSteps) text += StopNote(report) + "\n";
   text += RunCountersText(report.counters);
   if (report.profile != nullptr) text += ProfileSummaryText(*report.profile, report.profile_path);
   return text;
@@ -69,7 +80,7 @@ std::string GenerationJson(const GenerationReport& report) {
   json.Key("steps").Unsigned(generation.step_us.size());
   json.Key("requested_steps").Integer(report.requested_steps);
   json.Key("max_len").Integer(report.max_len);
-  json.Key("stopped_at_max_len").Bool(generation.stopped_at_max_len);
+  json.Key("stop_reason").String(StopReasonName(generation.stop));
   json.Key("prefill_us").Number(generation.prefill_us);
   json.Key("step_us").BeginArray();
   for (const double us : generation.step_us) json.Number(us);

@@ -33,7 +33,7 @@ struct GenerationReport {
 std::string GenerationText(const GenerationReport& report);
 std::string GenerationJson(const GenerationReport& report);
 
-// The note that generation stopped short of the requested steps.
-std::string MaxLenNote(const GenerationReport& report);
+// Why generation stopped short of the requested steps; "" when it did not.
+std::string StopNote(const GenerationReport& report);
 
 }  // namespace nxrt::cli

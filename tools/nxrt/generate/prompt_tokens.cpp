@@ -6,7 +6,8 @@
 
 namespace nxrt::cli {
 
-Result<std::vector<int64_t>> ParsePromptTokens(const std::string& text, int64_t vocab) {
+Result<std::vector<int64_t>> ParseTokenIds(const std::string& option, const std::string& text,
+                                           int64_t vocab) {
   std::vector<int64_t> tokens;
   size_t start = 0;
   while (start <= text.size()) {
@@ -16,9 +17,9 @@ Result<std::vector<int64_t>> ParsePromptTokens(const std::string& text, int64_t 
     const auto [end, error] = std::from_chars(entry.data(), entry.data() + entry.size(), id);
     if (entry.empty() || error != std::errc() || end != entry.data() + entry.size() || id < 0 ||
         id >= vocab) {
-      return InvalidArgument("--prompt '" + text + "': '" + entry +
+      return InvalidArgument(option + " '" + text + "': '" + entry +
                              "' is not a token id; give comma-separated ids in [0, " +
-                             std::to_string(vocab) + "), e.g. --prompt 1,2,3");
+                             std::to_string(vocab) + "), e.g. " + option + " 1,2,3");
     }
     tokens.push_back(id);
     start = comma + 1;

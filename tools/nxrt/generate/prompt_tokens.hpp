@@ -1,6 +1,6 @@
-// The prompt `nxrt generate` starts from: token ids given as --prompt
-// "1,2,3", or --prompt-tokens N ids drawn uniformly from the vocabulary by
-// a std::mt19937_64 seeded with --seed.
+// Token ids `nxrt generate` takes: the prompt it starts from, given as
+// --prompt "1,2,3" or as --prompt-tokens N ids drawn uniformly from the
+// vocabulary by a std::mt19937_64 seeded with --seed, and the --stop ids.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +11,10 @@
 
 namespace nxrt::cli {
 
-// Fails naming the entry that is not an id in [0, vocab).
-Result<std::vector<int64_t>> ParsePromptTokens(const std::string& text, int64_t vocab);
+// Comma-separated ids given to `option`; fails naming the entry that is not
+// an id in [0, vocab).
+Result<std::vector<int64_t>> ParseTokenIds(const std::string& option, const std::string& text,
+                                           int64_t vocab);
 
 std::vector<int64_t> RandomPromptTokens(int64_t count, int64_t vocab, uint64_t seed);
 

@@ -6,8 +6,8 @@
 
 namespace nxrt::cli {
 
-TokenSampler::TokenSampler(double temperature, size_t top_k, uint64_t seed)
-    : temperature_(temperature), top_k_(top_k), generator_(seed) {}
+TokenSampler::TokenSampler(double temperature, size_t top_k, double top_p, uint64_t seed)
+    : temperature_(temperature), top_k_(top_k), top_p_(top_p), generator_(seed) {}
 
 int64_t TokenSampler::Next(std::span<const float> logits) {
   const auto higher = [&](int64_t a, int64_t b) {
@@ -22,7 +22,7 @@ int64_t TokenSampler::Next(std::span<const float> logits) {
   }
   candidates_.resize(logits.size());
   std::iota(candidates_.begin(), candidates_.end(), int64_t{0});
-  const size_t kept = top_k_ == 0 ? logits.size() : std::min(top_k_, logits.size());
+  size_t kept = top_k_ == 0 ? logits.size() : std::min(top_k_, logits.size());
   std::partial_sort(candidates_.begin(), candidates_.begin() + kept, candidates_.end(), higher);
   // Subtracting the largest logit keeps exp() finite.
   const double largest = logits[candidates_[0]];
@@ -31,6 +31,15 @@ int64_t TokenSampler::Next(std::span<const float> logits) {
   for (size_t i = 0; i < kept; ++i) {
     weights_[i] = std::exp((logits[candidates_[i]] - largest) / temperature_);
     total += weights_[i];
+  }
+  if (top_p_ < 1) {
+    // The candidates are sorted, likeliest first: keep the shortest prefix
+    // whose share of the mass reaches top-p.
+    double mass = 0;
+    size_t nucleus = 0;
+    while (nucleus < kept && mass < top_p_ * total) mass += weights_[nucleus++];
+    kept = std::max<size_t>(nucleus, 1);
+    total = mass;
   }
   // 53 random bits make a uniform double in [0, 1).
   const double uniform = static_cast<double>(generator_() >> 11) * 0x1.0p-53;
