@@ -55,13 +55,16 @@ void ExpectRuns(nxrt::Session& session) {
   EXPECT_EQ(nxrt_test::ValuesOf((*outputs)[0]), (std::vector<float>{2, 0, 4, 0}));
 }
 
-TEST(ModelFile, CreatesFromBytes) {
-  const std::string bytes = AddReluModel();
-  auto session = nxrt::Session::Create(
+nxrt::Result<std::unique_ptr<nxrt::Session>> CreateFromBytes(const std::string& bytes,
+                                                             const std::string& name) {
+  return nxrt::Session::Create(
       nxrt_test::TestEnvironment(),
       std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()),
-      "add_relu.onnx", std::filesystem::temp_directory_path(),
-      nxrt_test::MockOptions(nxrt_test::TestLogId()));
+      name, std::filesystem::temp_directory_path(), nxrt_test::MockOptions(nxrt_test::TestLogId()));
+}
+
+TEST(ModelFile, CreatesFromBytes) {
+  auto session = CreateFromBytes(AddReluModel(), "add_relu.onnx");
   ASSERT_TRUE(session.ok()) << session.status().ToString();
   EXPECT_EQ((*session)->inputs().at(0).shape, (std::vector<std::string>{"N", "2"}));
   ExpectRuns(**session);
@@ -75,12 +78,7 @@ TEST(ModelFile, KeepsWhatTheModelSaysAboutItself) {
   auto* property = proto.add_metadata_props();
   property->set_key("labels");
   property->set_value("negative,positive");
-  const std::string bytes = proto.SerializeAsString();
-  auto session = nxrt::Session::Create(
-      nxrt_test::TestEnvironment(),
-      std::span<const std::byte>(reinterpret_cast<const std::byte*>(bytes.data()), bytes.size()),
-      "described.onnx", std::filesystem::temp_directory_path(),
-      nxrt_test::MockOptions(nxrt_test::TestLogId()));
+  auto session = CreateFromBytes(proto.SerializeAsString(), "described.onnx");
   ASSERT_TRUE(session.ok()) << session.status().ToString();
   const nxrt::ModelMetadata& metadata = (*session)->metadata();
   EXPECT_EQ(metadata.producer_name, "exporter");
