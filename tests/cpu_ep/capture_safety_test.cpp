@@ -1,7 +1,7 @@
 // The CPU EP's shape, indexing, movement, generator and reduction kernels
 // inside device graphs, and those that run on oneDNN. Small models of Gather,
 // Shape, ReduceSum, Sub, Cast, Reshape, Unsqueeze, Squeeze, Softmax, Identity,
-// Transpose, Slice, Concat, Where, Sum, Max, Range, ConstantOfShape, EyeLike,
+// Transpose, Slice, Concat, Split, Where, Sum, Max, Range, ConstantOfShape, EyeLike,
 // ArgMax, CumSum, Trilu, Conv, MaxPool, GlobalAveragePool, MatMul and Tanh
 // run on the primary slot, are captured once with no segment falling back as
 // not capture-safe, and their replays follow new input values written in
@@ -88,15 +88,25 @@ class ModelBuilder {
 
   ValueId Node(const std::string& op, const std::vector<ValueId>& inputs, const std::string& output,
                DataType dtype, std::vector<nxrt::graph::Attribute> attributes = {}) {
+    return NodeOutputs(op, inputs, {output}, dtype, std::move(attributes)).front();
+  }
+
+  // A node of several outputs, all of `dtype`; named after the first.
+  std::vector<ValueId> NodeOutputs(const std::string& op, const std::vector<ValueId>& inputs,
+                                   const std::vector<std::string>& outputs, DataType dtype,
+                                   std::vector<nxrt::graph::Attribute> attributes = {}) {
     nxrt::graph::Node n;
     n.op_type = op;
-    n.name = output;
+    n.name = outputs.front();
     n.attributes = std::move(attributes);
     for (ValueId input : inputs) n.inputs.push_back(input);
-    const ValueId out = AddValue(output, dtype, std::nullopt);
-    n.outputs.push_back(out);
+    std::vector<ValueId> ids;
+    for (const std::string& output : outputs) {
+      ids.push_back(AddValue(output, dtype, std::nullopt));
+      n.outputs.push_back(ids.back());
+    }
     graph_.AddNode(std::move(n));
-    return out;
+    return ids;
   }
 
   void Output(ValueId id) { graph_.outputs.push_back(id); }
@@ -319,6 +329,52 @@ TEST(CpuCaptureSafety, TransposeSliceAndConcatReplayFollowNewValues) {
     EXPECT_EQ(ValuesOf<float>(outputs[0]), expected) << "run " << run;
   }
   ExpectCapturedOnceAndReplayed(*session, runs);
+}
+
+// Split works its parts out when the kernel is made, from num_outputs (even
+// parts) or the split attribute, so its compute allocates nothing.
+TEST(CpuCaptureSafety, SplitReplaysFollowNewValues) {
+  struct Form {
+    int64_t opset;
+    std::vector<nxrt::graph::Attribute> attributes;
+    std::vector<int64_t> widths;  // of the parts along axis 1
+  };
+  const Form forms[] = {
+      {18, {IntAttribute("axis", 1), IntAttribute("num_outputs", 3)}, {2, 2, 2}},
+      {11, {IntAttribute("axis", 1), IntsAttribute("split", {1, 2, 3})}, {1, 2, 3}}};
+  for (const Form& form : forms) {
+    ModelBuilder b(form.opset);
+    const ValueId x = b.Input("x", DataType::kFloat32, {2, 6});
+    for (ValueId part :
+         b.NodeOutputs("Split", {x}, {"p0", "p1", "p2"}, DataType::kFloat32, form.attributes)) {
+      b.Output(part);
+    }
+    auto session = CpuSession(b.Take());
+    ASSERT_NE(session, nullptr);
+
+    std::vector<float> v(12);
+    const std::vector<nxrt::NamedTensor> inputs{Bind("x", DataType::kFloat32, {2, 6}, v)};
+    std::vector<nxrt::Tensor> outputs;
+    const int runs = 5;
+    for (int run = 0; run < runs; ++run) {
+      for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(5 * run + i) - 2.5f;
+      ASSERT_TRUE(RunPrimary(*session, inputs, outputs));
+      ASSERT_EQ(outputs.size(), 3u);
+      int64_t column = 0;
+      for (size_t k = 0; k < 3; ++k) {
+        const int64_t width = form.widths[k];
+        std::vector<float> expected;
+        for (int64_t row = 0; row < 2; ++row) {
+          for (int64_t c = column; c < column + width; ++c) expected.push_back(v[row * 6 + c]);
+        }
+        EXPECT_EQ(outputs[k].shape(), (std::vector<int64_t>{2, width}));
+        EXPECT_EQ(ValuesOf<float>(outputs[k]), expected)
+            << "opset " << form.opset << ", part " << k << ", run " << run;
+        column += width;
+      }
+    }
+    ExpectCapturedOnceAndReplayed(*session, runs);
+  }
 }
 
 TEST(CpuCaptureSafety, WhereSumAndMaxReplayFollowNewValues) {

@@ -237,32 +237,59 @@ class ConcatKernel : public CpuKernel {
   std::vector<int64_t> blocks_;  // elements each input adds per outer step
 };
 
+// Split. With its parts given by the split attribute, or as even parts from
+// num_outputs or the output count, the kernel made for one input shape works
+// every part out once and its compute allocates nothing, so it may run in a
+// capture; parts given by the split input (opset 13 on) are read every run.
 class SplitKernel : public CpuKernel {
  public:
-  SplitKernel(int64_t axis, std::vector<int64_t> split, int64_t opset, int64_t num_outputs)
-      : CpuKernel(false),
-        axis_(axis),
-        split_(std::move(split)),
-        opset_(opset),
-        num_outputs_(num_outputs) {}
+  SplitKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset)
+      : CpuKernel(!SplitFromInput(node, opset)),
+        axis_(node.AttrInt("axis", 0)),
+        num_outputs_(node.AttrInt("num_outputs", 0)),
+        from_input_(SplitFromInput(node, opset)) {
+    if (!from_input_) {
+      in_dims_.assign(inputs[0].dims, inputs[0].dims + inputs[0].rank);
+      Plan(node.AttrInts("split"), static_cast<int64_t>(node.output_count()));
+    }
+  }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
-    const Dims dims = DimsOf(in);
-    const int64_t axis = NormalizeAxis(axis_, static_cast<int64_t>(dims.size()), "Split");
-    std::vector<int64_t> split = split_;
-    if (opset_ >= 13 && IsPresent(inputs, 1)) split = ReadInt64s(inputs[1].tensor);
-    const int64_t parts = static_cast<int64_t>(outputs.size());
+    if (from_input_) {
+      in_dims_ = DimsOf(in);
+      Plan(IsPresent(inputs, 1) ? ReadInt64s(inputs[1].tensor) : std::vector<int64_t>{},
+           static_cast<int64_t>(outputs.size()));
+    } else if (!DimsEqual(DimsSpan(in), in_dims_)) {
+      FailInvalid("Split: kernel made for " + DimsText(in_dims_) + " got " +
+                  DimsText(DimsSpan(in)) + "; make a kernel for this shape");
+    }
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      nxrt_tensor& out = PrepareOutput(ctx, outputs, i, in.dtype, parts_[i]);
+      StridedCopy(ElementSize(in.dtype), parts_[i], strides_, in.data, starts_[i], out.data);
+    }
+  }
+
+ private:
+  static bool SplitFromInput(const sdk::Node& node, int64_t opset) {
+    if (opset < 13 || node.input_count() < 2) return false;
+    const auto name = node.input_name(1);
+    return name.has_value() && !name->empty();
+  }
+
+  // Works out each part's dims and first element from in_dims_ and the part
+  // sizes (none: even parts over num_outputs, else over the outputs).
+  void Plan(std::vector<int64_t> split, int64_t parts) {
+    const int64_t axis = NormalizeAxis(axis_, static_cast<int64_t>(in_dims_.size()), "Split");
     if (num_outputs_ > 0 && num_outputs_ != parts) {
       FailInvalid("Split: num_outputs is " + std::to_string(num_outputs_) + " but the node has " +
                   std::to_string(parts) + " outputs");
     }
     if (split.empty()) {
-      const int64_t n = num_outputs_ > 0 ? num_outputs_ : parts;
-      const int64_t chunk = (dims[axis] + n - 1) / n;
-      for (int64_t i = 0; i < n; ++i) {
-        split.push_back(std::max<int64_t>(0, std::min(chunk, dims[axis] - i * chunk)));
+      const int64_t chunk = (in_dims_[axis] + parts - 1) / std::max<int64_t>(parts, 1);
+      for (int64_t i = 0; i < parts; ++i) {
+        split.push_back(std::max<int64_t>(0, std::min(chunk, in_dims_[axis] - i * chunk)));
       }
     }
     if (static_cast<int64_t>(split.size()) != parts) {
@@ -277,27 +304,29 @@ class SplitKernel : public CpuKernel {
       }
       total += size;
     }
-    if (total != dims[axis]) {
+    if (total != in_dims_[axis]) {
       FailInvalid("Split: parts of " + std::to_string(total) + " elements in all for axis " +
-                  std::to_string(axis) + " of " + DimsText(dims) +
+                  std::to_string(axis) + " of " + DimsText(in_dims_) +
                   "; give parts that add up to the axis's extent");
     }
-    const Dims strides = StridesOf(dims);
+    strides_ = StridesOf(in_dims_);
+    parts_.assign(split.size(), in_dims_);
+    starts_.assign(split.size(), 0);
     int64_t start = 0;
-    for (int64_t i = 0; i < parts; ++i) {
-      Dims part = dims;
-      part[axis] = split[i];
-      nxrt_tensor& out = PrepareOutput(ctx, outputs, i, in.dtype, part);
-      StridedCopy(ElementSize(in.dtype), part, strides, in.data, start * strides[axis], out.data);
+    for (size_t i = 0; i < split.size(); ++i) {
+      parts_[i][axis] = split[i];
+      starts_[i] = start * strides_[axis];
       start += split[i];
     }
   }
 
- private:
   int64_t axis_;
-  std::vector<int64_t> split_;
-  int64_t opset_;
   int64_t num_outputs_;
+  bool from_input_;
+  Dims in_dims_;
+  Dims strides_;
+  std::vector<Dims> parts_;
+  std::vector<int64_t> starts_;  // each part's first element in the input
 };
 
 enum class PadMode { kConstant, kReflect, kEdge, kWrap };
@@ -569,12 +598,10 @@ void RegisterMovementOps(OpRegistry& r) {
                    [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
                      return std::make_unique<ConcatKernel>(node.AttrInt("axis", 0), inputs);
                    }});
-  r.Add(
-      "Split",
-      {2, ClaimFixedSize(), [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t opset) {
-         return std::make_unique<SplitKernel>(node.AttrInt("axis", 0), node.AttrInts("split"),
-                                              opset, node.AttrInt("num_outputs", 0));
-       }});
+  r.Add("Split", {2, ClaimFixedSize(),
+                  [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+                    return std::make_unique<SplitKernel>(node, inputs, opset);
+                  }});
   r.Add("ReverseSequence",
         {10, ClaimFixedSize(), [](const sdk::Node& node, std::span<const nxrt_shape>, int64_t) {
            return std::make_unique<ReverseSequenceKernel>(node.AttrInt("batch_axis", 1),
