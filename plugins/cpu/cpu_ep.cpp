@@ -42,12 +42,11 @@ bool ParseFlag(const std::string& key, const std::string& text) {
 }  // namespace
 
 CpuEp::CpuEp(const sdk::Host& host, const sdk::Options& options) : host_(host) {
-  int threads = 1;
   bool device_graphs = true;
   for (size_t i = 0; i < options.size(); ++i) {
     const auto [key, value] = options.at(i);
     if (key == "threads") {
-      threads = ParseThreads(std::string(value));
+      settings_.threads = ParseThreads(std::string(value));
     } else if (key == "device_graphs") {
       device_graphs = ParseFlag(std::string(key), std::string(value));
     } else if (key == "seed") {
@@ -60,7 +59,7 @@ CpuEp::CpuEp(const sdk::Host& host, const sdk::Options& options) : host_(host) {
                            "' (known: threads, device_graphs, seed, prepack)");
     }
   }
-  math_threads_ = std::make_unique<MathThreadLease>(threads);
+  math_threads_ = std::make_unique<MathThreadLease>(settings_.threads);
   if (device_graphs) recorder_ = std::make_shared<Recorder>(host_);
 }
 

@@ -4,16 +4,19 @@
 // there, an opset before an op's first, a dtype or attribute not implemented), and makes kernels
 // that compute on host memory.
 //
-// Options: `threads` (default 1) is the number of threads of the math
-// libraries (oneDNN and OpenBLAS); one keeps results bitwise reproducible from
-// run to run. Their thread counts are process-wide, so they run with the
-// largest `threads` among live CPU EPs (math_threads.hpp). `device_graphs` (1
-// default, or 0) says whether the EP captures device graphs: with 1 the calls
-// of a capture are recorded and later replayed without per-node dispatch
-// (device_graph/); with 0 the host runs everything eagerly. `seed` seeds the
-// sampling ops that have no seed attribute, so whole runs repeat. `prepack`
-// (1 default, or 0) says whether products of several rows read constant
-// matrices from a copy in oneDNN's blocked layout (ep_settings.hpp).
+// Options: `threads` (default 1) is how many threads the EP computes on, all
+// of them OpenMP's: oneDNN's products of several rows run on that many (a
+// process-wide count, so the largest `threads` among live CPU EPs,
+// math_threads.hpp), and a single row's product is split into that many
+// column blocks at most (packing_kernel.hpp); OpenBLAS runs on the calling
+// thread. One keeps results bitwise reproducible from run to run.
+// `device_graphs` (1 default, or 0) says whether the EP captures device
+// graphs: with 1 the calls of a capture are recorded and later replayed
+// without per-node dispatch (device_graph/); with 0 the host runs everything
+// eagerly. `seed` seeds the sampling ops that have no seed attribute, so
+// whole runs repeat. `prepack` (1 default, or 0) says whether products of
+// several rows read constant matrices from a copy in oneDNN's blocked layout
+// (ep_settings.hpp).
 #pragma once
 
 #include <memory>

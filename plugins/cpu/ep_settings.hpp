@@ -14,6 +14,9 @@ struct EpSettings {
   // oneDNN's blocked layout. Off, they read it where the host keeps it, so a
   // model's weights are held once at some cost in speed.
   bool prepack = true;
+  // `threads`: a product of a single row is split into at most this many
+  // column blocks, run on OpenMP's threads (packing_kernel.hpp).
+  int threads = 1;
 };
 
 }  // namespace nxrt::cpu

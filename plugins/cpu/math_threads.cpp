@@ -16,8 +16,7 @@ namespace {
 struct Leases {
   std::mutex mutex;
   std::map<int, int> live_by_threads;  // requested threads -> live leases
-  int applied = 0;                     // 0 until the first lease applies a count
-  bool pool_ever_widened = false;      // a lease has asked for more than one thread
+  bool blas_pool_shut = false;
 };
 
 // Read without the mutex on every oneDNN execution.
@@ -31,14 +30,6 @@ Leases& AllLeases() {
 // Applies the largest live request; the caller holds the mutex.
 void Apply(Leases& leases) {
   const int wanted = leases.live_by_threads.empty() ? 1 : leases.live_by_threads.rbegin()->first;
-  if (wanted == leases.applied) return;
-  // Restarts the pool first when it was shut down.
-  openblas_set_num_threads(wanted);
-  leases.pool_ever_widened |= wanted > 1;
-  if (wanted == 1 && !leases.pool_ever_widened && blas_thread_shutdown_ != nullptr) {
-    blas_thread_shutdown_();
-  }
-  leases.applied = wanted;
   threads_in_force.store(wanted, std::memory_order_relaxed);
 }
 
@@ -47,6 +38,11 @@ void Apply(Leases& leases) {
 MathThreadLease::MathThreadLease(int threads) : threads_(threads) {
   Leases& leases = AllLeases();
   std::lock_guard lock(leases.mutex);
+  if (!leases.blas_pool_shut) {
+    openblas_set_num_threads(1);
+    if (blas_thread_shutdown_ != nullptr) blas_thread_shutdown_();
+    leases.blas_pool_shut = true;
+  }
   ++leases.live_by_threads[threads_];
   Apply(leases);
 }

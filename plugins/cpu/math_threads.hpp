@@ -1,18 +1,17 @@
-// The math libraries' thread counts are process-wide settings (OpenBLAS has
-// one per process; oneDNN follows the calling thread's OpenMP count, which the
-// runner sets from here), while each CPU EP instance asks for its own
-// `threads`. A MathThreadLease records one instance's request for as long as
-// the instance lives; both libraries run with the largest request among the
-// live leases.
+// oneDNN follows the calling thread's OpenMP thread count, a per-process
+// setting in effect, while each CPU EP instance asks for its own `threads`.
+// A MathThreadLease records one instance's request for as long as the
+// instance lives; oneDNN runs with the largest request among the live leases
+// (the runner applies it before each execution).
 //
-// While every request so far has been for one thread, the OpenBLAS worker
-// pool is shut down rather than left idle: the workers OpenBLAS starts when
-// it loads spin on sched_yield for a while before they sleep, which on a
-// machine with few cores (or with SMT siblings) slows the thread doing the
-// work for the first tenth of a second or so, exactly when a short generate
-// or bench run is measured. A lease asking for more threads restarts the
-// pool, and from then on it stays: shutting it down again could pull it from
-// under another instance's call in flight.
+// OpenBLAS runs on the calling thread whatever the requests: OpenMP's
+// threads are the EP's one pool, and OpenBLAS's own would be a second one
+// whose idle workers spin beside OpenMP's, besides handing each call over
+// through a locked queue that costs more than the decode-sized products
+// nxrt gives it. The first lease shuts that pool down: the workers OpenBLAS
+// starts when it loads spin on sched_yield for a while before they sleep,
+// which on a machine with few cores slows the thread doing the work for the
+// first tenth of a second or so, exactly when a short run is measured.
 #pragma once
 
 namespace nxrt::cpu {
@@ -30,7 +29,8 @@ class MathThreadLease {
   int threads_;
 };
 
-// The thread count in force: the largest live request, 1 when there is none.
+// oneDNN's thread count in force: the largest live request, 1 when there is
+// none.
 int MathThreads();
 
 }  // namespace nxrt::cpu

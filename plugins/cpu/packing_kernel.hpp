@@ -4,8 +4,6 @@
 // shape variants share, in the form each of them reads.
 #pragma once
 
-#include <cblas.h>
-
 #include <memory>
 #include <optional>
 #include <span>
@@ -20,13 +18,13 @@ namespace nxrt::cpu {
 // y[N] = alpha * a[K] * op(B)[K,N] + beta * y through OpenBLAS's gemv, which
 // streams B as given at memory speed; oneDNN's product falls behind on a
 // single row (bench/math_libraries.cpp), most of all once B no longer fits in
-// the last-level cache.
-inline void RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alpha, const float* a,
-                           const float* b, float beta, float* y) {
-  cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans, static_cast<int>(trans_b ? n : k),
-              static_cast<int>(trans_b ? k : n), alpha, b, static_cast<int>(trans_b ? k : n), a, 1,
-              beta, y, 1);
-}
+// the last-level cache. A gemv reads megabytes of B for a few thousand
+// multiply-adds, so with `threads` above one a large B is split into column
+// blocks (rows of a transposed B), one per OpenMP thread, each core
+// streaming its own. The blocks depend on `threads` and the shape alone, so
+// results repeat from run to run.
+void RowTimesMatrix(int threads, bool trans_b, int64_t n, int64_t k, float alpha, const float* a,
+                    const float* b, float beta, float* y);
 
 // Kernel base for MatMul and Gemm: the float plan, and a constant B kept in
 // a ConstantMatrix shared by the node's shape variants. A float plan over a
@@ -47,6 +45,7 @@ class PackingKernel : public CpuKernel {
   }
   void ApplySettings(const EpSettings& settings, std::string_view /*node_name*/) override {
     prepack_ = settings.prepack;
+    threads_ = settings.threads;
   }
   std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return constant_; }
   bool AdoptShareableConstantState(const std::shared_ptr<sdk::SharedState>& state) override {
@@ -70,6 +69,8 @@ class PackingKernel : public CpuKernel {
       whole_b_ = whole_b;
     }
   }
+  // The EP's `threads`, for RowTimesMatrix.
+  int threads() const { return threads_; }
   // Whether the float plan covers the product (false for a single row or
   // when K is 0).
   bool HasFloatPlan() const { return float_matmul_.has_value(); }
@@ -116,6 +117,7 @@ class PackingKernel : public CpuKernel {
   onednn::MatmulShape plan_shape_;
   bool whole_b_ = false;
   bool prepack_ = true;
+  int threads_ = 1;
   std::shared_ptr<ConstantMatrix> constant_;
   const void* as_given_ = nullptr;                            // in constant_
   std::shared_ptr<const onednn::PreparedWeights> preferred_;  // for float_matmul_

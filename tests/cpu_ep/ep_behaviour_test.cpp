@@ -2,8 +2,9 @@
 // capture-safety statements, refusals (forbidden windows, convolution groups
 // and biases, normalisation parameters of the wrong size), prepared constants
 // (MatMul's B, Conv's W) shared between shape variants, the math
-// libraries' workers following `threads`, and a preallocated output of
-// another type refused rather than overrun.
+// libraries' workers following `threads`, single-row products split across
+// them, and a preallocated output of another type refused rather than
+// overrun.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -774,8 +775,21 @@ int ThreadCount() {
   return count;
 }
 
-// Exit code 0 when the OpenBLAS and OpenMP workers follow the EPs'
-// `threads`, else the number of the first check that failed.
+// A single-row MatMul of [1, 256] x [256, 1000] on `ep`, large enough to be
+// split across threads; false on any failure.
+bool ComputeSingleRowProduct(nxrt::plugin_host::ExecutionProvider& ep) {
+  const std::vector<std::vector<int64_t>> dims{{1, 256}, {256, 1000}};
+  OneNode matmul("MatMul", "",
+                 {{DataType::kFloat32, dims[0], {}}, {DataType::kFloat32, dims[1], {}}});
+  auto kernel = ep.CreateKernel({}, matmul.view, Shapes(dims), 17);
+  if (!kernel.ok()) return false;
+  std::vector<float> a = Ramp(256, 1.0f), b = Ramp(256 * 1000, 0.5f);
+  FloatOutputs out;
+  return RunKernel(**kernel, {&a, &b}, dims, out);
+}
+
+// Exit code 0 when the math libraries' workers follow the EPs' `threads`,
+// else the number of the first check that failed.
 [[noreturn]] void CheckMathWorkersFollowThreads() {
   const int before_load = ThreadCount();
   auto plugin = CpuPlugin();
@@ -788,7 +802,14 @@ int ThreadCount() {
   if (ThreadCount() != before_load) std::_Exit(7);
   auto three = nxrt::plugin_host::ExecutionProvider::Create(plugin, {{"threads", "3"}});
   if (!three.ok()) std::_Exit(4);
-  // The largest request wins: three threads need two workers.
+  // OpenBLAS's pool stays shut whatever the option: OpenMP's threads are
+  // the only workers, started by the first parallel region.
+  if (ThreadCount() != before_load) std::_Exit(8);
+  // A one-thread EP's single-row product stays on the calling thread...
+  if (!ComputeSingleRowProduct(**one)) std::_Exit(9);
+  if (ThreadCount() != before_load) std::_Exit(10);
+  // ...while oneDNN runs with the largest request: three threads, two workers.
+  if (!ComputeConvAndMatMul(**one)) std::_Exit(11);
   if (ThreadCount() < before_load + 2) std::_Exit(5);
   std::_Exit(0);
 }
@@ -797,6 +818,63 @@ TEST(CpuEpBehaviour, MathWorkersFollowTheLargestThreadsOption) {
   // The pools' state is per process: check it in a fresh one.
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_EXIT(CheckMathWorkersFollowThreads(), testing::ExitedWithCode(0), "");
+}
+
+// Exit code 0 when a single-row product on a three-thread EP starts the two
+// workers it splits across, else the number of the check that failed.
+[[noreturn]] void CheckSingleRowProductUsesTheEpsThreads() {
+  const int before_load = ThreadCount();
+  auto three = nxrt::plugin_host::ExecutionProvider::Create(CpuPlugin(), {{"threads", "3"}});
+  if (!three.ok()) std::_Exit(2);
+  if (!ComputeSingleRowProduct(**three)) std::_Exit(3);
+  if (ThreadCount() < before_load + 2) std::_Exit(4);
+  std::_Exit(0);
+}
+
+TEST(CpuEpBehaviour, SingleRowProductRunsOnTheEpsThreads) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(CheckSingleRowProductUsesTheEpsThreads(), testing::ExitedWithCode(0), "");
+}
+
+// A decode step's gemv split into column blocks (rows of a transposed B)
+// must give the product, including a last block narrower than the others,
+// and the very same bits on every run.
+TEST(CpuEpBehaviour, SingleRowProductsSplitAcrossThreadsGiveTheProduct) {
+  constexpr int64_t kK = 256, kN = 1000;
+  for (const char* threads : {"2", "3"}) {
+    SCOPED_TRACE(std::string("threads=") + threads);
+    auto ep = nxrt::plugin_host::ExecutionProvider::Create(CpuPlugin(), {{"threads", threads}});
+    ASSERT_TRUE(ep.ok()) << ep.status().ToString();
+    std::vector<float> a = Ramp(kK, 0.5f), c = Ramp(kN, -1.0f);
+    std::vector<float> b = Ramp(kK * kN, 0.25f);
+    for (size_t i = 0; i < b.size(); ++i) b[i] += static_cast<float>(i % 1013) * 1e-3f;
+    for (const bool transpose_b : {false, true}) {
+      SCOPED_TRACE(transpose_b ? "Gemm, transB" : "MatMul");
+      const std::vector<int64_t> b_dims =
+          transpose_b ? std::vector<int64_t>{kN, kK} : std::vector<int64_t>{kK, kN};
+      std::vector<TestInput> inputs{{DataType::kFloat32, {1, kK}, {}},
+                                    {DataType::kFloat32, b_dims, {}}};
+      std::vector<std::vector<int64_t>> dims{{1, kK}, b_dims};
+      std::vector<nxrt::graph::Attribute> attributes;
+      if (transpose_b) {
+        inputs.push_back({DataType::kFloat32, {kN}, {}});
+        dims.push_back({kN});
+        attributes = {IntAttribute("transB", 1), FloatAttribute("alpha", 0.5f),
+                      FloatAttribute("beta", 2.0f)};
+      }
+      OneNode node(transpose_b ? "Gemm" : "MatMul", "", inputs, attributes);
+      auto kernel = (*ep)->CreateKernel({}, node.view, Shapes(dims), 17);
+      ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
+      std::vector<std::vector<float>*> data{&a, &b};
+      if (transpose_b) data.push_back(&c);
+      FloatOutputs first, second;
+      ASSERT_TRUE(RunKernel(**kernel, data, dims, first));
+      ASSERT_TRUE(RunKernel(**kernel, data, dims, second));
+      ExpectNear(first.data, transpose_b ? Product(a, b, c, 1, kN, kK, true, 0.5f, 2.0f)
+                                         : Product(a, b, {}, 1, kN, kK, false, 1.0f, 0.0f));
+      EXPECT_EQ(first.data, second.data);
+    }
+  }
 }
 
 // The host sizes a preallocated output from the model's declared type; a
