@@ -10,38 +10,50 @@ namespace {
 // The least share of B worth handing to another thread: below it, opening
 // the parallel region costs more than the second core saves.
 constexpr int64_t kBlockElements = 32 * 1024;
-// Column blocks start on a cache line.
-constexpr int64_t kColumnAlignment = 16;
 
-// y[begin, end) of RowTimesMatrix.
-void RowTimesColumns(bool trans_b, int64_t n, int64_t k, float alpha, const float* a,
-                     const float* b, float beta, float* y, int64_t begin, int64_t end) {
-  const int width = static_cast<int>(end - begin);
-  if (trans_b) {
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, width, static_cast<int>(k), alpha, b + begin * k,
-                static_cast<int>(k), a, 1, beta, y + begin, 1);
-  } else {
-    cblas_sgemv(CblasRowMajor, CblasTrans, static_cast<int>(k), width, alpha, b + begin,
-                static_cast<int>(n), a, 1, beta, y + begin, 1);
-  }
+// The `index`-th of `count` near-equal runs of [0, extent).
+int64_t RunStart(int64_t extent, int index, int count) {
+  return extent * index / count;
 }
 
 }  // namespace
 
-void RowTimesMatrix(int threads, bool trans_b, int64_t n, int64_t k, float alpha, const float* a,
-                    const float* b, float beta, float* y) {
-  const int blocks = static_cast<int>(std::clamp<int64_t>(n * k / kBlockElements, 1, threads));
-  if (blocks == 1) {
-    RowTimesColumns(trans_b, n, k, alpha, a, b, beta, y, 0, n);
+void PackingKernel::ApplySettings(const EpSettings& settings, std::string_view /*node_name*/) {
+  prepack_ = settings.prepack;
+  threads_ = settings.threads;
+  if (threads_ > 1 && !transpose_b_ && !b_dims_.empty()) {
+    row_partials_.resize(static_cast<size_t>(threads_ - 1) * static_cast<size_t>(b_dims_.back()));
+  }
+}
+
+void PackingKernel::RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alpha, const float* a,
+                                   const float* b, float beta, float* y) {
+  const int64_t extent = trans_b ? n : k;  // B's rows
+  const int blocks = static_cast<int>(
+      std::clamp<int64_t>(n * k / kBlockElements, 1, std::min<int64_t>(threads_, extent)));
+  if (blocks == 1 || (!trans_b && row_partials_.size() < static_cast<size_t>((blocks - 1) * n))) {
+    cblas_sgemv(CblasRowMajor, trans_b ? CblasNoTrans : CblasTrans,
+                static_cast<int>(trans_b ? n : k), static_cast<int>(trans_b ? k : n), alpha, b,
+                static_cast<int>(trans_b ? k : n), a, 1, beta, y, 1);
     return;
   }
-  const int64_t width =
-      ((n + blocks - 1) / blocks + kColumnAlignment - 1) / kColumnAlignment * kColumnAlignment;
 #pragma omp parallel for schedule(static) num_threads(blocks)
   for (int block = 0; block < blocks; ++block) {
-    const int64_t begin = std::min(n, block * width);
-    const int64_t end = std::min(n, begin + width);
-    if (begin < end) RowTimesColumns(trans_b, n, k, alpha, a, b, beta, y, begin, end);
+    const int64_t begin = RunStart(extent, block, blocks);
+    const int rows = static_cast<int>(RunStart(extent, block + 1, blocks) - begin);
+    if (trans_b) {
+      cblas_sgemv(CblasRowMajor, CblasNoTrans, rows, static_cast<int>(k), alpha, b + begin * k,
+                  static_cast<int>(k), a, 1, beta, y + begin, 1);
+    } else {
+      float* sums = block == 0 ? y : row_partials_.data() + (block - 1) * n;
+      cblas_sgemv(CblasRowMajor, CblasTrans, rows, static_cast<int>(n), alpha, b + begin * n,
+                  static_cast<int>(n), a + begin, 1, block == 0 ? beta : 0.0f, sums, 1);
+    }
+  }
+  if (trans_b) return;
+  for (int block = 1; block < blocks; ++block) {
+    const float* sums = row_partials_.data() + (block - 1) * n;
+    for (int64_t j = 0; j < n; ++j) y[j] += sums[j];
   }
 }
 

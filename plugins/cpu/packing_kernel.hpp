@@ -15,17 +15,6 @@
 
 namespace nxrt::cpu {
 
-// y[N] = alpha * a[K] * op(B)[K,N] + beta * y through OpenBLAS's gemv, which
-// streams B as given at memory speed; oneDNN's product falls behind on a
-// single row (bench/math_libraries.cpp), most of all once B no longer fits in
-// the last-level cache. A gemv reads megabytes of B for a few thousand
-// multiply-adds, so with `threads` above one a large B is split into column
-// blocks (rows of a transposed B), one per OpenMP thread, each core
-// streaming its own. The blocks depend on `threads` and the shape alone, so
-// results repeat from run to run.
-void RowTimesMatrix(int threads, bool trans_b, int64_t n, int64_t k, float alpha, const float* a,
-                    const float* b, float beta, float* y);
-
 // Kernel base for MatMul and Gemm: the float plan, and a constant B kept in
 // a ConstantMatrix shared by the node's shape variants. A float plan over a
 // constant B reads it in oneDNN's preferred layout, or as given with the
@@ -43,10 +32,7 @@ class PackingKernel : public CpuKernel {
       UseConstant(&c);
     }
   }
-  void ApplySettings(const EpSettings& settings, std::string_view /*node_name*/) override {
-    prepack_ = settings.prepack;
-    threads_ = settings.threads;
-  }
+  void ApplySettings(const EpSettings& settings, std::string_view /*node_name*/) override;
   std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return constant_; }
   bool AdoptShareableConstantState(const std::shared_ptr<sdk::SharedState>& state) override {
     auto constant = std::dynamic_pointer_cast<ConstantMatrix>(state);
@@ -69,8 +55,18 @@ class PackingKernel : public CpuKernel {
       whole_b_ = whole_b;
     }
   }
-  // The EP's `threads`, for RowTimesMatrix.
-  int threads() const { return threads_; }
+  // y[N] = alpha * a[K] * op(B)[K,N] + beta * y for a single row through
+  // OpenBLAS's gemv, which streams B as given at memory speed; oneDNN's
+  // product falls behind on a single row (bench/math_libraries.cpp), most
+  // of all once B no longer fits in the last-level cache. A gemv reads
+  // megabytes of B for a few thousand multiply-adds, so with `threads` above
+  // one a large B is split across OpenMP's threads into contiguous blocks,
+  // each streamed by one core: rows of a transposed B ([N,K]), each giving
+  // whole outputs, or runs of B's K rows, each giving partial sums that are
+  // added in a fixed order. The blocks depend on `threads` and the shape
+  // alone, so results repeat from run to run. Allocates nothing.
+  void RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alpha, const float* a,
+                      const float* b, float beta, float* y);
   // Whether the float plan covers the product (false for a single row or
   // when K is 0).
   bool HasFloatPlan() const { return float_matmul_.has_value(); }
@@ -118,6 +114,7 @@ class PackingKernel : public CpuKernel {
   bool whole_b_ = false;
   bool prepack_ = true;
   int threads_ = 1;
+  std::vector<float> row_partials_;  // the partial sums of all but the first run of K rows
   std::shared_ptr<ConstantMatrix> constant_;
   const void* as_given_ = nullptr;                            // in constant_
   std::shared_ptr<const onednn::PreparedWeights> preferred_;  // for float_matmul_

@@ -108,7 +108,7 @@ class MatMulAddKernel : public PackingKernel {
       RunFloat(a, b, y, c, c, d);
     } else {
       Fill(c_, c, y);
-      if (k_ > 0) RowTimesMatrix(threads(), false, n_, k_, 1.0f, a, b, 1.0f, y);
+      if (k_ > 0) RowTimesMatrix(false, n_, k_, 1.0f, a, b, 1.0f, y);
       if (activation_) activation_->Run(y, y);
       if (d_.form == Term::Form::kWhole) {
         for (int64_t i = 0; i < rows_ * n_; ++i) y[i] += d[i];

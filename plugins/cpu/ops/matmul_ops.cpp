@@ -131,7 +131,7 @@ class MatMulKernel : public PackingKernel {
       } else if (k_ == 0) {
         std::fill_n(y, rows * n_, 0.0f);
       } else {
-        RowTimesMatrix(threads(), false, n_, k_, 1.0f, a, b, 0.0f, y);
+        RowTimesMatrix(false, n_, k_, 1.0f, a, b, 0.0f, y);
       }
     } else if constexpr (std::is_same_v<C, double>) {
       BlasGemm(false, false, rows, n_, k_, 1.0, a, b, 0.0, y);
@@ -243,7 +243,7 @@ class GemmKernel : public PackingKernel {
       } else if (HasFloatPlan()) {
         RunFloat(a, b, y);
       } else if (k_ > 0) {
-        RowTimesMatrix(threads(), transpose_b_, n_, k_, alpha_, a, b, add_c ? beta_ : 0.0f, y);
+        RowTimesMatrix(transpose_b_, n_, k_, alpha_, a, b, add_c ? beta_ : 0.0f, y);
       } else if (add_c) {
         for (int64_t i = 0; i < m_ * n_; ++i) y[i] *= beta_;
       } else {
