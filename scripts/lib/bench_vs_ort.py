@@ -1,6 +1,7 @@
 """Times the generated models on nxrt (`nxrt bench --json`) and on ONNX Runtime
-in the same run, with the same input tensors, one thread each, and prints
-median latencies side by side with the ratio nxrt/ORT.
+in the same run, with the same input tensors, one thread each (or
+`--threads`), and prints median latencies side by side with the ratio
+nxrt/ORT.
 
 Each row alternates the two engines for several rounds, so that a burst of
 load on a shared machine falls on both rather than on one: a row reports,
@@ -43,9 +44,9 @@ def percentile_us(samples_ns, q):
     return float(np.percentile(np.asarray(samples_ns, np.float64), q)) / 1e3
 
 
-def ort_session(model_path):
+def ort_session(model_path, threads=1):
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.log_severity_level = 3
@@ -72,12 +73,12 @@ def nxrt_has_bench_command(binary):
         return False
 
 
-def time_nxrt(binary, model_path, input_files, runs, warmup, timeout, flags=()):
+def time_nxrt(binary, model_path, input_files, runs, warmup, timeout, flags=(), threads=1):
     """(median µs, p90 µs) from `nxrt bench --json`, or raises RuntimeError with nxrt's own words."""
     command = [binary, "bench", model_path, *flags]
     for name, path in input_files.items():
         command += ["--input", f"{name}={path}"]
-    command += ["--runs", str(runs), "--warmup", str(warmup), "--threads", "1", "--json"]
+    command += ["--runs", str(runs), "--warmup", str(warmup), "--threads", str(threads), "--json"]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -128,7 +129,12 @@ def main():
     parser.add_argument("--runs", type=int, default=30, help="timed runs per round (default 30)")
     parser.add_argument("--rounds", type=int, default=5, help="rounds per row, alternating the engines (default 5)")
     parser.add_argument("--warmup", type=int, default=5, help="untimed runs first (default 5)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="threads of each engine: ORT's intra-op threads, the cpu EP's (default 1)")
     args = parser.parse_args()
+    if args.threads < 1:
+        print(f"bench-vs-ort: --threads {args.threads}: expected a positive count", file=sys.stderr)
+        return 1
 
     models = find_models_folder(args.models)
     if models is None:
@@ -145,14 +151,14 @@ def main():
     header = (f"{'model':<32}{'nxrt median µs':>16}{'ORT median µs':>16}{'nxrt/ORT':>10}{'ratio range':>14}"
               f"{'nxrt p90 µs':>14}{'ORT p90 µs':>13}")
     print(f"{len(rows)} rows, {args.rounds} rounds of {args.runs} runs after {args.warmup} warm-up runs per engine, "
-          f"one thread each, models from {models}")
+          f"{args.threads} thread(s) each, models from {models}")
     print(header)
     with tempfile.TemporaryDirectory(prefix="bench-vs-ort-") as scratch:
         for n, (label, file, dims) in enumerate(rows):
             model_path = os.path.join(models, file)
             feeds = random_feeds(load_model_header(model_path), dims, seed=n)
             input_files = write_inputs(os.path.join(scratch, f"row{n}"), feeds)
-            session = ort_session(model_path)
+            session = ort_session(model_path, args.threads)
             ort_rounds, nxrt_rounds = [], []
             for _ in range(args.rounds):
                 ort_rounds.append(time_ort(session, feeds, args.runs, args.warmup))
@@ -160,7 +166,7 @@ def main():
                     continue
                 try:
                     nxrt_rounds.append(time_nxrt(args.nxrt, model_path, input_files, args.runs, args.warmup,
-                                                 args.timeout, NXRT_FLAGS.get(label, ())))
+                                                 args.timeout, NXRT_FLAGS.get(label, ()), args.threads))
                 except RuntimeError as error:
                     notes.append(f"nxrt {label}: {error}")
                     nxrt_rounds = None

@@ -2,8 +2,9 @@
 
 For each generated decoder (decoder.onnx with a growing KV cache,
 decoder_fixed_kv256.onnx with a fixed-capacity one) this runs
-`nxrt generate --ep cpu --json --output-dir D`, then the same greedy decode
-of the same prompt in onnxruntime (CPUExecutionProvider, one thread). A
+`nxrt generate --ep cpu --json --output-dir D` (one thread, or `--threads`),
+then the same greedy decode of the same prompt in onnxruntime
+(CPUExecutionProvider, one thread). A
 fixed-capacity cache is bound as one OrtValue for past and present and fed
 the capacity-wide attention mask (ones over the valid prefix), as decoding
 loops over such models do. Every run's last-position logits must agree
@@ -28,10 +29,10 @@ RTOL, ATOL = 1e-3, 1e-5
 MODELS = (("decoder.onnx", "growing"), ("decoder_fixed_kv256.onnx", "fixed"))
 
 
-def run_nxrt(nxrt, model_path, kv, prompt_tokens, steps, output_dir):
+def run_nxrt(nxrt, model_path, kv, prompt_tokens, steps, threads, output_dir):
     command = [nxrt, "generate", model_path, "--ep", "cpu", "--kv", kv,
                "--prompt-tokens", str(prompt_tokens), "--steps", str(steps),
-               "--threads", "1", "--output-dir", output_dir, "--json"]
+               "--threads", str(threads), "--output-dir", output_dir, "--json"]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise SystemExit(f"decode_vs_ort: {' '.join(command)} failed: {result.stderr.strip()}")
@@ -86,11 +87,11 @@ class OrtDecoder:
         return logits.numpy()[0, -1].copy()
 
 
-def check_model(nxrt, models_dir, file_name, kv, prompt_tokens, steps):
+def check_model(nxrt, models_dir, file_name, kv, prompt_tokens, steps, threads):
     model_path = os.path.join(models_dir, file_name)
     with tempfile.TemporaryDirectory(prefix="decode_vs_ort_") as output_dir:
-        report, nxrt_logits = run_nxrt(nxrt, model_path, kv, prompt_tokens, steps, output_dir)
-    print(f"{file_name} (kv {kv}): prompt {report['prompt']}")
+        report, nxrt_logits = run_nxrt(nxrt, model_path, kv, prompt_tokens, steps, threads, output_dir)
+    print(f"{file_name} (kv {kv}, nxrt on {threads} thread(s)): prompt {report['prompt']}")
     if report["steps"] != steps:
         print(f"  nxrt ran {report['steps']} of {steps} steps")
         return False
@@ -124,12 +125,13 @@ def main():
     parser.add_argument("--models", required=True, help="folder of the generated models")
     parser.add_argument("--prompt-tokens", type=int, default=16)
     parser.add_argument("--steps", type=int, default=32)
+    parser.add_argument("--threads", type=int, default=1, help="the cpu EP's threads in nxrt (default 1)")
     args = parser.parse_args()
     missing = [f for f, _ in MODELS if not os.path.exists(os.path.join(args.models, f))]
     if missing:
         print(f"decode_vs_ort: {', '.join(missing)} not in {args.models}; build the 'models' target")
         return SKIP_EXIT_CODE
-    results = [check_model(args.nxrt, args.models, file_name, kv, args.prompt_tokens, args.steps)
+    results = [check_model(args.nxrt, args.models, file_name, kv, args.prompt_tokens, args.steps, args.threads)
                for file_name, kv in MODELS]
     return 0 if all(results) else 1
 
