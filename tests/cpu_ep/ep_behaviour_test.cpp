@@ -836,9 +836,10 @@ TEST(CpuEpBehaviour, SingleRowProductRunsOnTheEpsThreads) {
   EXPECT_EXIT(CheckSingleRowProductUsesTheEpsThreads(), testing::ExitedWithCode(0), "");
 }
 
-// A decode step's gemv split into column blocks (rows of a transposed B)
-// must give the product, including a last block narrower than the others,
-// and the very same bits on every run.
+// A decode step's gemv split across threads (runs of B's K rows summed, or
+// rows of a transposed B), into blocks of unequal size when three threads
+// share 256 rows or 1,000 outputs, must give the product, and the very same
+// bits on every run.
 TEST(CpuEpBehaviour, SingleRowProductsSplitAcrossThreadsGiveTheProduct) {
   constexpr int64_t kK = 256, kN = 1000;
   for (const char* threads : {"2", "3"}) {
