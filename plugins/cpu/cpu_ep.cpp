@@ -60,7 +60,7 @@ CpuEp::CpuEp(const sdk::Host& host, const sdk::Options& options) : host_(host) {
     }
   }
   math_threads_ = std::make_unique<MathThreadLease>(settings_.threads);
-  if (device_graphs) recorder_ = std::make_shared<Recorder>(host_);
+  if (device_graphs) recorder_ = std::make_shared<Recorder>(host_, settings_.threads);
 }
 
 CpuEp::~CpuEp() = default;

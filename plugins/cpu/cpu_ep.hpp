@@ -8,7 +8,8 @@
 // of them OpenMP's: oneDNN's products of several rows run on that many (a
 // process-wide count, so the largest `threads` among live CPU EPs,
 // math_threads.hpp), and a single row's product is split into that many
-// column blocks at most (packing_kernel.hpp); OpenBLAS runs on the calling
+// blocks at most (packing_kernel.hpp), which a replay hands to a crew kept
+// in one parallel region (parallel_blocks.hpp); OpenBLAS runs on the calling
 // thread. One keeps results bitwise reproducible from run to run.
 // `device_graphs` (1 default, or 0) says whether the EP captures device
 // graphs: with 1 the calls of a capture are recorded and later replayed

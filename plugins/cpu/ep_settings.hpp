@@ -15,7 +15,7 @@ struct EpSettings {
   // model's weights are held once at some cost in speed.
   bool prepack = true;
   // `threads`: a product of a single row is split into at most this many
-  // column blocks, run on OpenMP's threads (packing_kernel.hpp).
+  // blocks, run on OpenMP's threads (packing_kernel.hpp).
   int threads = 1;
 };
 

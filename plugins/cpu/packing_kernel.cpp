@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "parallel_blocks.hpp"
+
 namespace nxrt::cpu {
 namespace {
 
@@ -37,8 +39,7 @@ void PackingKernel::RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alp
                 static_cast<int>(trans_b ? k : n), a, 1, beta, y, 1);
     return;
   }
-#pragma omp parallel for schedule(static) num_threads(blocks)
-  for (int block = 0; block < blocks; ++block) {
+  RunBlocks(blocks, [&](int block) {
     const int64_t begin = RunStart(extent, block, blocks);
     const int rows = static_cast<int>(RunStart(extent, block + 1, blocks) - begin);
     if (trans_b) {
@@ -49,7 +50,7 @@ void PackingKernel::RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alp
       cblas_sgemv(CblasRowMajor, CblasTrans, rows, static_cast<int>(n), alpha, b + begin * n,
                   static_cast<int>(n), a + begin, 1, block == 0 ? beta : 0.0f, sums, 1);
     }
-  }
+  });
   if (trans_b) return;
   for (int block = 1; block < blocks; ++block) {
     const float* sums = row_partials_.data() + (block - 1) * n;

@@ -60,7 +60,7 @@ class PackingKernel : public CpuKernel {
   // product falls behind on a single row (bench/math_libraries.cpp), most
   // of all once B no longer fits in the last-level cache. A gemv reads
   // megabytes of B for a few thousand multiply-adds, so with `threads` above
-  // one a large B is split across OpenMP's threads into contiguous blocks,
+  // one a large B is split into contiguous blocks (parallel_blocks.hpp),
   // each streamed by one core: rows of a transposed B ([N,K]), each giving
   // whole outputs, or runs of B's K rows, each giving partial sums that are
   // added in a fixed order. The blocks depend on `threads` and the shape

@@ -7,7 +7,9 @@
 // not capture-safe, and their replays follow new input values written in
 // place, checked against results computed here. A Reshape whose shape input
 // is not a constant replays while the shape values stay, and once they change
-// its replay fails and leaves the output alone.
+// its replay fails and leaves the output alone, on one thread and on two. On
+// two threads, replays of split products and of oneDNN ones give the eager
+// run's bits.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -125,9 +127,9 @@ class ModelBuilder {
   nxrt::graph::Graph graph_;
 };
 
-std::unique_ptr<nxrt::Session> CpuSession(nxrt::graph::Graph graph) {
+std::unique_ptr<nxrt::Session> CpuSession(nxrt::graph::Graph graph, int threads = 1) {
   nxrt::SessionOptions options;
-  options.providers = {{"cpu", {}}};
+  options.providers = {{"cpu", {{"threads", std::to_string(threads)}}}};
   auto session = nxrt::Session::Create(CpuEnvironment(), std::move(graph), options);
   EXPECT_TRUE(session.ok()) << session.status().ToString();
   return session.ok() ? std::move(session).value() : nullptr;
@@ -593,11 +595,13 @@ TEST(CpuCaptureSafety, ConvPoolMatMulAndTanhReplayFollowNewValues) {
   ExpectCapturedOnceAndReplayed(*session, runs);
 }
 
-TEST(CpuCaptureSafety, ReshapeReplayRefusesShapeValuesThatChanged) {
+// On an EP of `threads`: with two, the refusal is thrown inside the replay's
+// parallel region and must still come back as a status.
+void CheckReshapeReplayRefusesShapeValuesThatChanged(const std::string& threads) {
   auto plugin =
       nxrt::plugin_host::Plugin::Load(std::filesystem::path(NXRT_BINARY_DIR) / "lib/libep_cpu.so");
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
-  auto ep = nxrt::plugin_host::ExecutionProvider::Create(plugin.value(), {});
+  auto ep = nxrt::plugin_host::ExecutionProvider::Create(plugin.value(), {{"threads", threads}});
   ASSERT_TRUE(ep.ok()) << ep.status().ToString();
 
   // y = Reshape(x, shape) with both graph inputs, so no shape is constant.
@@ -659,6 +663,62 @@ TEST(CpuCaptureSafety, ReshapeReplayRefusesShapeValuesThatChanged) {
   EXPECT_NE(refused.message().find("capture again"), std::string::npos) << refused.ToString();
   EXPECT_EQ(y, (std::vector<float>{-1, -2, -3, -4, -5, -6}));
   ASSERT_TRUE((*ep)->Reset(*token).ok());
+}
+
+TEST(CpuCaptureSafety, ReshapeReplayRefusesShapeValuesThatChanged) {
+  for (const char* threads : {"1", "2"}) {
+    SCOPED_TRACE(std::string("threads=") + threads);
+    CheckReshapeReplayRefusesShapeValuesThatChanged(threads);
+  }
+}
+
+// A two-layer product over `rows` rows (x[rows,256] x W1[256,1024], Relu,
+// x W2[1024,256]) with constant weights: one row runs on split gemvs, several
+// on oneDNN.
+nxrt::graph::Graph TwoLayerProduct(int64_t rows) {
+  ModelBuilder b(17);
+  std::vector<float> w1(256 * 1024), w2(1024 * 256);
+  for (size_t i = 0; i < w1.size(); ++i)
+    w1[i] = static_cast<float>(static_cast<int>(i % 37) - 18) / 64;
+  for (size_t i = 0; i < w2.size(); ++i)
+    w2[i] = static_cast<float>(static_cast<int>(i % 29) - 14) / 64;
+  const ValueId x = b.Input("x", DataType::kFloat32, {rows, 256});
+  const ValueId hidden =
+      b.Node("MatMul", {x, b.FloatConstant("w1", {256, 1024}, w1)}, "hidden", DataType::kFloat32);
+  const ValueId active = b.Node("Relu", {hidden}, "active", DataType::kFloat32);
+  b.Output(
+      b.Node("MatMul", {active, b.FloatConstant("w2", {1024, 256}, w2)}, "y", DataType::kFloat32));
+  return b.Take();
+}
+
+// On a two-thread EP a replay runs its split products with a crew inside
+// one parallel region (parallel_blocks.hpp), and a oneDNN product in it
+// makes later replays go without; either way every replay must give the
+// eager run's bits, for new values each run.
+TEST(CpuCaptureSafety, TwoThreadReplaysGiveTheEagerRunsBits) {
+  for (const int64_t rows : {1, 4}) {
+    SCOPED_TRACE("rows " + std::to_string(rows));
+    auto replayed = CpuSession(TwoLayerProduct(rows), 2);
+    auto eager = CpuSession(TwoLayerProduct(rows), 2);
+    ASSERT_NE(replayed, nullptr);
+    ASSERT_NE(eager, nullptr);
+    std::vector<float> x(rows * 256);
+    const std::vector<nxrt::NamedTensor> inputs{Bind("x", DataType::kFloat32, {rows, 256}, x)};
+    std::vector<nxrt::Tensor> replay_outputs, eager_outputs;
+    const int runs = 6;
+    for (int run = 0; run < runs; ++run) {
+      for (size_t i = 0; i < x.size(); ++i) {
+        x[i] = static_cast<float>(static_cast<int>((i + 7 * run) % 11) - 5) / 8;
+      }
+      ASSERT_TRUE(RunPrimary(*replayed, inputs, replay_outputs));
+      ASSERT_TRUE(eager->Run(inputs, {}, eager_outputs).ok());
+      ASSERT_EQ(replay_outputs.size(), 1u);
+      ASSERT_EQ(eager_outputs.size(), 1u);
+      EXPECT_EQ(ValuesOf<float>(replay_outputs[0]), ValuesOf<float>(eager_outputs[0]))
+          << "run " << run;
+    }
+    ExpectCapturedOnceAndReplayed(*replayed, runs);
+  }
 }
 
 }  // namespace

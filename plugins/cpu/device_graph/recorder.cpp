@@ -119,7 +119,7 @@ void Recorder::Replay(nxrt_graph_token token) {
                            "before destroying their kernels");
     }
   }
-  recording->Replay(host_);
+  recording->Replay(host_, threads_);
 }
 
 void Recorder::Reset(nxrt_graph_token token) {

@@ -26,7 +26,8 @@ namespace nxrt::cpu {
 
 class Recorder : public sdk::ComputeRecorder {
  public:
-  explicit Recorder(sdk::Host host) : host_(std::move(host)) {}
+  // `threads`: the EP's, which replays run on.
+  Recorder(sdk::Host host, int threads) : host_(std::move(host)), threads_(threads) {}
 
   // Records the call when this thread holds the open capture (true); false
   // when the capture belongs to another thread, so the call runs now.
@@ -50,6 +51,7 @@ class Recorder : public sdk::ComputeRecorder {
   void Release(const Recording& recording);
 
   sdk::Host host_;
+  const int threads_;
   std::mutex mutex_;
   // How many calls of each kernel live recordings hold; a kernel absent
   // here is in none, so its destruction touches no recording.

@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "parallel_blocks.hpp"
+
 namespace nxrt::cpu {
 namespace {
 
@@ -61,11 +63,18 @@ void Recording::Seal() {
   dims_at_.shrink_to_fit();
 }
 
-void Recording::Replay(const sdk::Host& host) {
+void Recording::Replay(const sdk::Host& host, int threads) {
   sdk::ComputeContext no_services(host, nullptr);
-  for (const Call& call : calls_) {
-    call.kernel->Compute(no_services, std::span<const nxrt_value>(call.inputs, call.input_count),
-                         std::span<nxrt_value>(call.outputs, call.output_count));
+  auto run_calls = [&] {
+    for (const Call& call : calls_) {
+      call.kernel->Compute(no_services, std::span<const nxrt_value>(call.inputs, call.input_count),
+                           std::span<nxrt_value>(call.outputs, call.output_count));
+    }
+  };
+  if (threads > 1 && with_crew_.load(std::memory_order_relaxed)) {
+    if (RunWithCrew(threads, run_calls)) with_crew_.store(false, std::memory_order_relaxed);
+  } else {
+    run_calls();
   }
 }
 

@@ -2,9 +2,12 @@
 // order, each with its own copy of the input and output values (buffer
 // addresses and dims) the host bound during capture. Everything lives in flat
 // arrays built once, so a replay is a plain loop of virtual Compute calls
-// with no dispatch, no lookups and no allocation.
+// with no dispatch, no lookups and no allocation. With `threads` above one
+// the loop runs with a crew (parallel_blocks.hpp) until a replay finds a
+// oneDNN execution inside, which needs its own parallel regions.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -25,7 +28,8 @@ class Recording {
   void Seal();
 
   // Runs every call with no host services; kernels throw if they ask.
-  void Replay(const sdk::Host& host);
+  // `threads`: the EP's.
+  void Replay(const sdk::Host& host, int threads);
 
   size_t call_count() const { return calls_.size(); }
   // The kernels this recording calls, one entry per call; an entry is null
@@ -56,6 +60,7 @@ class Recording {
   std::vector<size_t> dims_at_;
   std::vector<int64_t> dims_;
   bool stale_ = false;
+  std::atomic<bool> with_crew_{true};
 };
 
 }  // namespace nxrt::cpu

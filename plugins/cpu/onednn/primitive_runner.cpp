@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include "math_threads.hpp"
+#include "parallel_blocks.hpp"
 
 namespace nxrt::cpu::onednn {
 namespace {
@@ -58,6 +59,7 @@ void PrimitiveRunner::Run(std::span<const void* const> buffers) {
     if (buffers[i] != nullptr) memories_[i].set_data_handle(const_cast<void*>(buffers[i]));
   }
   ApplyThreads();
+  NoteNestedParallelism();
   dnnl::error::wrap_c_api(dnnl_primitive_execute(primitive_.get(), stream_.get(),
                                                  static_cast<int>(args_.size()), args_.data()),
                           "oneDNN could not run a primitive");
@@ -69,6 +71,7 @@ void ReorderOnce(const dnnl::memory::desc& from_desc, const void* from,
   dnnl::memory target(to_desc, Engine(), to);
   dnnl::stream stream(Engine());
   ApplyThreads();
+  NoteNestedParallelism();
   dnnl::reorder(source, target).execute(stream, source, target);
 }
 
