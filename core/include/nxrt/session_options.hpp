@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <utility>
@@ -23,6 +24,14 @@ struct ExecutionProviderSpec {
 struct SessionOptions {
   // Priority order; empty means the "cpu" plugin alone.
   std::vector<ExecutionProviderSpec> providers;
+
+  // Symbolic dims of the model's inputs fixed by name before shape
+  // inference, as ONNX Runtime's AddFreeDimensionOverrideByName: ("batch",
+  // 1) makes every dim named batch an extent of 1, so the shapes that follow
+  // from it are static and a run that binds another extent is refused. A
+  // name no input has fails the session's creation
+  // (graph/free_dimensions.hpp).
+  std::vector<std::pair<std::string, int64_t>> free_dimension_overrides;
 
   // Shape variants the kernel cache keeps per node; unset takes the
   // process default (NXRT_KERNEL_CACHE_VARIANTS_PER_NODE, else 4).

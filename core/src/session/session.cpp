@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "nxrt/graph/free_dimensions.hpp"
 #include "nxrt/graph/graph_rewrites.hpp"
 #include "nxrt/graph/loader.hpp"
 #include "nxrt/graph/shape_inference.hpp"
@@ -55,6 +56,7 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   state->environment = std::move(environment);
   state->graph = std::make_unique<graph::Graph>(std::move(loaded).value());
   graph::Graph& graph = *state->graph;
+  NXRT_RETURN_IF_ERROR(graph::OverrideFreeDimensions(graph, options.free_dimension_overrides));
   if (options.rewrite_graph) state->graph_rewrites = graph::FoldBatchNormalizationIntoConv(graph);
   NXRT_RETURN_IF_ERROR(graph::InferShapes(graph));
 
