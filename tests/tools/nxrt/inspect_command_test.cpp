@@ -1,7 +1,7 @@
 // `nxrt inspect`: what the model says about itself, the declared inputs and
-// outputs with symbolic dims, which
-// EP runs each node with the declines before it, and the capture plan, as
-// text and as JSON.
+// outputs with symbolic dims (or fixed by --free-dim), which EP runs each
+// node with the declines before it, and the capture plan, as text and as
+// JSON.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -63,6 +63,28 @@ TEST_F(InspectCommandTest, NodeNobodyClaimsIsAOneLineError) {
   EXPECT_EQ(result.exit_code, 1);
   EXPECT_EQ(Lines(result.err).size(), 1u) << result.err;
   EXPECT_THAT(result.err, HasSubstr("Frobnicate"));
+}
+
+TEST_F(InspectCommandTest, FreeDimFixesTheDimAndWhatFollowsFromIt) {
+  const ProcessResult result = RunNxrt(
+      {"inspect", model_.string(), "--ep", "cpu,mock", "--free-dim", "batch=2"}, scratch_.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("  a: float [2,3]\n"));
+  EXPECT_THAT(result.out, HasSubstr("  y: float [2,3]\n"));
+}
+
+TEST_F(InspectCommandTest, FreeDimsTheInputsCannotTakeAreOneLineErrors) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"bacth=2", "no input has a dim of that name (the inputs' named dims: batch)"},
+      {"batch=two", "--free-dim 'batch=two': the value must be a non-negative integer"},
+      {"batch", "--free-dim 'batch': expected NAME=VALUE"}};
+  for (const auto& [value, said] : cases) {
+    const ProcessResult result = RunNxrt(
+        {"inspect", model_.string(), "--ep", "cpu,mock", "--free-dim", value}, scratch_.path());
+    EXPECT_EQ(result.exit_code, 1) << value;
+    EXPECT_EQ(Lines(result.err).size(), 1u) << result.err;
+    EXPECT_THAT(result.err, HasSubstr(said));
+  }
 }
 
 // The add-relu model with a producer, a version, a two-line description and

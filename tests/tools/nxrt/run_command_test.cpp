@@ -1,8 +1,9 @@
 // `nxrt run`: outputs written as TensorProto files that read back to the
-// model's answer, random inputs with --dim, the JSON report, and one-line
-// errors for a missing model, an unknown EP, a wrong input name, an unbound
-// symbolic dim, a model that needs more memory than --memory-limit and a run
-// that passes --time-limit; and the trace --profile writes.
+// model's answer, random inputs with --dim or --free-dim, the JSON report,
+// and one-line errors for a missing model, an unknown EP, a wrong input name,
+// an unbound symbolic dim, an input the fixed dim refuses, a model that needs
+// more memory than --memory-limit and a run that passes --time-limit; and the
+// trace --profile writes.
 #include <fstream>
 #include <limits>
 
@@ -72,6 +73,22 @@ TEST_F(RunCommandTest, RandomInputsNeedEverySymbolicDimBound) {
       RunNxrt({"run", symbolic.string(), "--random", "--dim", "batch=4"}, scratch_.path());
   ASSERT_EQ(bound.exit_code, 0) << bound.err;
   EXPECT_THAT(bound.out, HasSubstr("y: float [4,3] "));
+}
+
+TEST_F(RunCommandTest, FreeDimFixesTheDimSoRandomInputsNeedNoDim) {
+  const auto symbolic = scratch_.path() / "symbolic.onnx";
+  WriteAddReluModel(symbolic, {"batch", 3});
+  const ProcessResult fixed =
+      RunNxrt({"run", symbolic.string(), "--random", "--free-dim", "batch=5"}, scratch_.path());
+  ASSERT_EQ(fixed.exit_code, 0) << fixed.err;
+  EXPECT_THAT(fixed.out, HasSubstr("y: float [5,3] "));
+  // An input file of another extent no longer fits the session.
+  const ProcessResult refused =
+      RunNxrt({"run", symbolic.string(), "--input", "a=" + a_file_.string(), "--random",
+               "--free-dim", "batch=5"},
+              scratch_.path());
+  ExpectOneLineError(refused);
+  EXPECT_THAT(refused.err, HasSubstr("input 'a' dim 0 is 2, expected 5"));
 }
 
 TEST_F(RunCommandTest, RandomInputsRepeatWithTheSeed) {

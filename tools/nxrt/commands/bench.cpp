@@ -16,6 +16,7 @@
 
 #include "commands/command.hpp"
 #include "common/environment_setup.hpp"
+#include "common/free_dimensions.hpp"
 #include "common/json_writer.hpp"
 #include "common/memory_limit.hpp"
 #include "common/model_inputs.hpp"
@@ -36,6 +37,7 @@ struct BenchFlags {
   double memory_limit_mib = 0;
   std::vector<std::string> inputs;
   std::vector<std::string> dims;
+  std::vector<std::string> free_dims;
   uint64_t seed = 0;
   int runs = 100;
   int warmup = 10;
@@ -55,6 +57,7 @@ Result<int> Bench(const BenchFlags& flags) {
   NXRT_ASSIGN_OR_RETURN(options.providers, ParseProviderList(flags.providers, flags.threads));
   options.memory_limit_bytes = MemoryLimitBytes(flags.memory_limit_mib);
   options.rewrite_graph = !flags.no_rewrites;
+  NXRT_ASSIGN_OR_RETURN(options.free_dimension_overrides, ParseFreeDimensions(flags.free_dims));
   InputSources sources;
   sources.files = flags.inputs;
   sources.random_for_rest = true;
@@ -136,6 +139,7 @@ void RegisterBenchCommand(CLI::App& app, CommandAction& selected) {
                       "inputs are random)");
   command->add_option("--dim", flags->dims,
                       "NAME=VALUE: binds a symbolic dim of random inputs; repeatable");
+  AddFreeDimensionOption(*command, flags->free_dims);
   command->add_option("--seed", flags->seed, "seed of the random inputs (default 0)");
   command->add_option("--runs", flags->runs, "timed runs (default 100)");
   command->add_option("--warmup", flags->warmup, "untimed runs first (default 10)");

@@ -11,6 +11,7 @@
 
 #include "commands/command.hpp"
 #include "common/environment_setup.hpp"
+#include "common/free_dimensions.hpp"
 #include "common/json_writer.hpp"
 #include "common/model_session.hpp"
 #include "common/provider_list.hpp"
@@ -24,6 +25,7 @@ namespace {
 struct InspectFlags {
   std::string model;
   ProviderFlags providers;
+  std::vector<std::string> free_dims;
   bool json = false;
   bool no_rewrites = false;
   EnvironmentFlags environment;
@@ -254,6 +256,7 @@ Result<int> Inspect(const InspectFlags& flags) {
   SessionOptions options;
   NXRT_ASSIGN_OR_RETURN(options.providers, ParseProviderList(flags.providers));
   options.rewrite_graph = !flags.no_rewrites;
+  NXRT_ASSIGN_OR_RETURN(options.free_dimension_overrides, ParseFreeDimensions(flags.free_dims));
   NXRT_ASSIGN_OR_RETURN(std::shared_ptr<Environment> environment,
                         MakeEnvironment(flags.environment));
   NXRT_ASSIGN_OR_RETURN(ModelSession model,
@@ -274,6 +277,7 @@ void RegisterInspectCommand(CLI::App& app, CommandAction& selected) {
       "inspect", "show a model's inputs and outputs, its partition and its capture plan");
   command->add_option("model", flags->model, "the .onnx model file")->required();
   AddProviderOptions(*command, flags->providers);
+  AddFreeDimensionOption(*command, flags->free_dims);
   command->add_flag("--json", flags->json, "print one JSON object instead of text");
   command->add_flag("--no-rewrites", flags->no_rewrites,
                     "run every node as the model spells it (no folding or fusion)");

@@ -11,6 +11,7 @@
 
 #include "commands/command.hpp"
 #include "common/environment_setup.hpp"
+#include "common/free_dimensions.hpp"
 #include "common/json_writer.hpp"
 #include "common/memory_limit.hpp"
 #include "common/model_inputs.hpp"
@@ -33,6 +34,7 @@ struct RunFlags {
   std::vector<std::string> inputs;
   bool random = false;
   std::vector<std::string> dims;
+  std::vector<std::string> free_dims;
   uint64_t seed = 0;
   std::string output_dir;
   int repeat = 1;
@@ -69,6 +71,7 @@ Result<int> RunModel(const RunFlags& flags) {
   SessionOptions options;
   options.providers = providers;
   options.memory_limit_bytes = MemoryLimitBytes(flags.memory_limit_mib);
+  NXRT_ASSIGN_OR_RETURN(options.free_dimension_overrides, ParseFreeDimensions(flags.free_dims));
   NXRT_ASSIGN_OR_RETURN(ModelSession model,
                         LoadModelSession(environment, flags.model, std::move(options)));
   NXRT_ASSIGN_OR_RETURN(std::vector<NamedValue> inputs, PrepareInputs(model, sources));
@@ -186,6 +189,7 @@ void RegisterRunCommand(CLI::App& app, CommandAction& selected) {
   command->add_flag("--random", flags->random, "random values for inputs given no --input");
   command->add_option("--dim", flags->dims,
                       "NAME=VALUE: binds a symbolic dim of random inputs; repeatable");
+  AddFreeDimensionOption(*command, flags->free_dims);
   command->add_option("--seed", flags->seed, "seed of the random inputs (default 0)");
   command->add_option("--output-dir", flags->output_dir,
                       "folder for the outputs as output_K.pb TensorProto files");

@@ -14,17 +14,23 @@ Result<std::pair<std::string, std::string>> SplitNameValue(const std::string& te
   return std::make_pair(text.substr(0, equals), text.substr(equals + 1));
 }
 
+Result<std::pair<std::string, int64_t>> ParseNameExtent(const std::string& text,
+                                                        const std::string& option) {
+  NXRT_ASSIGN_OR_RETURN(auto pair, SplitNameValue(text, option, "VALUE"));
+  const std::string& digits = pair.second;
+  int64_t extent = -1;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), extent);
+  if (error != std::errc() || end != digits.data() + digits.size() || extent < 0) {
+    return InvalidArgument(option + " '" + text + "': the value must be a non-negative integer");
+  }
+  return std::make_pair(pair.first, extent);
+}
+
 Result<std::map<std::string, int64_t>> ParseDimBindings(const std::vector<std::string>& values) {
   std::map<std::string, int64_t> dims;
   for (const std::string& text : values) {
-    NXRT_ASSIGN_OR_RETURN(auto pair, SplitNameValue(text, "--dim", "VALUE"));
-    const std::string& digits = pair.second;
-    int64_t extent = -1;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), extent);
-    if (error != std::errc() || end != digits.data() + digits.size() || extent < 0) {
-      return InvalidArgument("--dim '" + text + "': the value must be a non-negative integer");
-    }
-    dims[pair.first] = extent;
+    NXRT_ASSIGN_OR_RETURN(auto pair, ParseNameExtent(text, "--dim"));
+    dims[pair.first] = pair.second;
   }
   return dims;
 }

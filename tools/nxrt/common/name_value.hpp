@@ -1,5 +1,6 @@
-// NAME=VALUE option values (--input NAME=FILE.pb, --dim NAME=VALUE), split
-// at the last '=' so a model's value names may themselves hold '='.
+// NAME=VALUE option values (--input NAME=FILE.pb, --dim NAME=VALUE,
+// --free-dim NAME=VALUE), split at the last '=' so a model's value names may
+// themselves hold '='.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +17,10 @@ namespace nxrt::cli {
 Result<std::pair<std::string, std::string>> SplitNameValue(const std::string& text,
                                                            const std::string& option,
                                                            const std::string& value_hint);
+
+// NAME=VALUE with VALUE a non-negative integer: a symbol name and its extent.
+Result<std::pair<std::string, int64_t>> ParseNameExtent(const std::string& text,
+                                                        const std::string& option);
 
 // --dim values: symbol name to a non-negative extent.
 Result<std::map<std::string, int64_t>> ParseDimBindings(const std::vector<std::string>& values);
