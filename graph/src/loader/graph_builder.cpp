@@ -140,12 +140,12 @@ class GraphBuilder {
     Shape shape;
     shape.reserve(static_cast<size_t>(proto.dim_size()));
     for (const auto& dim : proto.dim()) {
-      if (dim.has_dim_value()) {
-        if (dim.dim_value() < 0) {
-          return InvalidArgument("negative dim_value " + std::to_string(dim.dim_value()));
-        }
+      // Exporters spell "unknown" as a negative dim_value (paddle2onnx's -1)
+      // or as the dim_param "?"; ONNX Runtime reads both as a dim of its
+      // own, tied to no other.
+      if (dim.has_dim_value() && dim.dim_value() >= 0) {
         shape.push_back(Dim::Static(dim.dim_value()));
-      } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
+      } else if (dim.has_dim_param() && !IsAnonymousDimParam(dim.dim_param())) {
         shape.push_back(Dim::Symbolic(graph_.DeclareSymbol(dim.dim_param())));
       } else {
         shape.push_back(Dim::Symbolic(FreshSymbol()));
@@ -153,6 +153,8 @@ class GraphBuilder {
     }
     return shape;
   }
+
+  static bool IsAnonymousDimParam(const std::string& name) { return name.empty() || name == "?"; }
 
   Result<DataType> ConvertElemType(int32_t elem_type) {
     std::optional<DataType> dtype = DataTypeFromOnnx(elem_type);

@@ -204,19 +204,6 @@ TEST(MalformedModelTest, UnknownDtypeInConstantAttribute) {
                     HasSubstr("data_type 123")));
 }
 
-TEST(MalformedModelTest, NegativeDimValue) {
-  onnx::ModelProto model = ReluModel();
-  model.mutable_graph()
-      ->mutable_input(0)
-      ->mutable_type()
-      ->mutable_tensor_type()
-      ->mutable_shape()
-      ->mutable_dim(0)
-      ->set_dim_value(-3);
-  EXPECT_THAT(ErrorOf(Load(model)),
-              AllOf(HasSubstr("graph input 'x'"), HasSubstr("negative dim_value -3")));
-}
-
 TEST(MalformedModelTest, NegativeInitializerDim) {
   onnx::ModelProto model = ReluModel();
   auto* w = model.mutable_graph()->add_initializer();
