@@ -572,10 +572,16 @@ Status Executor::BindTensorInput(size_t slot_index, const Tensor& tensor) {
   if (tensor.memory() != MemoryKind::kHost) {
     return Unsupported(what() + " is in device memory; bind inputs in host memory");
   }
-  NXRT_RETURN_IF_ERROR(CheckDeclaredType(slot_index, tensor.dtype(), tensor.shape()));
+  // Exporters declare scalars that their users feed as [1] (a voice-activity
+  // model's sample rate), and ONNX Runtime takes them: a one-element tensor
+  // for a declared scalar is bound as that scalar.
+  std::span<const int64_t> dims = tensor.shape();
+  const std::optional<graph::Shape>& declared = graph_.value(slot.value).shape;
+  if (declared && declared->empty() && !dims.empty() && tensor.element_count() == 1) dims = {};
+  NXRT_RETURN_IF_ERROR(CheckDeclaredType(slot_index, tensor.dtype(), dims));
   slot.kind = NXRT_VALUE_TENSOR;
   slot.dtype = tensor.dtype();
-  slot.dims.assign(tensor.shape().begin(), tensor.shape().end());
+  slot.dims.assign(dims.begin(), dims.end());
   slot.ready = true;
   if (tensor.dtype() == DataType::kString) {
     const std::vector<std::string>& strings = tensor.strings();
