@@ -1,5 +1,6 @@
 // `nxrt bench`: timings and counters as text and JSON (median_us and p90_us
-// are what scripts/bench-vs-ort reads), input files, --threads reaching the
+// are what scripts/bench-vs-ort reads, create_us and first_run_us what
+// scripts/zoo-vs-ort adds), input files, --threads reaching the
 // cpu EP only, --ep-option reaching the provider it names, --profile and
 // --time-limit.
 #include <gmock/gmock.h>
@@ -48,6 +49,9 @@ TEST_F(BenchCommandTest, JsonReportsPercentilesAndCounters) {
   EXPECT_EQ(JsonNumber(result.out, "misses"), 2);
   EXPECT_THAT(result.out, HasSubstr("\"device_graphs\":{\"captures\":"));
   EXPECT_GT(JsonNumber(result.out, "peak_rss_kib"), 1024);
+  // The session's creation and its first run are timed apart from the runs.
+  EXPECT_GT(JsonNumber(result.out, "create_us"), 0);
+  EXPECT_GT(JsonNumber(result.out, "first_run_us"), 0);
 }
 
 // Random decoder inputs at a long past: the attention mask must say every

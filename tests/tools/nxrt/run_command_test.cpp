@@ -1,5 +1,5 @@
 // `nxrt run`: outputs written as TensorProto files that read back to the
-// model's answer, random inputs with --dim or --free-dim, the JSON report,
+// model's answer, random inputs with --dim, --shape or --free-dim, the JSON report,
 // and one-line errors for a missing model, an unknown EP, a wrong input name,
 // an unbound symbolic dim, an input the fixed dim refuses, a model that needs
 // more memory than --memory-limit and a run that passes --time-limit; and the
@@ -73,6 +73,37 @@ TEST_F(RunCommandTest, RandomInputsNeedEverySymbolicDimBound) {
       RunNxrt({"run", symbolic.string(), "--random", "--dim", "batch=4"}, scratch_.path());
   ASSERT_EQ(bound.exit_code, 0) << bound.err;
   EXPECT_THAT(bound.out, HasSubstr("y: float [4,3] "));
+}
+
+TEST_F(RunCommandTest, ShapeGivesARandomInputItsWholeShape) {
+  // '?' is paddle2onnx's unnamed dim: no --dim can name it.
+  const auto unnamed = scratch_.path() / "unnamed.onnx";
+  WriteAddReluModel(unnamed, {"?", 3});
+  const ProcessResult unbound = RunNxrt({"run", unnamed.string(), "--random"}, scratch_.path());
+  ExpectOneLineError(unbound);
+  EXPECT_THAT(unbound.err, HasSubstr("--shape a=D,D,..."));
+  const ProcessResult sized =
+      RunNxrt({"run", unnamed.string(), "--random", "--shape", "a=4,3", "--shape", "b=4,3"},
+              scratch_.path());
+  ASSERT_EQ(sized.exit_code, 0) << sized.err;
+  EXPECT_THAT(sized.out, HasSubstr("y: float [4,3] "));
+}
+
+TEST_F(RunCommandTest, ShapesThatCannotBeMetAreOneLineErrors) {
+  const auto unnamed = scratch_.path() / "unnamed.onnx";
+  WriteAddReluModel(unnamed, {"?", 3});
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"a=4,5", "dim 1 is declared 3"},        {"a=4", "declares rank 2"},
+      {"c=1,3", "the model has no input 'c'"}, {"a=4,x", "non-negative integer"},
+      {"a=4,", "non-negative integer"},
+  };
+  for (const auto& [shape, expected] : cases) {
+    const ProcessResult refused =
+        RunNxrt({"run", unnamed.string(), "--random", "--shape", shape, "--shape", "b=4,3"},
+                scratch_.path());
+    ExpectOneLineError(refused);
+    EXPECT_THAT(refused.err, HasSubstr(expected)) << shape;
+  }
 }
 
 TEST_F(RunCommandTest, FreeDimFixesTheDimSoRandomInputsNeedNoDim) {

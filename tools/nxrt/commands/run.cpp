@@ -34,6 +34,7 @@ struct RunFlags {
   std::vector<std::string> inputs;
   bool random = false;
   std::vector<std::string> dims;
+  std::vector<std::string> shapes;
   std::vector<std::string> free_dims;
   uint64_t seed = 0;
   std::string output_dir;
@@ -64,7 +65,8 @@ Result<int> RunModel(const RunFlags& flags) {
   InputSources sources;
   sources.files = flags.inputs;
   sources.random_for_rest = flags.random;
-  NXRT_ASSIGN_OR_RETURN(sources.dims, ParseDimBindings(flags.dims));
+  NXRT_ASSIGN_OR_RETURN(sources.random_shapes.dims, ParseDimBindings(flags.dims));
+  NXRT_ASSIGN_OR_RETURN(sources.random_shapes.shapes, ParseShapeBindings(flags.shapes));
   sources.seed = flags.seed;
   NXRT_ASSIGN_OR_RETURN(std::shared_ptr<Environment> environment,
                         MakeEnvironment(flags.environment));
@@ -189,6 +191,9 @@ void RegisterRunCommand(CLI::App& app, CommandAction& selected) {
   command->add_flag("--random", flags->random, "random values for inputs given no --input");
   command->add_option("--dim", flags->dims,
                       "NAME=VALUE: binds a symbolic dim of random inputs; repeatable");
+  command->add_option("--shape", flags->shapes,
+                      "NAME=D,D,...: the whole shape of random input NAME (=scalar for "
+                      "rank 0); repeatable");
   AddFreeDimensionOption(*command, flags->free_dims);
   command->add_option("--seed", flags->seed, "seed of the random inputs (default 0)");
   command->add_option("--output-dir", flags->output_dir,

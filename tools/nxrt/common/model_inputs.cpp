@@ -58,6 +58,13 @@ Result<std::vector<NamedValue>> PrepareInputs(const ModelSession& model,
     if (!value.ok()) return value.status().WithContext("--input " + spec);
     values[position] = std::move(value).value();
   }
+  for (const auto& [name, shape] : sources.random_shapes.shapes) {
+    if (std::none_of(inputs.begin(), inputs.end(),
+                     [&](const ValueDescription& input) { return input.name == name; })) {
+      return InvalidArgument("--shape " + name + ": the model has no input '" + name + "'; " +
+                             InputNames(inputs));
+    }
+  }
   std::mt19937_64 generator(sources.seed);
   std::vector<NamedValue> prepared;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -66,7 +73,8 @@ Result<std::vector<NamedValue>> PrepareInputs(const ModelSession& model,
         return InvalidArgument("input '" + inputs[i].name + "' has no value; pass --input " +
                                inputs[i].name + "=FILE.pb, or --random for random inputs");
       }
-      NXRT_ASSIGN_OR_RETURN(Tensor tensor, RandomTensor(inputs[i], sources.dims, generator));
+      NXRT_ASSIGN_OR_RETURN(Tensor tensor,
+                            RandomTensor(inputs[i], sources.random_shapes, generator));
       values[i] = Value(std::move(tensor));
     }
     prepared.push_back({inputs[i].name, std::move(*values[i])});

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/model_session.hpp"
+#include "common/random_tensor.hpp"
 #include "nxrt/session.hpp"
 #include "nxrt/support/status.hpp"
 
@@ -17,14 +18,14 @@ namespace nxrt::cli {
 struct InputSources {
   std::vector<std::string> files;  // NAME=FILE.pb
   bool random_for_rest = false;
-  std::map<std::string, int64_t> dims;  // symbolic dim bindings for random inputs
+  RandomShapes random_shapes;
   uint64_t seed = 0;
 };
 
 // One value per model input, in the model's input order, then one per
 // overridable initializer given a file (the rest keep the model's data).
-// Fails naming the input for an unknown name, an input given twice, an
-// unreadable file, or an input left without a value.
+// Fails naming the input for an unknown name (in --input or --shape), an
+// input given twice, an unreadable file, or an input left without a value.
 Result<std::vector<NamedValue>> PrepareInputs(const ModelSession& model,
                                               const InputSources& sources);
 

@@ -1,5 +1,5 @@
 // NAME=VALUE option values (--input NAME=FILE.pb, --dim NAME=VALUE,
-// --free-dim NAME=VALUE), split at the last '=' so a model's value names may
+// --free-dim NAME=VALUE, --shape NAME=D,D,...), split at the last '=' so a model's value names may
 // themselves hold '='.
 #pragma once
 
@@ -24,5 +24,10 @@ Result<std::pair<std::string, int64_t>> ParseNameExtent(const std::string& text,
 
 // --dim values: symbol name to a non-negative extent.
 Result<std::map<std::string, int64_t>> ParseDimBindings(const std::vector<std::string>& values);
+
+// --shape values: input name to a whole shape, comma-separated non-negative
+// extents, or "scalar" for rank 0.
+Result<std::map<std::string, std::vector<int64_t>>> ParseShapeBindings(
+    const std::vector<std::string>& values);
 
 }  // namespace nxrt::cli

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "nxrt/graph/dtype.hpp"
@@ -9,26 +10,59 @@
 namespace nxrt::cli {
 namespace {
 
+std::string FormatShape(const std::vector<int64_t>& dims) {
+  std::string text;
+  for (size_t i = 0; i < dims.size(); ++i) text += (i ? "," : "") + std::to_string(dims[i]);
+  return dims.empty() ? "scalar" : text;
+}
+
+std::optional<int64_t> StaticExtent(const std::string& dim) {
+  int64_t extent = 0;
+  const auto [end, error] = std::from_chars(dim.data(), dim.data() + dim.size(), extent);
+  if (error != std::errc() || end != dim.data() + dim.size()) return std::nullopt;
+  return extent;
+}
+
+Result<std::vector<int64_t>> WholeShape(const ValueDescription& input,
+                                        const std::vector<int64_t>& given) {
+  const std::string option = "--shape " + input.name + "=" + FormatShape(given);
+  if (!input.rank_known) return given;
+  if (given.size() != input.shape.size()) {
+    return InvalidArgument(option + ": the model declares rank " +
+                           std::to_string(input.shape.size()) + "; give that many dims");
+  }
+  for (size_t i = 0; i < given.size(); ++i) {
+    const std::optional<int64_t> declared = StaticExtent(input.shape[i]);
+    if (declared && *declared != given[i]) {
+      return InvalidArgument(option + ": dim " + std::to_string(i) + " is declared " +
+                             input.shape[i] + "; give that extent");
+    }
+  }
+  return given;
+}
+
 Result<std::vector<int64_t>> ConcreteShape(const ValueDescription& input,
-                                           const std::map<std::string, int64_t>& dims) {
+                                           const RandomShapes& shapes) {
+  const auto whole = shapes.shapes.find(input.name);
+  if (whole != shapes.shapes.end()) return WholeShape(input, whole->second);
   if (!input.rank_known) {
     return InvalidArgument("input '" + input.name +
-                           "' has no declared shape, so no random value can be made for it; "
-                           "pass --input " +
-                           input.name + "=FILE.pb");
+                           "' has no declared shape, so no random value can be made for it "
+                           "without one; pass --shape " +
+                           input.name + "=D,D,... (or =scalar) or --input " + input.name +
+                           "=FILE.pb");
   }
   std::vector<int64_t> shape;
   for (const std::string& dim : input.shape) {
-    int64_t extent = 0;
-    const auto [end, error] = std::from_chars(dim.data(), dim.data() + dim.size(), extent);
-    if (error == std::errc() && end == dim.data() + dim.size()) {
-      shape.push_back(extent);
+    if (const std::optional<int64_t> extent = StaticExtent(dim)) {
+      shape.push_back(*extent);
       continue;
     }
-    const auto bound = dims.find(dim);
-    if (bound == dims.end()) {
+    const auto bound = shapes.dims.find(dim);
+    if (bound == shapes.dims.end()) {
       return InvalidArgument("input '" + input.name + "' has symbolic dim '" + dim +
-                             "' with no value; pass --dim " + dim + "=VALUE");
+                             "' with no value; pass --dim " + dim + "=VALUE, or --shape " +
+                             input.name + "=D,D,... for the whole shape");
     }
     shape.push_back(bound->second);
   }
@@ -57,10 +91,9 @@ void FillIntegers(Tensor& tensor, std::mt19937_64& generator, bool attention_mas
 
 }  // namespace
 
-Result<Tensor> RandomTensor(const ValueDescription& input,
-                            const std::map<std::string, int64_t>& dims,
+Result<Tensor> RandomTensor(const ValueDescription& input, const RandomShapes& shapes,
                             std::mt19937_64& generator) {
-  NXRT_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ConcreteShape(input, dims));
+  NXRT_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ConcreteShape(input, shapes));
   std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
   if (input.dtype == DataType::kString) {
     Tensor probe;
