@@ -1,8 +1,10 @@
-# Warnings are errors for every nxrt target; sanitizers apply project-wide.
+# Every nxrt target warns alike, and with NXRT_WARNINGS_AS_ERRORS the
+# warnings are errors; sanitizers apply project-wide.
+set(_nxrt_werror $<BOOL:${NXRT_WARNINGS_AS_ERRORS}>)
 add_compile_options(
   $<$<COMPILE_LANGUAGE:CXX,C>:-Wall>
   $<$<COMPILE_LANGUAGE:CXX,C>:-Wextra>
-  $<$<COMPILE_LANGUAGE:CXX,C>:-Werror>
+  $<$<AND:${_nxrt_werror},$<COMPILE_LANGUAGE:CXX,C>>:-Werror>
   $<$<COMPILE_LANGUAGE:CXX>:-Wnon-virtual-dtor>)
 
 if(NXRT_SANITIZE)

@@ -47,8 +47,11 @@ std::unique_ptr<nxrt::sdk::Kernel> MockEp::CreateKernel(const nxrt_artifact_conf
   state_->CountCall(FaultPoint::kCreateKernel);
   std::string shapes;
   for (const nxrt_shape& s : inputs) {
-    shapes += shapes.empty() ? " [" : " [";
-    for (size_t d = 0; d < s.rank; ++d) shapes += (d ? "," : "") + std::to_string(s.dims[d]);
+    shapes += " [";
+    for (size_t d = 0; d < s.rank; ++d) {
+      if (d > 0) shapes += ',';
+      shapes += std::to_string(s.dims[d]);
+    }
     shapes += "]";
   }
   auto kernel = std::make_unique<MockKernel>(state_, op);
