@@ -2,13 +2,17 @@
 // uneven pads) planned once for its shape through oneDNN. oneDNN computes in
 // channel-blocked layouts; the plan reorders X into one, computes (by
 // Winograd for wide 3x3 stride-1 kernels), and reorders Y back to NCHW,
-// through buffers it owns. The weights are reordered on every call, or
+// through buffers it owns. The layouts are chosen so that oneDNN has an
+// optimised kernel for them; a reference kernel is taken only when no
+// layout has one, and implementation() says so. The weights are reordered on every call, or
 // prepared once (PrepareWeights) when constant.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "prepared_weights.hpp"
 #include "primitive_runner.hpp"
@@ -29,6 +33,10 @@ struct ConvolutionShape {
   bool blocked_output = false;
 };
 
+// Whether oneDNN's implementation name (impl_info_str) is one of its
+// reference kernels, which are plain loops.
+bool IsReference(std::string_view implementation);
+
 class FloatConvolution {
  public:
   // The plan for `shape`, or nullopt when oneDNN has none (more than three
@@ -48,9 +56,13 @@ class FloatConvolution {
   // Y of the last Run, for a plan with blocked_output.
   const dnnl::memory& blocked_output() const { return y_blocked_; }
 
+  // oneDNN's name for the kernel the plan runs, e.g. "jit_dw:avx512_core".
+  const std::string& implementation() const { return implementation_; }
+
  private:
   FloatConvolution() = default;
 
+  std::string implementation_;
   dnnl::memory::desc given_w_desc_;
   dnnl::memory::desc w_desc_;
   dnnl::memory x_blocked_;   // empty when X is taken as given

@@ -19,6 +19,7 @@
 
 #include "cpu_kernel.hpp"
 #include "onednn/float_convolution.hpp"
+#include "onednn/reference_notice.hpp"
 #include "window_geometry.hpp"
 
 namespace nxrt::cpu {
@@ -123,7 +124,7 @@ void Im2Col2d(const WindowGeometry& g, int64_t channels, const T* image, T* colu
 
 class ConvKernel : public CpuKernel {
  public:
-  ConvKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
+  ConvKernel(const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs)
       : CpuKernel(false),
         dtype_(inputs[0].dtype),
         group_(node.AttrInt("group", 1)),
@@ -148,6 +149,13 @@ class ConvKernel : public CpuKernel {
       const bool bias = inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED;
       onednn_ = onednn::FloatConvolution::Plan(
           {batch_, channels_, maps_, group_, geometry_, bias, relu_});
+      if (onednn_ && onednn::IsReference(onednn_->implementation())) {
+        onednn::NoteReferenceKernel(host,
+                                    "node '" + std::string(node.name()) + "' (" +
+                                        std::string(node.op_type()) + ") at X " + DimsText(x) +
+                                        ", W " + DimsText(w),
+                                    onednn_->implementation());
+      }
     }
     if (!onednn_) {
       const int64_t rows = (channels_ / group_) * ElementCount(kernel);
@@ -405,7 +413,8 @@ class ConvTransposeKernel : public CpuKernel {
 // half to even, shifted by y_zero and saturated.
 class ConvIntegerKernel : public CpuKernel {
  public:
-  ConvIntegerKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs, bool qlinear)
+  ConvIntegerKernel(const sdk::Host& host, const sdk::Node& node,
+                    std::span<const nxrt_shape> inputs, bool qlinear)
       : CpuKernel(false),
         qlinear_(qlinear),
         w_input_(qlinear ? 3 : 1),
@@ -414,7 +423,7 @@ class ConvIntegerKernel : public CpuKernel {
     const std::vector<nxrt_shape> as_double{
         {sizeof(nxrt_shape), NXRT_DTYPE_FLOAT64, x_dims_.size(), x_dims_.data()},
         {sizeof(nxrt_shape), NXRT_DTYPE_FLOAT64, w_dims_.size(), w_dims_.data()}};
-    conv_ = std::make_unique<ConvKernel>(node, as_double);
+    conv_ = std::make_unique<ConvKernel>(host, node, as_double);
   }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
@@ -560,10 +569,10 @@ ClaimFn ClaimConv(List list) {
 }  // namespace
 
 void RegisterConvOps(OpRegistry& r) {
-  r.Add("Conv", {1, ClaimConv(FloatTypes{}),
-                 [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-                   return std::make_unique<ConvKernel>(node, inputs);
-                 }});
+  r.Add("Conv",
+        {1, ClaimConv(FloatTypes{}),
+         [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
+            int64_t) { return std::make_unique<ConvKernel>(host, node, inputs); }});
   // ONNX Runtime's contrib op, which the host also fuses a Conv and its Relu
   // into: the activation runs on the convolution's result before it is
   // stored.
@@ -580,14 +589,13 @@ void RegisterConvOps(OpRegistry& r) {
            }
            return ClaimConv(FloatTypes{})(node, opset, inputs);
          },
-         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-           return std::make_unique<ConvKernel>(node, inputs);
-         }},
+         [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
+            int64_t) { return std::make_unique<ConvKernel>(host, node, inputs); }},
         "com.microsoft");
-  r.Add("ConvInteger", {10, ClaimConv(TypeList<int8_t, uint8_t>{}),
-                        [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-                          return std::make_unique<ConvIntegerKernel>(node, inputs, false);
-                        }});
+  r.Add("ConvInteger",
+        {10, ClaimConv(TypeList<int8_t, uint8_t>{}),
+         [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
+            int64_t) { return std::make_unique<ConvIntegerKernel>(host, node, inputs, false); }});
   r.Add("QLinearConv",
         {10,
          [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
@@ -598,9 +606,8 @@ void RegisterConvOps(OpRegistry& r) {
            if (!reason) reason = CheckInputDtype(node, inputs, 1, TypeList<float>{});
            return ClaimUnless(reason);
          },
-         [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-           return std::make_unique<ConvIntegerKernel>(node, inputs, true);
-         }});
+         [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
+            int64_t) { return std::make_unique<ConvIntegerKernel>(host, node, inputs, true); }});
   r.Add("ConvTranspose", {1, ClaimConv(ConvTypes{}),
                           [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
                             return std::make_unique<ConvTransposeKernel>(node, inputs);
