@@ -75,6 +75,12 @@ def nxrt_has_bench_command(binary):
 
 def time_nxrt(binary, model_path, input_files, runs, warmup, timeout, flags=(), threads=1):
     """(median µs, p90 µs) from `nxrt bench --json`, or raises RuntimeError with nxrt's own words."""
+    report = time_nxrt_report(binary, model_path, input_files, runs, warmup, timeout, flags, threads)
+    return float(report["median_us"]), float(report["p90_us"])
+
+
+def time_nxrt_report(binary, model_path, input_files, runs, warmup, timeout, flags=(), threads=1):
+    """The whole `nxrt bench --json` report, or raises RuntimeError with nxrt's own words."""
     command = [binary, "bench", model_path, *flags]
     for name, path in input_files.items():
         command += ["--input", f"{name}={path}"]
@@ -85,7 +91,8 @@ def time_nxrt(binary, model_path, input_files, runs, warmup, timeout, flags=(), 
         raise RuntimeError(f"timed out after {timeout:g} s")
     try:
         report = parse_json_report(done.stdout)
-        return float(report["median_us"]), float(report["p90_us"])
+        float(report["median_us"]), float(report["p90_us"])
+        return report
     except (ValueError, KeyError, TypeError):
         said = (done.stderr or done.stdout).strip().splitlines()
         raise RuntimeError(f"exit code {done.returncode}" + (f": {said[-1][:200]}" if said else ""))

@@ -1,6 +1,6 @@
-"""Runs one model on ONNX Runtime (CPU, one thread) and prints the process's peak resident memory in KiB.
+"""Runs one model on ONNX Runtime (CPU, one thread or --threads N) and prints the process's peak resident memory in KiB.
 
-    ort_peak_memory.py MODEL RUNS [NAME=INPUT.pb]...
+    ort_peak_memory.py MODEL RUNS [--threads N] [NAME=INPUT.pb]...
 
 A process of its own, so that the figure holds this model and nothing else the caller loaded."""
 import sys
@@ -10,7 +10,7 @@ import onnxruntime as ort
 from onnx import numpy_helper
 
 
-def main(model_path, runs, inputs):
+def main(model_path, runs, inputs, threads=1):
     feeds = {}
     for entry in inputs:
         name, path = entry.split("=", 1)
@@ -19,7 +19,7 @@ def main(model_path, runs, inputs):
             tensor.ParseFromString(f.read())
         feeds[name] = numpy_helper.to_array(tensor)
     options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
+    options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
     options.log_severity_level = 3
@@ -40,4 +40,8 @@ def peak_kib():
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1], int(sys.argv[2]), sys.argv[3:]))
+    rest = sys.argv[3:]
+    threads = 1
+    if rest[:1] == ["--threads"]:
+        threads, rest = int(rest[1]), rest[2:]
+    sys.exit(main(sys.argv[1], int(sys.argv[2]), rest, threads))

@@ -104,11 +104,12 @@ def check_feeds(case, inputs, feeds, k):
         if not isinstance(value, np.ndarray):
             raise CaseError(f"{case}: data set {k} input '{value_info.name}' is a "
                             f"{type(value).__name__}; feed numpy arrays")
-        # ONNX Runtime lets some mismatches through (a [1] tensor for a
-        # scalar) that nxrt rightly rejects, so the declared shape is checked here.
+        # The declared shape is checked here as nxrt checks it; like ONNX
+        # Runtime, both take any rank for an input declared as a scalar.
         dims = value_info.type.tensor_type.shape.dim
-        declared = [d.dim_value if d.HasField("dim_value") else None for d in dims]
-        if value_info.type.tensor_type.HasField("shape") and (
+        declared = [d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else None
+                    for d in dims]
+        if value_info.type.tensor_type.HasField("shape") and declared and (
                 len(declared) != value.ndim or
                 any(d is not None and d != n for d, n in zip(declared, value.shape))):
             shown = ["?" if d is None else d for d in declared]
@@ -129,7 +130,8 @@ def check_outputs(case, model, outputs, k):
 
 
 def tensor_bytes(value, name):
-    return numpy_helper.from_array(np.ascontiguousarray(value), name).SerializeToString(deterministic=True)
+    # asarray, not ascontiguousarray, which makes a scalar a [1] array.
+    return numpy_helper.from_array(np.asarray(value, order="C"), name).SerializeToString(deterministic=True)
 
 
 def write_case(folder, model, data_sets):
