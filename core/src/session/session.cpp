@@ -57,7 +57,12 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   state->graph = std::make_unique<graph::Graph>(std::move(loaded).value());
   graph::Graph& graph = *state->graph;
   NXRT_RETURN_IF_ERROR(graph::OverrideFreeDimensions(graph, options.free_dimension_overrides));
-  if (options.rewrite_graph) state->graph_rewrites = graph::FoldBatchNormalizationIntoConv(graph);
+  if (options.rewrite_graph) {
+    state->graph_rewrites = graph::ConstantNodesToInitializers(graph);
+    for (std::string& line : graph::FoldBatchNormalizationIntoConv(graph)) {
+      state->graph_rewrites.push_back(std::move(line));
+    }
+  }
   NXRT_RETURN_IF_ERROR(graph::InferShapes(graph));
 
   graph::CaptureOptions capture_options;

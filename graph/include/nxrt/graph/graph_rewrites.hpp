@@ -10,6 +10,13 @@
 
 namespace nxrt::graph {
 
+// Turns each default-domain Constant node whose value is a numeric tensor
+// and whose output is no graph output into an initializer of that value, as
+// ONNX Runtime does at load: exporters such as paddle2onnx write every
+// weight as a Constant node, and only an initializer is a constant input a
+// kernel prepares once. Returns one line counting them, or none.
+std::vector<std::string> ConstantNodesToInitializers(Graph& graph);
+
 // Folds an inference-mode BatchNormalization into the Conv before it when
 // the Conv's weights and bias and all four statistics are float32
 // initializers that no run can override, and the Conv's output feeds nothing
