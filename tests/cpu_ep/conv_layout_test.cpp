@@ -1,7 +1,7 @@
-// Grouped and depthwise float Convs, the shapes of mobile vision models
-// (MobileNet, EfficientNet, PP-OCR), give the direct convolution's values and
-// run on one of oneDNN's optimised kernels: the plan never settles for the
-// reference kernel, which the EP would log.
+// Grouped, depthwise and pointwise (1x1) float Convs, the shapes of mobile
+// vision models (MobileNet, EfficientNet, PP-OCR), give the direct
+// convolution's values and run on one of oneDNN's optimised kernels: the plan
+// never settles for the reference kernel, which the EP would log.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>
@@ -42,7 +42,7 @@ class CpuEpLog {
 };
 
 struct GroupedConv {
-  int64_t channels, maps, group, height, width, kernel, stride, pad;
+  int64_t channels, maps, group, height, width, kernel, stride, pad, batch = 1;
 };
 
 // Y of a 2-D grouped convolution with a bias, in double.
@@ -50,24 +50,26 @@ std::vector<double> Direct(const GroupedConv& c, const std::vector<float>& x,
                            const std::vector<float>& w, const std::vector<float>& b, int64_t out_h,
                            int64_t out_w) {
   const int64_t per_group_in = c.channels / c.group, per_group_out = c.maps / c.group;
-  std::vector<double> y(c.maps * out_h * out_w);
-  for (int64_t o = 0; o < c.maps; ++o) {
-    const int64_t g = o / per_group_out;
-    for (int64_t i = 0; i < out_h; ++i) {
-      for (int64_t j = 0; j < out_w; ++j) {
-        double sum = b[o];
-        for (int64_t ch = 0; ch < per_group_in; ++ch) {
-          for (int64_t a = 0; a < c.kernel; ++a) {
-            for (int64_t q = 0; q < c.kernel; ++q) {
-              const int64_t r = i * c.stride - c.pad + a, s = j * c.stride - c.pad + q;
-              if (r < 0 || r >= c.height || s < 0 || s >= c.width) continue;
-              sum +=
-                  static_cast<double>(x[((g * per_group_in + ch) * c.height + r) * c.width + s]) *
-                  w[((o * per_group_in + ch) * c.kernel + a) * c.kernel + q];
+  std::vector<double> y(c.batch * c.maps * out_h * out_w);
+  for (int64_t n = 0; n < c.batch; ++n) {
+    for (int64_t o = 0; o < c.maps; ++o) {
+      const int64_t g = o / per_group_out;
+      for (int64_t i = 0; i < out_h; ++i) {
+        for (int64_t j = 0; j < out_w; ++j) {
+          double sum = b[o];
+          for (int64_t ch = 0; ch < per_group_in; ++ch) {
+            for (int64_t a = 0; a < c.kernel; ++a) {
+              for (int64_t q = 0; q < c.kernel; ++q) {
+                const int64_t r = i * c.stride - c.pad + a, s = j * c.stride - c.pad + q;
+                if (r < 0 || r >= c.height || s < 0 || s >= c.width) continue;
+                const int64_t plane = n * c.channels + g * per_group_in + ch;
+                sum += static_cast<double>(x[(plane * c.height + r) * c.width + s]) *
+                       w[((o * per_group_in + ch) * c.kernel + a) * c.kernel + q];
+              }
             }
           }
+          y[((n * c.maps + o) * out_h + i) * out_w + j] = sum;
         }
-        y[(o * out_h + i) * out_w + j] = sum;
       }
     }
   }
@@ -80,19 +82,22 @@ TEST(CpuEpConvLayouts, GroupedConvsComputeOnOptimisedKernels) {
       {64, 64, 64, 12, 80, 3, 2, 1},     // a strided depthwise 3x3
       {24, 24, 3, 20, 20, 3, 1, 1},      // groups of 8 channels
       {16, 32, 16, 9, 13, 3, 1, 1},      // a depth multiplier of 2
+      {48, 80, 1, 6, 40, 1, 1, 0},       // pointwise: one matmul over NCHW
+      {24, 8, 1, 5, 7, 1, 1, 0, 3},      // pointwise over a batch of three
+      {24, 8, 1, 9, 9, 1, 2, 0},         // strided 1x1: a convolution again
   };
   CpuEpLog log;
   for (const GroupedConv& c : shapes) {
     const int64_t out_h = (c.height + 2 * c.pad - c.kernel) / c.stride + 1;
     const int64_t out_w = (c.width + 2 * c.pad - c.kernel) / c.stride + 1;
-    std::vector<float> x(c.channels * c.height * c.width);
+    std::vector<float> x(c.batch * c.channels * c.height * c.width);
     std::vector<float> w(c.maps * (c.channels / c.group) * c.kernel * c.kernel), b(c.maps);
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.37 * i));
     for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::cos(0.91 * i) / 4);
     for (size_t i = 0; i < b.size(); ++i) b[i] = 0.05f * static_cast<float>(i % 7);
     auto y = RunSingleNode(
         "Conv", 11,
-        {Input("x", DataType::kFloat32, {1, c.channels, c.height, c.width}, x),
+        {Input("x", DataType::kFloat32, {c.batch, c.channels, c.height, c.width}, x),
          Input("w", DataType::kFloat32, {c.maps, c.channels / c.group, c.kernel, c.kernel}, w),
          Input("b", DataType::kFloat32, {c.maps}, b)},
         {IntsAttribute("pads", {c.pad, c.pad, c.pad, c.pad}),

@@ -2,7 +2,8 @@
 // uneven pads) planned once for its shape through oneDNN. oneDNN computes in
 // channel-blocked layouts; the plan reorders X into one, computes (by
 // Winograd for wide 3x3 stride-1 kernels), and reorders Y back to NCHW,
-// through buffers it owns. The layouts are chosen so that oneDNN has an
+// through buffers it owns; a 1x1 convolution of stride 1 without pads is
+// one matmul over NCHW as it is. The layouts are chosen so that oneDNN has an
 // optimised kernel for them; a reference kernel is taken only when no
 // layout has one, and implementation() says so. The weights are reordered on every call, or
 // prepared once (PrepareWeights) when constant.
@@ -75,6 +76,11 @@ class FloatConvolution {
   bool reorder_x_ = false;
   bool reorder_y_ = false;     // Y comes back to NCHW through y_reorder_
   bool keep_blocked_ = false;  // Y stays in y_blocked_
+  // A pointwise plan runs convolution_ (a matmul) once per image of these
+  // many elements of X and Y; images_ is 0 for a convolution.
+  int64_t images_ = 0;
+  int64_t x_image_ = 0;
+  int64_t y_image_ = 0;
 };
 
 }  // namespace nxrt::cpu::onednn
