@@ -455,5 +455,52 @@ TEST(CpuEpDataMovement, ResizeKeepsTheAspectRatio) {
   }
 }
 
+// Nearest resampling gathers elements of any type exactly: a 2x asymmetric
+// floor upscale of an image's planes (PP-OCR's detector neck) repeats each
+// element in a 2x2 block, and a downscale over the channel axis picks planes.
+TEST(CpuEpDataMovement, NearestResizeGathersElementsOfEveryType) {
+  const std::vector<int64_t> values{-7, 3, (1LL << 60) + 1, 9, 0, -2, 5, 8, 11, -1,
+                                    4,  6};  // [1,2,2,3]
+  const auto expected_upscale = [](const auto& x) {
+    std::vector<std::decay_t<decltype(x[0])>> y;
+    for (int64_t c = 0; c < 2; ++c) {
+      for (int64_t i = 0; i < 4; ++i) {
+        for (int64_t j = 0; j < 6; ++j) y.push_back(x[(c * 2 + i / 2) * 3 + j / 2]);
+      }
+    }
+    return y;
+  };
+  const std::vector<nxrt::graph::Attribute> asymmetric_floor{
+      StringAttribute("mode", "nearest"),
+      StringAttribute("coordinate_transformation_mode", "asymmetric"),
+      StringAttribute("nearest_mode", "floor")};
+  {
+    auto y =
+        RunSingleNode("Resize", 13,
+                      {Input("x", DataType::kInt64, {1, 2, 2, 3}, values), AbsentInput(),
+                       Input("scales", DataType::kFloat32, {4}, std::vector<float>{1, 1, 2, 2})},
+                      asymmetric_floor, DataType::kInt64);
+    ASSERT_TRUE(y.has_value());
+    EXPECT_EQ(y->shape(), (std::vector<int64_t>{1, 2, 4, 6}));
+    std::vector<int64_t> got(y->element_count());
+    std::memcpy(got.data(), y->data(), got.size() * sizeof(int64_t));
+    // 2^60 + 1 survives: no pass through double.
+    EXPECT_EQ(got, expected_upscale(values));
+  }
+  std::vector<uint8_t> bytes;
+  for (int64_t v : values) bytes.push_back(static_cast<uint8_t>(v & 0xFF));
+  auto y =
+      RunSingleNode("Resize", 13,
+                    {Input("x", DataType::kUint8, {1, 2, 2, 3}, bytes), AbsentInput(),
+                     Input("scales", DataType::kFloat32, {4}, std::vector<float>{1, 0.5f, 2, 2})},
+                    asymmetric_floor, DataType::kUint8);
+  ASSERT_TRUE(y.has_value());
+  EXPECT_EQ(y->shape(), (std::vector<int64_t>{1, 1, 4, 6}));
+  std::vector<uint8_t> first_plane = expected_upscale(bytes);
+  first_plane.resize(24);
+  const std::span<const uint8_t> got = y->values<uint8_t>();
+  EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), first_plane);
+}
+
 }  // namespace
 }  // namespace nxrt_test
