@@ -21,6 +21,7 @@ const OpRegistry& CpuOps() {
     RegisterMatMulOps(r);
     RegisterMatMulAddOps(r);
     RegisterConvOps(r);
+    RegisterConvTransposeOps(r);
     RegisterConvPoolOps(r);
     RegisterCausalConvOps(r);
     RegisterDeformConvOps(r);

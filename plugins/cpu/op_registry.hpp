@@ -73,6 +73,7 @@ void RegisterCastOps(OpRegistry& registry);
 void RegisterMatMulOps(OpRegistry& registry);
 void RegisterMatMulAddOps(OpRegistry& registry);
 void RegisterConvOps(OpRegistry& registry);
+void RegisterConvTransposeOps(OpRegistry& registry);
 void RegisterConvPoolOps(OpRegistry& registry);
 void RegisterCausalConvOps(OpRegistry& registry);
 void RegisterDeformConvOps(OpRegistry& registry);

@@ -1,4 +1,4 @@
-// Grouped, depthwise and pointwise (1x1) float Convs, the shapes of mobile
+// Grouped, depthwise and pointwise (1x1) float Convs and ConvTransposes, the shapes of mobile
 // vision models (MobileNet, EfficientNet, PP-OCR), give the direct
 // convolution's values and run on one of oneDNN's optimised kernels: the plan
 // never settles for the reference kernel, which the EP would log.
@@ -113,6 +113,74 @@ TEST(CpuEpConvLayouts, GroupedConvsComputeOnOptimisedKernels) {
     }
   }
   EXPECT_THAT(log.text(), Not(HasSubstr("reference kernel")));
+}
+
+// ConvTranspose on oneDNN's deconvolution: every output position gathers
+// x[c, i] * w[c, m, k] from the inputs whose strided, dilated window covers
+// it, across groups, pads and output_padding.
+TEST(CpuEpConvLayouts, TransposedConvsGiveTheScatteredProducts) {
+  struct Case {
+    int64_t channels, maps_per_group, group, height, width, kernel, stride, pad, dilation,
+        output_padding;
+  };
+  const Case cases[] = {
+      {24, 24, 1, 10, 14, 2, 2, 0, 1, 0},  // PP-OCRv4 detector's 2x upsampling
+      {8, 3, 2, 5, 6, 3, 2, 1, 1, 1},      // groups, pads and output_padding
+      {4, 5, 1, 4, 4, 3, 1, 1, 2, 0},      // dilated
+  };
+  for (const Case& c : cases) {
+    const int64_t maps = c.maps_per_group * c.group, per_group = c.channels / c.group;
+    const int64_t extent = (c.kernel - 1) * c.dilation + 1;
+    const int64_t out_h = (c.height - 1) * c.stride - 2 * c.pad + extent + c.output_padding;
+    const int64_t out_w = (c.width - 1) * c.stride - 2 * c.pad + extent + c.output_padding;
+    std::vector<float> x(c.channels * c.height * c.width);
+    std::vector<float> w(c.channels * c.maps_per_group * c.kernel * c.kernel), b(maps);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(std::sin(0.53 * i));
+    for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(std::cos(0.71 * i) / 3);
+    for (size_t i = 0; i < b.size(); ++i) b[i] = 0.1f * static_cast<float>(i % 3);
+    std::vector<double> expected(maps * out_h * out_w);
+    for (int64_t m = 0; m < maps; ++m) {
+      for (int64_t k = 0; k < out_h * out_w; ++k) expected[m * out_h * out_w + k] = b[m];
+    }
+    for (int64_t ch = 0; ch < c.channels; ++ch) {
+      const int64_t g = ch / per_group;
+      for (int64_t i = 0; i < c.height; ++i) {
+        for (int64_t j = 0; j < c.width; ++j) {
+          for (int64_t mo = 0; mo < c.maps_per_group; ++mo) {
+            for (int64_t a = 0; a < c.kernel; ++a) {
+              for (int64_t q = 0; q < c.kernel; ++q) {
+                const int64_t r = i * c.stride - c.pad + a * c.dilation;
+                const int64_t t = j * c.stride - c.pad + q * c.dilation;
+                if (r < 0 || r >= out_h || t < 0 || t >= out_w) continue;
+                const int64_t m = g * c.maps_per_group + mo;
+                expected[(m * out_h + r) * out_w + t] +=
+                    static_cast<double>(x[(ch * c.height + i) * c.width + j]) *
+                    w[((ch * c.maps_per_group + mo) * c.kernel + a) * c.kernel + q];
+              }
+            }
+          }
+        }
+      }
+    }
+    auto y = RunSingleNode(
+        "ConvTranspose", 11,
+        {Input("x", DataType::kFloat32, {1, c.channels, c.height, c.width}, x),
+         Input("w", DataType::kFloat32, {c.channels, c.maps_per_group, c.kernel, c.kernel}, w),
+         Input("b", DataType::kFloat32, {maps}, b)},
+        {IntsAttribute("pads", {c.pad, c.pad, c.pad, c.pad}),
+         IntsAttribute("strides", {c.stride, c.stride}),
+         IntsAttribute("dilations", {c.dilation, c.dilation}),
+         IntsAttribute("output_padding", {c.output_padding, c.output_padding}),
+         IntAttribute("group", c.group)},
+        DataType::kFloat32);
+    ASSERT_TRUE(y.has_value()) << c.channels << " channels, group " << c.group;
+    ASSERT_EQ(y->shape(), (std::vector<int64_t>{1, maps, out_h, out_w}));
+    const std::vector<double> got = ValuesAsDouble(*y);
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_NEAR(got[i], expected[i], 1e-4 * (1 + std::abs(expected[i])))
+          << c.channels << " channels, group " << c.group << ", element " << i;
+    }
+  }
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "float_convolution.hpp"
 
+#include "float_layouts.hpp"
+
 #include <algorithm>
 #include <string_view>
 #include <vector>
@@ -10,20 +12,6 @@ namespace {
 using Desc = dnnl::memory::desc;
 using dnnl::memory;
 
-memory::format_tag PlainTag(size_t rank) {
-  static constexpr memory::format_tag kTags[] = {
-      memory::format_tag::a,    memory::format_tag::ab,    memory::format_tag::abc,
-      memory::format_tag::abcd, memory::format_tag::abcde, memory::format_tag::abcdef};
-  return kTags[rank - 1];
-}
-
-Desc Plain(const memory::dims& dims) {
-  return Desc(dims, memory::data_type::f32, PlainTag(dims.size()));
-}
-Desc Any(const memory::dims& dims) {
-  return Desc(dims, memory::data_type::f32, memory::format_tag::any);
-}
-
 // The output layout asked of oneDNN. Left free, it picks channels-last for
 // mid-sized convolutions, and its reorder from there back to NCHW is slow
 // (the CNN's second layer: 19 us, against 7 us from 16-channel blocks, for an
@@ -31,7 +19,7 @@ Desc Any(const memory::dims& dims) {
 Desc Output(const memory::dims& dims) {
   static constexpr memory::format_tag kBlocked[] = {
       memory::format_tag::nCw16c, memory::format_tag::nChw16c, memory::format_tag::nCdhw16c};
-  if (dims[1] % 16 != 0) return Any(dims);
+  if (dims[1] % 16 != 0) return AnyFloat(dims);
   return Desc(dims, memory::data_type::f32, kBlocked[dims.size() - 3]);
 }
 
@@ -96,14 +84,14 @@ std::vector<Layouts> CandidateLayouts(const ConvolutionShape& shape, const memor
   // read NCHW as it is, faster than a reorder to a blocked layout plus the
   // blocked kernel (the 3-channel first layer of the CNN: 46 against 68 us).
   const bool plain_x = shape.group == 1 && group_channels < 8;
-  candidates.push_back({plain_x ? Plain(x_dims) : Any(x_dims), Output(y_dims)});
+  candidates.push_back({plain_x ? PlainFloat(x_dims) : AnyFloat(x_dims), Output(y_dims)});
   if (shape.channels % 16 == 0 && shape.maps % 16 == 0) {
     candidates.push_back({Desc(x_dims, memory::data_type::f32, blocked),
                           Desc(y_dims, memory::data_type::f32, blocked)});
   }
   // A plan that keeps Y blocked takes only a blocked Y.
   if (!shape.blocked_output || shape.maps % 16 != 0) {
-    candidates.push_back({Any(x_dims), Any(y_dims)});
+    candidates.push_back({AnyFloat(x_dims), AnyFloat(y_dims)});
   }
   return candidates;
 }
@@ -172,7 +160,7 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& s
                        : Concat({shape.group, shape.maps / shape.group, group_channels}, g.kernel);
   if (IsPointwise(shape)) {
     if (std::optional<PrimitiveRunner> product = PlanPointwise(shape, c.implementation_)) {
-      c.given_w_desc_ = c.w_desc_ = Plain(w_plain);
+      c.given_w_desc_ = c.w_desc_ = PlainFloat(w_plain);
       c.convolution_ = std::move(*product);
       c.images_ = shape.batch;
       int64_t pixels = 1;
@@ -191,10 +179,11 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& s
     const auto kind = dnnl::prop_kind::forward_inference;
     using Conv = dnnl::convolution_forward;
     const auto describe = [&](dnnl::algorithm algorithm, const Layouts& layouts) {
-      return shape.bias ? Conv::desc(kind, algorithm, layouts.x, Any(w_dims), Plain({shape.maps}),
-                                     layouts.y, strides, dilations, pad_begin, pad_end)
-                        : Conv::desc(kind, algorithm, layouts.x, Any(w_dims), layouts.y, strides,
-                                     dilations, pad_begin, pad_end);
+      return shape.bias ? Conv::desc(kind, algorithm, layouts.x, AnyFloat(w_dims),
+                                     PlainFloat({shape.maps}), layouts.y, strides, dilations,
+                                     pad_begin, pad_end)
+                        : Conv::desc(kind, algorithm, layouts.x, AnyFloat(w_dims), layouts.y,
+                                     strides, dilations, pad_begin, pad_end);
     };
     dnnl::primitive_attr attributes = PlanningAttributes();
     if (shape.relu) {
@@ -230,28 +219,37 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& s
       if (!reference) throw dnnl::error(dnnl_unimplemented, "no convolution for these layouts");
       return *std::move(reference);
     }();
-    c.implementation_ = plan.impl_info_str();
-    c.given_w_desc_ = Plain(w_dims);
-    c.w_desc_ = plan.weights_desc();
-    c.w_reorder_ = ReorderRunner(c.given_w_desc_, c.w_desc_);
-    c.reorder_x_ = plan.src_desc() != Plain(x_dims);
-    if (c.reorder_x_) {
-      c.x_blocked_ = memory(plan.src_desc(), Engine());
-      c.x_reorder_ = ReorderRunner(Plain(x_dims), plan.src_desc());
-    }
-    c.keep_blocked_ = shape.blocked_output;
-    c.reorder_y_ = !c.keep_blocked_ && plan.dst_desc() != Plain(y_dims);
-    if (c.reorder_y_ || c.keep_blocked_) c.y_blocked_ = memory(plan.dst_desc(), Engine());
-    if (c.reorder_y_) c.y_reorder_ = ReorderRunner(plan.dst_desc(), Plain(y_dims));
-    std::vector<std::pair<int, Desc>> args = {{DNNL_ARG_SRC, plan.src_desc()},
-                                              {DNNL_ARG_WEIGHTS, c.w_desc_},
-                                              {DNNL_ARG_DST, plan.dst_desc()}};
-    if (shape.bias) args.emplace_back(DNNL_ARG_BIAS, plan.bias_desc());
-    c.convolution_ = PrimitiveRunner(Conv(plan), plan.scratchpad_desc(), args);
+    c.Install(Conv(plan),
+              {plan.src_desc(), plan.weights_desc(), plan.dst_desc(),
+               shape.bias ? plan.bias_desc() : Desc(), plan.scratchpad_desc()},
+              PlainFloat(w_dims), x_dims, y_dims, shape.blocked_output, plan.impl_info_str());
   } catch (const dnnl::error&) {
     return std::nullopt;
   }
   return c;
+}
+
+void FloatConvolution::Install(dnnl::primitive primitive, const PlannedDescs& descs,
+                               const Desc& given_w, const memory::dims& x_dims,
+                               const memory::dims& y_dims, bool keep_blocked,
+                               std::string implementation) {
+  implementation_ = std::move(implementation);
+  given_w_desc_ = given_w;
+  w_desc_ = descs.weights;
+  w_reorder_ = ReorderRunner(given_w_desc_, w_desc_);
+  reorder_x_ = descs.src != PlainFloat(x_dims);
+  if (reorder_x_) {
+    x_blocked_ = memory(descs.src, Engine());
+    x_reorder_ = ReorderRunner(PlainFloat(x_dims), descs.src);
+  }
+  keep_blocked_ = keep_blocked;
+  reorder_y_ = !keep_blocked_ && descs.dst != PlainFloat(y_dims);
+  if (reorder_y_ || keep_blocked_) y_blocked_ = memory(descs.dst, Engine());
+  if (reorder_y_) y_reorder_ = ReorderRunner(descs.dst, PlainFloat(y_dims));
+  std::vector<std::pair<int, Desc>> args = {
+      {DNNL_ARG_SRC, descs.src}, {DNNL_ARG_WEIGHTS, w_desc_}, {DNNL_ARG_DST, descs.dst}};
+  if (!descs.bias.is_zero()) args.emplace_back(DNNL_ARG_BIAS, descs.bias);
+  convolution_ = PrimitiveRunner(std::move(primitive), descs.scratchpad, args);
 }
 
 std::shared_ptr<PreparedWeights> FloatConvolution::PrepareWeights(const float* w) const {

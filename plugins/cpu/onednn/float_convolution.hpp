@@ -3,7 +3,8 @@
 // channel-blocked layouts; the plan reorders X into one, computes (by
 // Winograd for wide 3x3 stride-1 kernels), and reorders Y back to NCHW,
 // through buffers it owns; a 1x1 convolution of stride 1 without pads is
-// one matmul over NCHW as it is. The layouts are chosen so that oneDNN has an
+// one matmul over NCHW as it is, and a transposed convolution runs on
+// oneDNN's deconvolution through the same reorders. The layouts are chosen so that oneDNN has an
 // optimised kernel for them; a reference kernel is taken only when no
 // layout has one, and implementation() says so. The weights are reordered on every call, or
 // prepared once (PrepareWeights) when constant.
@@ -38,11 +39,27 @@ struct ConvolutionShape {
 // reference kernels, which are plain loops.
 bool IsReference(std::string_view implementation);
 
+// A transposed convolution (ConvTranspose): `geometry` is that of the
+// forward convolution it transposes, so geometry.out is X's spatial extent
+// and geometry.in Y's; W is [channels, maps / group, kernel...] as ONNX has it.
+struct TransposedConvolutionShape {
+  int64_t batch = 0;
+  int64_t channels = 0;
+  int64_t maps = 0;
+  int64_t group = 1;
+  WindowGeometry geometry;
+  bool bias = false;
+};
+
 class FloatConvolution {
  public:
   // The plan for `shape`, or nullopt when oneDNN has none (more than three
   // spatial axes, say). Every extent must be positive.
   static std::optional<FloatConvolution> Plan(const ConvolutionShape& shape);
+  // The plan of a transposed convolution on oneDNN's deconvolution, or
+  // nullopt when oneDNN has only its reference kernel for it (or none, as
+  // for negative pads).
+  static std::optional<FloatConvolution> PlanTransposed(const TransposedConvolutionShape& shape);
 
   // W as given ([maps, channels / group, kernel...]) in the layout the plan takes.
   std::shared_ptr<PreparedWeights> PrepareWeights(const float* w) const;
@@ -62,6 +79,15 @@ class FloatConvolution {
 
  private:
   FloatConvolution() = default;
+
+  struct PlannedDescs {
+    dnnl::memory::desc src, weights, dst, bias, scratchpad;  // bias zero when absent
+  };
+  // Takes `primitive`, planned with `descs`, with the reorders its layouts
+  // need between them and the plain X, W (laid out as `given_w`) and Y.
+  void Install(dnnl::primitive primitive, const PlannedDescs& descs,
+               const dnnl::memory::desc& given_w, const dnnl::memory::dims& x_dims,
+               const dnnl::memory::dims& y_dims, bool keep_blocked, std::string implementation);
 
   std::string implementation_;
   dnnl::memory::desc given_w_desc_;

@@ -1,18 +1,13 @@
 #include "plain_primitive.hpp"
 
+#include "float_layouts.hpp"
+
 #include <algorithm>
 
 namespace nxrt::cpu::onednn {
 namespace {
 
 using dnnl::memory;
-
-memory::desc Plain(const memory::dims& dims) {
-  static constexpr memory::format_tag kTags[] = {memory::format_tag::a, memory::format_tag::ab,
-                                                 memory::format_tag::abc, memory::format_tag::abcd,
-                                                 memory::format_tag::abcde};
-  return memory::desc(dims, memory::data_type::f32, kTags[dims.size() - 1]);
-}
 
 // The plan `make` builds from PlanningAttributes(), or nullopt when oneDNN
 // has none.
@@ -37,7 +32,7 @@ PlainPrimitive::PlainPrimitive(const dnnl::primitive& primitive,
 
 std::optional<PlainPrimitive> PlanEltwise(dnnl::algorithm algorithm, float alpha, float beta,
                                           int64_t count) {
-  const memory::desc flat = Plain({count});
+  const memory::desc flat = PlainFloat({count});
   using Eltwise = dnnl::eltwise_forward;
   return Planned<Eltwise>(flat, flat, [&](const dnnl::primitive_attr& attributes) {
     return Eltwise::primitive_desc(
@@ -47,7 +42,7 @@ std::optional<PlainPrimitive> PlanEltwise(dnnl::algorithm algorithm, float alpha
 }
 
 std::optional<PlainPrimitive> PlanSoftmax(int64_t outer, int64_t n, int64_t inner, bool log) {
-  const memory::desc rows = Plain({outer, n, inner});
+  const memory::desc rows = PlainFloat({outer, n, inner});
   const auto kind = dnnl::prop_kind::forward_inference;
   if (log) {
     using LogSoftmax = dnnl::logsoftmax_forward;
@@ -90,7 +85,7 @@ std::optional<PlainPrimitive> PlanMaxPool(int64_t batch, int64_t channels,
   memory::dims x_dims{batch, channels}, y_dims{batch, channels};
   x_dims.insert(x_dims.end(), g.in.begin(), g.in.end());
   y_dims.insert(y_dims.end(), g.out.begin(), g.out.end());
-  const memory::desc x = Plain(x_dims), y = Plain(y_dims);
+  const memory::desc x = PlainFloat(x_dims), y = PlainFloat(y_dims);
   using Pool = dnnl::pooling_v2_forward;
   return Planned<Pool>(x, y, [&](const dnnl::primitive_attr& attributes) {
     return MaxPoolPlan(x, y, g, attributes);

@@ -1,15 +1,13 @@
-// Conv for float, double and (through float) the 16-bit floats, and
-// ConvTranspose for float and double, any number of spatial axes, with groups,
-// pads, strides, dilations and auto_pad; ConvInteger and QLinearConv run the
+// Conv for float, double and (through float) the 16-bit floats, any number
+// of spatial axes, with groups, pads, strides, dilations and auto_pad
+// (ConvTranspose is conv_transpose_ops.cpp); ConvInteger and QLinearConv run the
 // double Conv on zero-point-shifted 8-bit data (exact: every partial sum is an
 // integer far below 2^53), QLinearConv then requantising. A float Conv with
 // one to three spatial axes runs on oneDNN (onednn/float_convolution.hpp),
 // its constant weights prepared once and shared between shape variants; the
 // others lower each image and group to im2col (a row-wise path for 2-D) + one
-// GEMM, and ConvTranspose to one GEMM + col2im. Buffers are sized when the
-// kernel is made, so compute allocates nothing.
-#include <cblas.h>
-
+// GEMM. Buffers are sized when the kernel is made, so compute allocates
+// nothing.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -20,107 +18,11 @@
 #include "cpu_kernel.hpp"
 #include "onednn/float_convolution.hpp"
 #include "onednn/reference_notice.hpp"
+#include "ops/window_columns.hpp"
 #include "window_geometry.hpp"
 
 namespace nxrt::cpu {
 namespace {
-
-void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a,
-          const float* b, float beta, float* c) {
-  cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.0f, a, static_cast<int>(trans_a ? m : k), b,
-              static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
-}
-void Gemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const double* a,
-          const double* b, double beta, double* c) {
-  cblas_dgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans,
-              trans_b ? CblasTrans : CblasNoTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.0, a, static_cast<int>(trans_a ? m : k), b,
-              static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
-}
-
-// Visits every (channel, kernel offset, output position) of a window walk:
-// visit(column_row, column_col, input_offset_or_-1). Rows are channel-major
-// then kernel position; columns are output positions.
-template <typename Visit>
-void WalkWindows(const WindowGeometry& g, int64_t channels, Visit&& visit) {
-  const size_t rank = g.in.size();
-  const int64_t kernel_size = ElementCount(g.kernel);
-  const int64_t out_size = ElementCount(g.out);
-  const int64_t in_size = ElementCount(g.in);
-  const Dims in_strides = StridesOf(g.in);
-  std::vector<int64_t> k_index(rank), o_index(rank);
-  for (int64_t c = 0; c < channels; ++c) {
-    std::fill(k_index.begin(), k_index.end(), 0);
-    for (int64_t k = 0; k < kernel_size; ++k) {
-      const int64_t row = c * kernel_size + k;
-      std::fill(o_index.begin(), o_index.end(), 0);
-      for (int64_t o = 0; o < out_size; ++o) {
-        int64_t offset = c * in_size;
-        bool inside = true;
-        for (size_t a = 0; a < rank; ++a) {
-          const int64_t pos =
-              o_index[a] * g.strides[a] - g.pad_begin[a] + k_index[a] * g.dilations[a];
-          if (pos < 0 || pos >= g.in[a]) {
-            inside = false;
-            break;
-          }
-          offset += pos * in_strides[a];
-        }
-        visit(row, o, inside ? offset : -1);
-        for (size_t a = rank; a-- > 0;) {
-          if (++o_index[a] < g.out[a]) break;
-          o_index[a] = 0;
-        }
-      }
-      for (size_t a = rank; a-- > 0;) {
-        if (++k_index[a] < g.kernel[a]) break;
-        k_index[a] = 0;
-      }
-    }
-  }
-}
-
-// im2col for two spatial axes, the common case: whole output rows at a time,
-// a straight copy when the stride is 1, zeros where the window leaves the
-// image. Same layout as WalkWindows.
-template <typename T>
-void Im2Col2d(const WindowGeometry& g, int64_t channels, const T* image, T* columns) {
-  const int64_t in_h = g.in[0], in_w = g.in[1];
-  const int64_t out_h = g.out[0], out_w = g.out[1];
-  const int64_t stride_h = g.strides[0], stride_w = g.strides[1];
-  for (int64_t c = 0; c < channels; ++c) {
-    const T* plane = image + c * in_h * in_w;
-    for (int64_t kh = 0; kh < g.kernel[0]; ++kh) {
-      for (int64_t kw = 0; kw < g.kernel[1]; ++kw) {
-        const int64_t w_shift = kw * g.dilations[1] - g.pad_begin[1];
-        // Output columns whose input column lies inside the image.
-        int64_t first = 0;
-        while (first < out_w && first * stride_w + w_shift < 0) ++first;
-        int64_t last = out_w;
-        while (last > first && (last - 1) * stride_w + w_shift >= in_w) --last;
-        for (int64_t oh = 0; oh < out_h; ++oh) {
-          const int64_t ih = oh * stride_h + kh * g.dilations[0] - g.pad_begin[0];
-          if (ih < 0 || ih >= in_h) {
-            std::fill(columns, columns + out_w, T(0));
-            columns += out_w;
-            continue;
-          }
-          const T* row = plane + ih * in_w;
-          std::fill(columns, columns + first, T(0));
-          if (stride_w == 1) {
-            std::copy(row + first + w_shift, row + last + w_shift, columns + first);
-          } else {
-            for (int64_t ow = first; ow < last; ++ow) columns[ow] = row[ow * stride_w + w_shift];
-          }
-          std::fill(columns + last, columns + out_w, T(0));
-          columns += out_w;
-        }
-      }
-    }
-  }
-}
 
 class ConvKernel : public CpuKernel {
  public:
@@ -283,131 +185,6 @@ class ConvKernel : public CpuKernel {
   std::vector<float> wide_x_, wide_w_, wide_bias_, wide_y_;
 };
 
-class ConvTransposeKernel : public CpuKernel {
- public:
-  ConvTransposeKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
-      : CpuKernel(false), dtype_(inputs[0].dtype), group_(node.AttrInt("group", 1)) {
-    const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
-    const Dims w(inputs[1].dims, inputs[1].dims + inputs[1].rank);
-    if (x.size() < 3 || w.size() != x.size()) {
-      FailInvalid("ConvTranspose: X and W need rank 3 or more");
-    }
-    const size_t rank = x.size() - 2;
-    batch_ = x[0];
-    channels_ = x[1];
-    if (group_ < 1) FailInvalid("ConvTranspose: group must be positive; fix the group attribute");
-    maps_ = w[1] * group_;
-    if (w[0] != channels_ || channels_ % group_ != 0) {
-      FailInvalid("ConvTranspose: channels do not split into groups");
-    }
-    RequireElements(inputs, 2, maps_, "ConvTranspose", "B, one value per output map");
-    WindowAttributes a = WindowAttributes::Read(node);
-    const Dims in(x.begin() + 2, x.end());
-    const Dims kernel(w.begin() + 2, w.end());
-    CheckWindowAttributes(a, kernel, "ConvTranspose");
-    Dims output_padding = node.AttrInts("output_padding");
-    if (output_padding.empty()) output_padding.assign(rank, 0);
-    const Dims output_shape = node.AttrInts("output_shape");
-    if (output_padding.size() != rank || std::any_of(output_padding.begin(), output_padding.end(),
-                                                     [](int64_t p) { return p < 0; })) {
-      FailInvalid("ConvTranspose: output_padding needs one extent of 0 or more per spatial axis");
-    }
-    if (!output_shape.empty() && output_shape.size() < rank) {
-      FailInvalid("ConvTranspose: output_shape names fewer extents than the spatial axes");
-    }
-    WindowGeometry& g = geometry_;
-    g.kernel = kernel;
-    g.strides = a.strides.empty() ? Dims(rank, 1) : a.strides;
-    g.dilations = a.dilations.empty() ? Dims(rank, 1) : a.dilations;
-    g.pad_begin.assign(rank, 0);
-    g.pad_end.assign(rank, 0);
-    g.in.assign(rank, 0);
-    // The transposed conv's output is the plain conv's input, and vice versa.
-    g.out = in;
-    for (size_t i = 0; i < rank; ++i) {
-      const int64_t extent = (kernel[i] - 1) * g.dilations[i] + 1;
-      const int64_t full = g.strides[i] * (in[i] - 1) + output_padding[i] + extent;
-      const bool same = a.auto_pad == "SAME_UPPER" || a.auto_pad == "SAME_LOWER";
-      if (!output_shape.empty() || same) {
-        const int64_t target = !output_shape.empty() ? output_shape[output_shape.size() - rank + i]
-                                                     : in[i] * g.strides[i];
-        // A negative total (output_shape beyond the full extent) halves with
-        // floor division, as ONNX specifies it.
-        const int64_t total = full - target;
-        const int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
-        if (a.auto_pad == "SAME_UPPER") {
-          g.pad_begin[i] = half;
-          g.pad_end[i] = total - half;
-        } else {
-          g.pad_begin[i] = total - half;
-          g.pad_end[i] = half;
-        }
-      } else if (!a.pads.empty() && a.auto_pad != "VALID") {
-        g.pad_begin[i] = a.pads[i];
-        g.pad_end[i] = a.pads[i + rank];
-      }
-      g.in[i] = full - g.pad_begin[i] - g.pad_end[i];
-    }
-    out_dims_ = {batch_, maps_};
-    out_dims_.insert(out_dims_.end(), g.in.begin(), g.in.end());
-    const int64_t rows = (maps_ / group_) * ElementCount(kernel);
-    columns_.resize(rows * ElementCount(in) * (dtype_ == NXRT_DTYPE_FLOAT64 ? 2 : 1));
-  }
-
-  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
-               std::span<nxrt_value> outputs) override {
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
-    if (ElementCount(out_dims_) == 0) return;
-    if (dtype_ == NXRT_DTYPE_FLOAT64) {
-      Run<double>(inputs, out);
-    } else {
-      Run<float>(inputs, out);
-    }
-  }
-
- private:
-  template <typename T>
-  void Run(std::span<const nxrt_value> inputs, nxrt_tensor& out) {
-    const T* x = DataAs<T>(inputs[0].tensor);
-    const T* w = DataAs<T>(inputs[1].tensor);
-    const T* bias = IsPresent(inputs, 2) ? DataAs<T>(inputs[2].tensor) : nullptr;
-    T* y = MutableDataAs<T>(out);
-    T* columns = reinterpret_cast<T*>(columns_.data());
-    const int64_t group_channels = channels_ / group_;
-    const int64_t group_maps = maps_ / group_;
-    const int64_t x_size = ElementCount(geometry_.out);  // input positions
-    const int64_t y_size = ElementCount(geometry_.in);   // output positions
-    const int64_t rows = group_maps * ElementCount(geometry_.kernel);
-    std::fill(y, y + ElementCount(out_dims_), T(0));
-    for (int64_t n = 0; n < batch_; ++n) {
-      for (int64_t g = 0; g < group_; ++g) {
-        // columns[rows, x_size] = W_g^T [rows, group_channels] * X_g [group_channels, x_size]
-        Gemm(true, false, rows, x_size, group_channels, w + g * group_channels * rows,
-             x + (n * channels_ + g * group_channels) * x_size, T(0), columns);
-        T* image = y + (n * maps_ + g * group_maps) * y_size;
-        WalkWindows(geometry_, group_maps, [&](int64_t row, int64_t col, int64_t offset) {
-          if (offset >= 0) image[offset] += columns[row * x_size + col];
-        });
-      }
-      if (bias) {
-        for (int64_t m = 0; m < maps_; ++m) {
-          T* plane = y + (n * maps_ + m) * y_size;
-          for (int64_t i = 0; i < y_size; ++i) plane[i] += bias[m];
-        }
-      }
-    }
-  }
-
-  nxrt_dtype dtype_;
-  int64_t group_;
-  WindowGeometry geometry_;  // of the equivalent forward conv: `in` is our output
-  int64_t batch_ = 0;
-  int64_t channels_ = 0;
-  int64_t maps_ = 0;
-  Dims out_dims_;
-  std::vector<float> columns_;
-};
-
 // ConvInteger (int32 out), or QLinearConv when `qlinear`: the int32 bias
 // added, then rescaled per output map by x_scale * w_scale / y_scale, rounded
 // half to even, shifted by y_zero and saturated.
@@ -543,29 +320,6 @@ class ConvIntegerKernel : public CpuKernel {
   std::unique_ptr<ConvKernel> conv_;
 };
 
-using ConvTypes = TypeList<float, double>;
-
-std::optional<std::string> CheckAutoPad(const sdk::Node& node) {
-  const std::string auto_pad = node.AttrString("auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID" && auto_pad != "SAME_UPPER" &&
-      auto_pad != "SAME_LOWER") {
-    return std::string(node.op_type()) + ": auto_pad=" + auto_pad + " not implemented";
-  }
-  return std::nullopt;
-}
-
-// Claims when auto_pad is known and X and W have a dtype in `List`.
-template <typename List>
-ClaimFn ClaimConv(List list) {
-  return [list](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-    if (auto reason = CheckAutoPad(node)) return sdk::ClaimResult::Declined(*reason);
-    if (auto reason = CheckInputDtype(node, inputs, 0, list)) {
-      return sdk::ClaimResult::Declined(*reason);
-    }
-    return ClaimUnless(CheckInputDtype(node, inputs, 1, list));
-  };
-}
-
 }  // namespace
 
 void RegisterConvOps(OpRegistry& r) {
@@ -608,10 +362,6 @@ void RegisterConvOps(OpRegistry& r) {
          },
          [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
             int64_t) { return std::make_unique<ConvIntegerKernel>(host, node, inputs, true); }});
-  r.Add("ConvTranspose", {1, ClaimConv(ConvTypes{}),
-                          [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-                            return std::make_unique<ConvTransposeKernel>(node, inputs);
-                          }});
 }
 
 }  // namespace nxrt::cpu
