@@ -502,5 +502,45 @@ TEST(CpuEpDataMovement, NearestResizeGathersElementsOfEveryType) {
   EXPECT_EQ(std::vector<uint8_t>(got.begin(), got.end()), first_plane);
 }
 
+// Transposes that are 2-D transposes once unit axes are dropped and
+// contiguous ones merged ([1, 37, 19, 1] swapping its middle axes, as
+// tf2onnx writes them), one of a batch of planes whose sides are no
+// multiple of the copy's tiles, and one that keeps the last axis in place.
+TEST(CpuEpDataMovement, TransposesGiveEveryElementItsPlace) {
+  struct Case {
+    std::vector<int64_t> dims, perm;
+  };
+  const Case cases[] = {{{1, 37, 19, 1}, {0, 2, 1, 3}},
+                        {{3, 20, 17}, {0, 2, 1}},
+                        {{4, 5, 6}, {1, 0, 2}},
+                        {{2, 3, 4, 5}, {3, 1, 0, 2}}};
+  for (const Case& c : cases) {
+    int64_t count = 1;
+    for (int64_t d : c.dims) count *= d;
+    std::vector<float> x(count);
+    for (int64_t i = 0; i < count; ++i) x[i] = static_cast<float>(i);
+    auto y = RunSingleNode("Transpose", 13, {Input("x", DataType::kFloat32, c.dims, x)},
+                           {IntsAttribute("perm", c.perm)}, DataType::kFloat32);
+    ASSERT_TRUE(y.has_value());
+    const size_t rank = c.dims.size();
+    std::vector<int64_t> out_dims(rank), in_strides(rank, 1);
+    for (size_t a = rank - 1; a-- > 0;) in_strides[a] = in_strides[a + 1] * c.dims[a + 1];
+    for (size_t a = 0; a < rank; ++a) out_dims[a] = c.dims[c.perm[a]];
+    ASSERT_EQ(y->shape(), out_dims);
+    std::vector<double> expected;
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t source = 0;
+      for (size_t a = 0; a < rank; ++a) source += index[a] * in_strides[c.perm[a]];
+      expected.push_back(x[source]);
+      for (size_t a = rank; a-- > 0;) {
+        if (++index[a] < out_dims[a]) break;
+        index[a] = 0;
+      }
+    }
+    EXPECT_EQ(ValuesAsDouble(*y), expected) << c.dims.size() << "-D, first dim " << c.dims[0];
+  }
+}
+
 }  // namespace
 }  // namespace nxrt_test
