@@ -15,6 +15,7 @@
 #include "nxrt/support/log.hpp"
 #include "partitioner/conv_fusion.hpp"
 #include "partitioner/gemm_fusion.hpp"
+#include "partitioner/hard_swish_fusion.hpp"
 #include "partitioner/matmul_fusion.hpp"
 
 namespace nxrt::executor {
@@ -159,7 +160,7 @@ Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, Exe
                         partitioner::PartitionGraph(graph, views, shared.providers, plan));
   if (shared.fuse_nodes) {
     for (const auto fuse : {partitioner::FuseConvChains, partitioner::FuseMatMulChains,
-                            partitioner::FuseGemmChains}) {
+                            partitioner::FuseGemmChains, partitioner::FuseHardSwishChains}) {
       for (std::string& line : fuse(graph, views, shared.providers, plan, partition)) {
         executor->fusions_.push_back(std::move(line));
       }

@@ -5,8 +5,8 @@
 namespace nxrt::kernel_cache {
 
 Result<std::vector<nxrt_constant_input>> ResolveKernelConstantInputs(
-    const graph::Graph& graph, graph::NodeId node_id, std::span<const InputShape> shapes) {
-  const graph::Node& node = graph.node(node_id);
+    const graph::Graph& graph, graph::NodeId node_id, const graph::Node& node,
+    std::span<const InputShape> shapes) {
   std::vector<nxrt_constant_input> constants;
   for (size_t index = 0; index < node.inputs.size(); ++index) {
     if (!node.inputs[index]) continue;

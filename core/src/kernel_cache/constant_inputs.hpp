@@ -12,13 +12,16 @@
 
 namespace nxrt::kernel_cache {
 
-// One entry per initializer input of `node`, in input order; the pointers
+// One entry per initializer input of `node`, in input order: the graph's
+// node `node_id`, or the node the host fused in its place, whose inputs the
+// kernel takes and `shapes` gives; the pointers
 // borrow from `graph.weights` and `shapes`, which must outlive the result.
 // Each entry says its bytes persist: whoever prepares a kernel with them keeps
 // `graph.weights` alive for the kernel's lifetime (Kernel::RetainConstantBytes).
 // An initializer whose bytes or shape cannot be found is an Internal error
 // naming the value.
 Result<std::vector<nxrt_constant_input>> ResolveKernelConstantInputs(
-    const graph::Graph& graph, graph::NodeId node, std::span<const InputShape> shapes);
+    const graph::Graph& graph, graph::NodeId node_id, const graph::Node& node,
+    std::span<const InputShape> shapes);
 
 }  // namespace nxrt::kernel_cache

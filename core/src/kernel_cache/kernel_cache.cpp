@@ -212,7 +212,7 @@ Result<std::unique_ptr<Kernel>> KernelCache::MakeKernel(const KernelRequest& req
   }
 
   NXRT_ASSIGN_OR_RETURN(const std::vector<nxrt_constant_input> constants,
-                        ResolveKernelConstantInputs(view.graph(), view.id(), shapes));
+                        ResolveKernelConstantInputs(view.graph(), view.id(), view.node(), shapes));
   const std::vector<nxrt_shape> abi_shapes = AbiShapes(view, shapes);
   NXRT_ASSIGN_OR_RETURN(
       std::unique_ptr<Kernel> kernel,

@@ -215,29 +215,31 @@ UnaryParams NoParams(const sdk::Node&) {
 // alpha and beta), when there is one.
 template <typename Op, typename List>
 void AddUnary(OpRegistry& registry, const char* name, List list, ParamsFn read = NoParams,
-              std::optional<dnnl::algorithm> onednn = std::nullopt) {
+              std::optional<dnnl::algorithm> onednn = std::nullopt, const char* domain = "") {
   registry.Add(
-      name, {1, ClaimInputDtype(list),
-             [list, read, name, onednn](const sdk::Node& node, std::span<const nxrt_shape> inputs,
-                                        int64_t) -> std::unique_ptr<CpuKernel> {
-               const nxrt_dtype dtype = inputs[0].dtype;
-               const UnaryParams params = read(node);
-               const Dims dims(inputs[0].dims, inputs[0].dims + inputs[0].rank);
-               if (onednn && dtype == NXRT_DTYPE_FLOAT32 && ElementCount(dims) > 0) {
-                 if (auto eltwise =
-                         onednn::PlanEltwise(*onednn, static_cast<float>(params.alpha),
-                                             static_cast<float>(params.beta), ElementCount(dims))) {
-                   return std::make_unique<PlainPrimitiveKernel>(std::move(*eltwise), dims);
-                 }
-               }
-               nxrt_dtype out_dtype = dtype;
-               UnaryFn fn = Dispatch(list, dtype, name, [&](auto tag) -> UnaryFn {
-                 using T = typename decltype(tag)::type;
-                 out_dtype = kDtypeOf<decltype(Op::template Output<T>())>;
-                 return &RunUnary<T, Op>;
-               });
-               return std::make_unique<UnaryKernel>(fn, params, out_dtype);
-             }});
+      name,
+      {1, ClaimInputDtype(list),
+       [list, read, name, onednn](const sdk::Node& node, std::span<const nxrt_shape> inputs,
+                                  int64_t) -> std::unique_ptr<CpuKernel> {
+         const nxrt_dtype dtype = inputs[0].dtype;
+         const UnaryParams params = read(node);
+         const Dims dims(inputs[0].dims, inputs[0].dims + inputs[0].rank);
+         if (onednn && dtype == NXRT_DTYPE_FLOAT32 && ElementCount(dims) > 0) {
+           if (auto eltwise =
+                   onednn::PlanEltwise(*onednn, static_cast<float>(params.alpha),
+                                       static_cast<float>(params.beta), ElementCount(dims))) {
+             return std::make_unique<PlainPrimitiveKernel>(std::move(*eltwise), dims);
+           }
+         }
+         nxrt_dtype out_dtype = dtype;
+         UnaryFn fn = Dispatch(list, dtype, name, [&](auto tag) -> UnaryFn {
+           using T = typename decltype(tag)::type;
+           out_dtype = kDtypeOf<decltype(Op::template Output<T>())>;
+           return &RunUnary<T, Op>;
+         });
+         return std::make_unique<UnaryKernel>(fn, params, out_dtype);
+       }},
+      domain);
 }
 
 // Clip: bounds from attributes before opset 11, from optional inputs after.
@@ -327,6 +329,8 @@ void RegisterUnaryOps(OpRegistry& r) {
   AddUnary<Softplus>(r, "Softplus", FloatTypes{});
   AddUnary<Softsign>(r, "Softsign", FloatTypes{});
   AddUnary<HardSwish>(r, "HardSwish", FloatTypes{});
+  // The host's fusion of Add, Clip, Mul and Div (partitioner/hard_swish_fusion.hpp).
+  AddUnary<HardSwish>(r, "HardSwish", FloatTypes{}, NoParams, std::nullopt, "pkg.nxrt");
   AddUnary<Mish>(r, "Mish", FloatTypes{});
   AddUnary<IsNaN>(r, "IsNaN", FloatTypes{});
   AddUnary<Not>(r, "Not", TypeList<bool>{});

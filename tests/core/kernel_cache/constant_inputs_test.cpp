@@ -16,7 +16,7 @@ TEST(ConstantInputsTest, ResolvesInitializersToDtypeShapeAndStoreBytes) {
   TestGraph g;
   const graph::NodeId node = g.AddNode("Add", "add", /*with_initializer=*/true);
   const std::vector<InputShape> shapes = XwShapes(5);
-  auto constants = ResolveKernelConstantInputs(g.graph(), node, shapes);
+  auto constants = ResolveKernelConstantInputs(g.graph(), node, g.graph().node(node), shapes);
   ASSERT_TRUE(constants.ok()) << constants.status().ToString();
   ASSERT_EQ(constants->size(), 1u);
   const nxrt_constant_input& w = (*constants)[0];
@@ -37,7 +37,7 @@ TEST(ConstantInputsTest, ANodeWithoutInitializersHasNoConstants) {
   TestGraph g;
   const graph::NodeId node = g.AddNode("Relu", "relu", /*with_initializer=*/false);
   const std::vector<InputShape> shapes{InputShape{{2, 3}}};
-  auto constants = ResolveKernelConstantInputs(g.graph(), node, shapes);
+  auto constants = ResolveKernelConstantInputs(g.graph(), node, g.graph().node(node), shapes);
   ASSERT_TRUE(constants.ok()) << constants.status().ToString();
   EXPECT_TRUE(constants->empty());
 }
@@ -47,7 +47,7 @@ TEST(ConstantInputsTest, MissingBytesAreAnInternalErrorNamingTheValue) {
   const graph::NodeId node = g.AddNode("Add", "add", /*with_initializer=*/true);
   graph::Value& w = g.graph().value(*g.graph().node(node).inputs[1]);
   w.initializer = graph::WeightRef{999};
-  auto constants = ResolveKernelConstantInputs(g.graph(), node, XwShapes(2));
+  auto constants = ResolveKernelConstantInputs(g.graph(), node, g.graph().node(node), XwShapes(2));
   ASSERT_FALSE(constants.ok());
   EXPECT_EQ(constants.status().code(), StatusCode::kInternal);
   EXPECT_NE(constants.status().message().find("'add_w'"), std::string::npos);
@@ -58,7 +58,7 @@ TEST(ConstantInputsTest, AMissingShapeIsAnInternalErrorNamingTheValue) {
   TestGraph g;
   const graph::NodeId node = g.AddNode("Add", "add", /*with_initializer=*/true);
   const std::vector<InputShape> only_x{InputShape{{2, 3}}};
-  auto constants = ResolveKernelConstantInputs(g.graph(), node, only_x);
+  auto constants = ResolveKernelConstantInputs(g.graph(), node, g.graph().node(node), only_x);
   ASSERT_FALSE(constants.ok());
   EXPECT_EQ(constants.status().code(), StatusCode::kInternal);
   EXPECT_NE(constants.status().message().find("'add_w'"), std::string::npos);
