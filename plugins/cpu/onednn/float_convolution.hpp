@@ -39,27 +39,18 @@ struct ConvolutionShape {
 // reference kernels, which are plain loops.
 bool IsReference(std::string_view implementation);
 
-// A transposed convolution (ConvTranspose): `geometry` is that of the
-// forward convolution it transposes, so geometry.out is X's spatial extent
-// and geometry.in Y's; W is [channels, maps / group, kernel...] as ONNX has it.
-struct TransposedConvolutionShape {
-  int64_t batch = 0;
-  int64_t channels = 0;
-  int64_t maps = 0;
-  int64_t group = 1;
-  WindowGeometry geometry;
-  bool bias = false;
-};
-
 class FloatConvolution {
  public:
   // The plan for `shape`, or nullopt when oneDNN has none (more than three
   // spatial axes, say). Every extent must be positive.
   static std::optional<FloatConvolution> Plan(const ConvolutionShape& shape);
-  // The plan of a transposed convolution on oneDNN's deconvolution, or
-  // nullopt when oneDNN has only its reference kernel for it (or none, as
-  // for negative pads).
-  static std::optional<FloatConvolution> PlanTransposed(const TransposedConvolutionShape& shape);
+  // The plan of a transposed convolution (ConvTranspose) on oneDNN's
+  // deconvolution, or nullopt when oneDNN has only its reference kernel for
+  // it (or none, as for negative pads). `shape.geometry` is that of the
+  // forward convolution it transposes, so geometry.out is X's spatial extent
+  // and geometry.in Y's; W is [channels, maps / group, kernel...] as ONNX has
+  // it; relu and blocked_output are not taken.
+  static std::optional<FloatConvolution> PlanTransposed(const ConvolutionShape& shape);
 
   // W as given ([maps, channels / group, kernel...]) in the layout the plan takes.
   std::shared_ptr<PreparedWeights> PrepareWeights(const float* w) const;

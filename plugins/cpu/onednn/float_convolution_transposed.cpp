@@ -20,7 +20,7 @@ memory::dims Concat(memory::dims head, const Dims& tail) {
 // W as ONNX lays it out, [channels, maps / group, kernel...], described in
 // oneDNN's order of dims ([maps, channels, kernel...], or per group
 // [group, maps / group, channels / group, kernel...]) by its strides.
-Desc GivenWeights(const TransposedConvolutionShape& shape) {
+Desc GivenWeights(const ConvolutionShape& shape) {
   const Dims& kernel = shape.geometry.kernel;
   int64_t window = 1;
   for (int64_t k : kernel) window *= k;
@@ -41,10 +41,9 @@ Desc GivenWeights(const TransposedConvolutionShape& shape) {
 
 }  // namespace
 
-std::optional<FloatConvolution> FloatConvolution::PlanTransposed(
-    const TransposedConvolutionShape& shape) {
+std::optional<FloatConvolution> FloatConvolution::PlanTransposed(const ConvolutionShape& shape) {
   const WindowGeometry& g = shape.geometry;
-  if (g.in.empty() || g.in.size() > 3) return std::nullopt;
+  if (g.in.empty() || g.in.size() > 3 || shape.relu || shape.blocked_output) return std::nullopt;
   const memory::dims x_dims = Concat({shape.batch, shape.channels}, g.out);
   const memory::dims y_dims = Concat({shape.batch, shape.maps}, g.in);
   const Desc given_w = GivenWeights(shape);
