@@ -52,7 +52,8 @@ enum class DeviceGraphSlot { kPrimary, kVerify };
 // for dynamic extents.
 struct ValueDescription {
   std::string name;
-  DataType dtype = DataType::kUndefined;
+  graph::ValueKind kind = graph::ValueKind::kTensor;  // a tensor, sequence or optional
+  DataType dtype = DataType::kUndefined;  // of the tensor, or of each element
   bool rank_known = false;
   std::vector<std::string> shape;  // "2", "batch"...
 };

@@ -96,9 +96,11 @@ class Tensor {
     return {static_cast<T*>(data()), byte_size() / sizeof(T)};
   }
 
-  // Makes this an owning host tensor of `dtype` and `shape`, reusing the
-  // storage it already owns when the byte size is unchanged (no allocation
-  // then). Contents are unspecified afterwards.
+  // Gives this tensor `dtype` and `shape` in host memory, keeping the
+  // storage it has when the byte size is unchanged: owned storage is reused
+  // (no allocation), and borrowed host memory stays borrowed, so a run writes
+  // an output into the caller's buffer. Otherwise it becomes an owning
+  // tensor. Contents are unspecified afterwards.
   Status Reshape(DataType dtype, std::span<const int64_t> shape);
 
  private:

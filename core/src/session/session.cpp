@@ -36,6 +36,7 @@ ValueDescription Describe(const graph::Graph& graph, graph::ValueId id) {
   const graph::Value& value = graph.value(id);
   ValueDescription d;
   d.name = value.name;
+  d.kind = value.kind;
   d.dtype = value.dtype;
   d.rank_known = value.shape.has_value();
   if (value.shape) {

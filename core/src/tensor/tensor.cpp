@@ -63,6 +63,12 @@ size_t Tensor::element_count() const {
 Status Tensor::Reshape(DataType dtype, std::span<const int64_t> shape) {
   NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(dtype, shape));
   NXRT_ASSIGN_OR_RETURN(const uint64_t count, graph::ElementCount(shape));
+  if (is_borrowed_ && memory_ == MemoryKind::kHost && dtype != DataType::kString &&
+      bytes == borrowed_size_) {
+    dtype_ = dtype;
+    shape_.assign(shape.begin(), shape.end());
+    return Status::Ok();
+  }
   // Storage first, so a tensor that cannot have it keeps what it was.
   try {
     if (dtype == DataType::kString) {

@@ -1,5 +1,6 @@
 // Tensor::Reshape, which the session uses for every output it hands back:
-// storage reused at the same size, and a tensor that cannot have the memory
+// storage reused at the same size, borrowed host memory kept at the same
+// size (so an output lands in the caller's buffer), and a tensor that cannot have the memory
 // it asks for reported as out of memory and left as it was.
 #include <gtest/gtest.h>
 
@@ -20,6 +21,26 @@ TEST(TensorReshape, KeepsItsStorageAtTheSameByteSize) {
   EXPECT_EQ(tensor->data(), storage);
   EXPECT_EQ(tensor->dtype(), DataType::kInt32);
   EXPECT_EQ(tensor->shape(), (std::vector<int64_t>{3, 2}));
+}
+
+TEST(TensorReshape, BorrowedHostMemoryOfTheSameByteSizeStaysBorrowed) {
+  std::vector<float> buffer(6, 0.0f);
+  nxrt::Tensor tensor =
+      nxrt::Tensor::Borrow(DataType::kFloat32, {6}, buffer.data(), buffer.size() * sizeof(float));
+  ASSERT_TRUE(tensor.Reshape(DataType::kFloat32, std::vector<int64_t>{2, 3}).ok());
+  EXPECT_FALSE(tensor.owns_data());
+  EXPECT_EQ(tensor.data(), buffer.data());
+  EXPECT_EQ(tensor.shape(), (std::vector<int64_t>{2, 3}));
+}
+
+TEST(TensorReshape, BorrowedMemoryOfAnotherSizeIsLeftForStorageOfItsOwn) {
+  std::vector<float> buffer(6, 0.0f);
+  nxrt::Tensor tensor =
+      nxrt::Tensor::Borrow(DataType::kFloat32, {6}, buffer.data(), buffer.size() * sizeof(float));
+  ASSERT_TRUE(tensor.Reshape(DataType::kFloat32, std::vector<int64_t>{4}).ok());
+  EXPECT_TRUE(tensor.owns_data());
+  EXPECT_NE(tensor.data(), buffer.data());
+  EXPECT_EQ(tensor.byte_size(), 4 * sizeof(float));
 }
 
 // 2^40 floats (4 TiB): more than any test machine holds, within 64 bits.
