@@ -114,19 +114,18 @@ class Generator:
 
         token_ids = np.zeros((1, 1), np.int64)
         binding.bind_input("input_ids", token_ids)
-        length = len(prompt) + 1
         for _ in range(steps):
-            if tokens[-1] in stop_tokens or (limit is not None and length > limit):
+            total = len(prompt) + len(tokens)  # the sequence so far, its last token not yet fed
+            if tokens[-1] in stop_tokens or (limit is not None and total + 1 > limit):
                 break
             start = time.perf_counter()
             token_ids[0, 0] = tokens[-1]
             if fixed:
-                mask[0, length - 1] = 1
+                mask[0, total - 1] = 1
             else:
-                binding.bind_input("attention_mask", np.ones((1, length), np.int64))
+                binding.bind_input("attention_mask", np.ones((1, total), np.int64))
             tokens.append(self._run(binding, fixed))
             self.step_seconds.append(time.perf_counter() - start)
-            length += 1
         return tokens
 
     def _run(self, binding, fixed):

@@ -124,7 +124,7 @@ Tensor StringTensor(nb::handle array, std::vector<int64_t> shape, const std::str
       strings.emplace_back(b.c_str(), b.size());
     } else {
       RaiseInvalidArgument("input '" + name + "': a string tensor holds str or bytes, not " +
-                           nb::cast<std::string>(nb::str(item.type().attr("__name__"))));
+                           nb::cast<std::string>(item.type().attr("__name__")));
     }
   }
   return ValueOrRaise(Tensor::FromStrings(std::move(shape), std::move(strings)));
@@ -241,7 +241,7 @@ Tensor TensorFromPython(nb::handle object, const std::string& name, bool writabl
   const DataType dtype = FromNumpyDtype(array.attr("dtype"));
   if (dtype == DataType::kUndefined) {
     RaiseInvalidArgument("input '" + name + "' has numpy dtype " +
-                         nb::cast<std::string>(nb::str(array.attr("dtype"))) +
+                         nb::cast<std::string>(array.attr("dtype").attr("name")) +
                          ", which no ONNX tensor type holds");
   }
   std::vector<int64_t> shape = ShapeOf(array);

@@ -28,15 +28,14 @@ void BindingObject::BindOutput(const std::string& name, nb::handle array) {
   BoundOutput bound;
   auto buffers = std::make_unique<BorrowedBuffers>();
   if (!array.is_none()) {
-    Tensor tensor = TensorFromPython(array, name, true, *buffers);
-    if (tensor.owns_data()) {
+    const Tensor tensor = TensorFromPython(array, name, true, *buffers);
+    if (tensor.owns_data() || !buffers->Borrow(array, true, bound.view)) {
       RaiseInvalidArgument("output '" + name +
                            "' can only be bound to a writable C-contiguous array of a dtype "
                            "numpy lays out as ONNX does");
     }
     bound.array = nb::borrow(array);
     bound.dtype = tensor.dtype();
-    buffers->Borrow(array, true, bound.view);
   }
   size_t index = 0;
   while (index < output_names_.size() && output_names_[index] != name) ++index;

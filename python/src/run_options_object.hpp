@@ -20,7 +20,8 @@ struct RunOptionsObject {
   // that level as the run starts (for the process, from then on).
   std::optional<int> log_severity_level;
 
-  // The options of one run; the result borrows this object's flag.
+  // The options of one run; the result borrows this object's flag. Raises
+  // for a bad log level, so call it with the GIL held.
   RunOptions ForRun(RunProfile* profile) const;
 };
 

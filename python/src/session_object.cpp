@@ -88,15 +88,19 @@ const ValueDescription* SessionObject::FindInput(const std::string& name) const 
   return found == inputs_by_name_.end() ? nullptr : found->second;
 }
 
+RunOptions SessionObject::ForRun(const RunOptionsObject* run_options) {
+  static const RunOptionsObject kDefaults;
+  return (run_options ? *run_options : kDefaults).ForRun(profiling_ ? &profile_ : nullptr);
+}
+
 Status SessionObject::RunTensors(std::span<const NamedTensor> inputs,
                                  std::span<const std::string> names, std::vector<Tensor>& outputs,
                                  const RunOptionsObject* run_options) {
-  static const RunOptionsObject kDefaults;
-  const RunOptionsObject& controls = run_options ? *run_options : kDefaults;
+  const RunOptions options = ForRun(run_options);
   nb::gil_scoped_release release;
-  if (!profiling_) return session_->Run(inputs, names, outputs, controls.ForRun(nullptr));
+  if (!profiling_) return session_->Run(inputs, names, outputs, options);
   std::lock_guard lock(profile_mutex_);
-  return session_->Run(inputs, names, outputs, controls.ForRun(&profile_));
+  return session_->Run(inputs, names, outputs, options);
 }
 
 nb::list SessionObject::Run(nb::handle output_names, nb::handle feeds,
@@ -146,13 +150,12 @@ nb::list SessionObject::Run(nb::handle output_names, nb::handle feeds,
     for (Tensor& tensor : outputs) result.append(TensorToPython(std::move(tensor)));
     return result;
   }
-  static const RunOptionsObject kDefaults;
-  const RunOptionsObject& controls = run_options ? *run_options : kDefaults;
+  const RunOptions options = ForRun(run_options);
   Result<std::vector<Value>> outputs = [&] {
     nb::gil_scoped_release release;
-    if (!profiling_) return session_->RunValues(values, names, controls.ForRun(nullptr));
+    if (!profiling_) return session_->RunValues(values, names, options);
     std::lock_guard lock(profile_mutex_);
-    return session_->RunValues(values, names, controls.ForRun(&profile_));
+    return session_->RunValues(values, names, options);
   }();
   for (Value& value : ValueOrRaise(std::move(outputs))) {
     result.append(ValueToPython(std::move(value)));

@@ -67,6 +67,8 @@ class SessionObject {
   const ValueDescription* FindInput(const std::string& name) const;
 
  private:
+  // The options of one run, checked (with the GIL held: a bad one raises).
+  RunOptions ForRun(const RunOptionsObject* run_options);
   // Runs with the GIL released, recording into the profile when profiling.
   Status RunTensors(std::span<const NamedTensor> inputs, std::span<const std::string> names,
                     std::vector<Tensor>& outputs, const RunOptionsObject* run_options);

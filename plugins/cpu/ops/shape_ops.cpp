@@ -10,8 +10,12 @@ namespace {
 
 using CopyableTypes = AllTypes;
 
+// Relabelling copies bytes, so it also passes the types no kernel computes
+// with: complex, float8 and the packed sub-byte types.
 bool CopyableDtype(nxrt_dtype dtype) {
-  return dtype == NXRT_DTYPE_STRING || Contains(CopyableTypes{}, dtype);
+  return dtype == NXRT_DTYPE_STRING || Contains(CopyableTypes{}, dtype) ||
+         (dtype >= NXRT_DTYPE_COMPLEX64 && dtype <= NXRT_DTYPE_INT2 &&
+          dtype != NXRT_DTYPE_BFLOAT16);
 }
 
 std::optional<std::string> CheckCopyable(const sdk::Node& node,
