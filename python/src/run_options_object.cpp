@@ -4,7 +4,7 @@
 #include <string>
 
 #include "errors.hpp"
-#include "nxrt/support/log.hpp"
+#include "nxrt/environment.hpp"
 
 namespace nxrt::python {
 
@@ -17,7 +17,9 @@ RunOptions RunOptionsObject::ForRun(RunProfile* profile) const {
     options.deadline = std::chrono::steady_clock::time_point(
         std::chrono::duration_cast<std::chrono::steady_clock::duration>(since_epoch));
   }
-  if (log_severity_level) SetLogLevel(LogLevelOfSeverity(*log_severity_level));
+  if (log_severity_level) {
+    ThrowIfError(Environment::SetLogLevel(LogLevelOfSeverity(*log_severity_level)));
+  }
   return options;
 }
 

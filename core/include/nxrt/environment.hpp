@@ -2,7 +2,8 @@
 // searched for, the log level, and the plugins loaded so far.
 //
 // Plugin folders given here are searched first, then NXRT_PLUGIN_PATH, then
-// the folder of libnxrt. The log level, when set, overrides NXRT_LOG_LEVEL for
+// the folder of libnxrt (for a program linking nxrt statically, the lib
+// folder beside its bin folder). The log level, when set, overrides NXRT_LOG_LEVEL for
 // nxrt's and every plugin's logger.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "nxrt/support/export.hpp"
 #include "nxrt/support/status.hpp"
 
 namespace nxrt {
@@ -36,10 +38,14 @@ struct PluginInfo {
   std::string error;         // why it could not be loaded, when !loaded
 };
 
-class Environment {
+class NXRT_API Environment {
  public:
   // Refuses an unknown log level.
   static Result<std::shared_ptr<Environment>> Create(EnvironmentOptions options = {});
+  // Sets the level of nxrt's and every plugin's logger for the process, from
+  // now on, as EnvironmentOptions::log_level does at creation; refuses an
+  // unknown level and changes nothing then.
+  static Status SetLogLevel(const std::string& level);
   ~Environment();
   Environment(const Environment&) = delete;
   Environment& operator=(const Environment&) = delete;

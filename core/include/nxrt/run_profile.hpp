@@ -16,6 +16,8 @@
 // it off a run pays one pointer test per node.
 #pragma once
 
+#include "nxrt/support/export.hpp"
+
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -54,6 +56,6 @@ struct RunProfile {
 
 // The name of a kind, as traces print it: "node", "replay", "capture",
 // "eager segment".
-const char* ProfileEventKindName(ProfileEvent::Kind kind);
+NXRT_API const char* ProfileEventKindName(ProfileEvent::Kind kind);
 
 }  // namespace nxrt

@@ -33,6 +33,7 @@
 #include "nxrt/run_options.hpp"
 #include "nxrt/session_options.hpp"
 #include "nxrt/session_report.hpp"
+#include "nxrt/support/export.hpp"
 #include "nxrt/support/status.hpp"
 #include "nxrt/tensor.hpp"
 #include "nxrt/value.hpp"
@@ -53,7 +54,7 @@ enum class DeviceGraphSlot { kPrimary, kVerify };
 struct ValueDescription {
   std::string name;
   graph::ValueKind kind = graph::ValueKind::kTensor;  // a tensor, sequence or optional
-  DataType dtype = DataType::kUndefined;  // of the tensor, or of each element
+  DataType dtype = DataType::kUndefined;              // of the tensor, or of each element
   bool rank_known = false;
   std::vector<std::string> shape;  // "2", "batch"...
 };
@@ -71,7 +72,7 @@ struct NamedValue {
   Value value;
 };
 
-class Session {
+class NXRT_API Session {
  public:
   static Result<std::unique_ptr<Session>> Create(std::shared_ptr<Environment> environment,
                                                  const std::filesystem::path& model_file,

@@ -3,6 +3,8 @@
 // counters and summed kernel telemetry. `nxrt inspect` and tests read these.
 #pragma once
 
+#include "nxrt/support/export.hpp"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -46,7 +48,7 @@ enum class EagerFallbackReason : size_t {
   kCount,
 };
 
-const char* EagerFallbackReasonName(EagerFallbackReason reason);
+NXRT_API const char* EagerFallbackReasonName(EagerFallbackReason reason);
 
 struct DeviceGraphCounters {
   uint64_t captures = 0;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nxrt/graph/dtype.hpp"
+#include "nxrt/support/export.hpp"
 #include "nxrt/support/status.hpp"
 
 namespace nxrt {
@@ -41,7 +42,7 @@ constexpr DataType DataTypeOf() {
   return DataType::kUndefined;
 }
 
-class Tensor {
+class NXRT_API Tensor {
  public:
   // An empty tensor of undefined dtype: a slot for Run to fill.
   Tensor() = default;

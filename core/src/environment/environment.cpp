@@ -12,11 +12,18 @@ Environment::Environment(EnvironmentOptions options)
 Environment::~Environment() = default;
 
 Result<std::shared_ptr<Environment>> Environment::Create(EnvironmentOptions options) {
-  if (!options.log_level.empty() && !SetLogLevel(options.log_level)) {
-    return InvalidArgument("environment option log_level '" + options.log_level +
-                           "' is unknown; use trace, debug, info, warn, error or off");
+  if (!options.log_level.empty()) {
+    NXRT_RETURN_IF_ERROR(SetLogLevel(options.log_level).WithContext("environment option"));
   }
   return std::shared_ptr<Environment>(new Environment(std::move(options)));
+}
+
+Status Environment::SetLogLevel(const std::string& level) {
+  if (!nxrt::SetLogLevel(level)) {
+    return InvalidArgument("log_level '" + level +
+                           "' is unknown; use trace, debug, info, warn, error or off");
+  }
+  return Status::Ok();
 }
 
 std::vector<std::filesystem::path> Environment::PluginSearchFolders() const {

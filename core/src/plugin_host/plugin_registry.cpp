@@ -1,6 +1,7 @@
 #include "plugin_host/plugin_registry.hpp"
 
 #include <dlfcn.h>
+#include <sys/auxv.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -46,6 +47,19 @@ std::filesystem::path PluginRegistry::NxrtLibraryFolder() {
   if (dladdr(reinterpret_cast<const void*>(&PluginRegistry::NxrtLibraryFolder), &info) == 0 ||
       info.dli_fname == nullptr) {
     return {};
+  }
+  // Linked statically, nxrt's code lies in the program itself, which is
+  // installed in a bin folder with the plugins in the lib folder beside it.
+  Dl_info program{};
+  const bool in_program =
+      dladdr(reinterpret_cast<const void*>(getauxval(AT_PHDR)), &program) != 0 &&
+      program.dli_fbase == info.dli_fbase;
+  if (in_program) {
+    const std::filesystem::path executable = Canonical("/proc/self/exe");
+    if (executable.parent_path().filename() == "bin") {
+      return executable.parent_path().parent_path() / "lib";
+    }
+    return executable.parent_path();
   }
   return Canonical(info.dli_fname).parent_path();
 }

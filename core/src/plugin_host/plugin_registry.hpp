@@ -44,7 +44,9 @@ class PluginRegistry {
 
   // "libep_NAME.so".
   static std::string LibraryFileName(const std::string& name);
-  // The folder holding libnxrt, or empty when it cannot be told.
+  // The folder holding libnxrt, or empty when it cannot be told. For a
+  // program that links nxrt statically, the lib folder beside the program's
+  // bin folder (the installed layout), else the program's own folder.
   static std::filesystem::path NxrtLibraryFolder();
 
  private:

@@ -31,6 +31,7 @@
 #include "nxrt/graph/ids.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/graph/lineage_closure.hpp"
+#include "nxrt/support/export.hpp"
 
 namespace nxrt::graph {
 
@@ -79,7 +80,7 @@ struct CapturePlan {
   size_t EligibleCount() const;
 };
 
-CapturePlan ClassifyCapture(const Graph& graph, const CaptureOptions& options = {});
+NXRT_API CapturePlan ClassifyCapture(const Graph& graph, const CaptureOptions& options = {});
 
 // The verdict on `node` against `disqualifying`, sorted.
 NodeCapture CheckNodeCapture(const Graph& graph, const Node& node,

@@ -20,6 +20,7 @@
 #include "nxrt/graph/ids.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/graph/lineage_closure.hpp"
+#include "nxrt/support/export.hpp"
 
 namespace nxrt::graph {
 
@@ -60,20 +61,21 @@ struct CaptureReport {
   std::vector<NodeCaptureReport> ineligible;
 };
 
-CaptureReport ExplainCapture(const Graph& graph, const CapturePlan& plan);
+NXRT_API CaptureReport ExplainCapture(const Graph& graph, const CapturePlan& plan);
 
 // A summary line, then one line per ineligible node naming its first
 // disqualified edge, that edge's lineage path and root.
-std::vector<std::string> FormatCaptureReport(const CaptureReport& report);
+NXRT_API std::vector<std::string> FormatCaptureReport(const CaptureReport& report);
 
 // The symbol's name (its dim_param or generated name), or "#<id>" when empty.
-std::string SymbolName(const Graph& graph, SymbolId symbol);
+NXRT_API std::string SymbolName(const Graph& graph, SymbolId symbol);
 
 // "a, b, c" for `symbols` in order.
-std::string JoinSymbolNames(const Graph& graph, std::span<const SymbolId> symbols);
+NXRT_API std::string JoinSymbolNames(const Graph& graph, std::span<const SymbolId> symbols);
 
 // The explained path to `symbol` as text, e.g. "seq_kv -> seq_kv*8"; "" when
 // `closure` did not reach it or does not explain.
-std::string FormatLineagePath(const Graph& graph, const LineageClosure& closure, SymbolId symbol);
+NXRT_API std::string FormatLineagePath(const Graph& graph, const LineageClosure& closure,
+                                       SymbolId symbol);
 
 }  // namespace nxrt::graph

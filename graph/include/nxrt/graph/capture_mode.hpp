@@ -12,6 +12,8 @@
 // blanks ignored); any other text, or none, means fail-safe.
 #pragma once
 
+#include "nxrt/support/export.hpp"
+
 #include <optional>
 #include <string_view>
 
@@ -19,12 +21,12 @@ namespace nxrt::graph {
 
 enum class CaptureMode { kFailSafe, kDenylist };
 
-std::string_view CaptureModeName(CaptureMode mode);
+NXRT_API std::string_view CaptureModeName(CaptureMode mode);
 
 // The mode NXRT_CAPTURE_CLASSIFIER's text `text` selects.
-CaptureMode ParseCaptureMode(std::string_view text);
+NXRT_API CaptureMode ParseCaptureMode(std::string_view text);
 
 // `option` when set, else the mode the environment selects.
-CaptureMode ResolveCaptureMode(std::optional<CaptureMode> option);
+NXRT_API CaptureMode ResolveCaptureMode(std::optional<CaptureMode> option);
 
 }  // namespace nxrt::graph

@@ -2,6 +2,8 @@
 // the ABI's nxrt_dtype and the protobuf enum convert by value.
 #pragma once
 
+#include "nxrt/support/export.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -40,12 +42,12 @@ enum class DataType : int32_t {
 };
 
 // The DataType for an ONNX enum value, or nullopt for a value nxrt does not know.
-std::optional<DataType> DataTypeFromOnnx(int32_t onnx_type);
+NXRT_API std::optional<DataType> DataTypeFromOnnx(int32_t onnx_type);
 
 // Lower-case ONNX spelling: "float", "int64", "bfloat16"...
-std::string_view DataTypeName(DataType type);
+NXRT_API std::string_view DataTypeName(DataType type);
 
 // Bits per element (4 or 2 for the packed types, 0 for string and undefined).
-size_t DataTypeBits(DataType type);
+NXRT_API size_t DataTypeBits(DataType type);
 
 }  // namespace nxrt::graph

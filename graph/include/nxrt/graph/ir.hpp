@@ -19,6 +19,7 @@
 #include "nxrt/graph/shape.hpp"
 #include "nxrt/graph/symbol.hpp"
 #include "nxrt/graph/weight_store.hpp"
+#include "nxrt/support/export.hpp"
 
 namespace nxrt::graph {
 
@@ -97,7 +98,7 @@ struct Node {
   const Attribute* FindAttribute(const std::string& attr_name) const;
 };
 
-class Graph {
+class NXRT_API Graph {
  public:
   Graph();
   ~Graph();

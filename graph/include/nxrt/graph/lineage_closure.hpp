@@ -20,6 +20,7 @@
 
 #include "nxrt/graph/ids.hpp"
 #include "nxrt/graph/symbol.hpp"
+#include "nxrt/support/export.hpp"
 
 namespace nxrt::graph {
 
@@ -27,7 +28,7 @@ enum class LineageLink : uint8_t { kUnification, kDerivation };
 
 enum class ClosureDetail { kMembership, kExplain };
 
-class LineageClosure {
+class NXRT_API LineageClosure {
  public:
   // One symbol on a path, and the link it was reached through from the step
   // before it (meaningless for the first step, the seed).

@@ -6,11 +6,12 @@
 #include <vector>
 
 #include "nxrt/graph/ids.hpp"
+#include "nxrt/support/export.hpp"
 
 namespace nxrt::graph {
 
 // One extent: a static non-negative number, or a symbol of the graph's table.
-class Dim {
+class NXRT_API Dim {
  public:
   static Dim Static(int64_t extent) { return Dim(extent, SymbolId{}); }
   static Dim Symbolic(SymbolId symbol) { return Dim(-1, symbol); }

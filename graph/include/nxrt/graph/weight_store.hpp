@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "nxrt/graph/dtype.hpp"
+#include "nxrt/support/export.hpp"
 #include "nxrt/support/status.hpp"
 
 namespace nxrt::graph {
@@ -35,16 +36,16 @@ struct WeightRef {
 
 // Number of elements of a tensor of `dims`; an error for a negative dim or
 // a product that overflows.
-Result<uint64_t> ElementCount(std::span<const int64_t> dims);
+NXRT_API Result<uint64_t> ElementCount(std::span<const int64_t> dims);
 
 // Bytes of the raw layout of `count` elements of `dtype` (packed types round
 // up to whole bytes); an error on overflow or for string and undefined.
-Result<uint64_t> RawByteSize(DataType dtype, uint64_t count);
+NXRT_API Result<uint64_t> RawByteSize(DataType dtype, uint64_t count);
 
 class MappedFile;
 class HugePageArena;
 
-class WeightStore {
+class NXRT_API WeightStore {
  public:
   WeightStore();
   ~WeightStore();

@@ -7,6 +7,8 @@
 // foreign frames.
 #pragma once
 
+#include "nxrt/support/export.hpp"
+
 #include <cassert>
 #include <string>
 #include <utility>
@@ -26,9 +28,9 @@ enum class StatusCode {
   kCancelled,  // a run stopped by its RunOptions (terminate flag or deadline)
 };
 
-const char* StatusCodeName(StatusCode code);
+NXRT_API const char* StatusCodeName(StatusCode code);
 
-class [[nodiscard]] Status {
+class [[nodiscard]] NXRT_API Status {
  public:
   Status() = default;
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
