@@ -2,7 +2,8 @@
 
 A decoder under ONNX Runtime GenAI's names (input_ids, attention_mask,
 past_key_values.N.key/value -> logits, present.N.key/value) is run through
-an IOBinding: a prefill of the prompt, then one token a step, greedy.
+an IOBinding: a prefill of the prompt, then one token a step, greedy, each
+step on the primary device-graph slot, as `nxrt generate` runs it.
 
 Where the pasts have a static capacity (a fixed-capacity cache), the session
 is made with "nxrt.fixed_capacity_kv": the past arrays are bound once and
@@ -16,6 +17,7 @@ import time
 import numpy as np
 
 from nxrt import _nxrt
+from nxrt._nxrt import RunOptions
 from nxrt._options import SessionOptions
 from nxrt._session import InferenceSession
 
@@ -30,6 +32,8 @@ class Generator:
         options.add_session_config_entry("nxrt.fixed_capacity_kv", "1")
         self.session = InferenceSession(model, options, providers)
         self._discover()
+        self._step_options = RunOptions()
+        self._step_options.device_graph_slot = "primary"
         self.step_seconds = []  # per decode step of the last generate()
         self.prefill_seconds = 0.0
 
@@ -97,6 +101,7 @@ class Generator:
             step_logits = np.empty((1, 1, self.vocab), np.float32)
             binding.bind_output("logits", step_logits)
         else:
+            step_logits = None
             empty = (1, self._kv_shape[1], 0, self._kv_shape[3])
             pasts = [np.zeros(empty, np.float32) for _ in self._pasts]
             binding.bind_input("attention_mask", np.ones((1, len(prompt)), np.int64))
@@ -108,7 +113,7 @@ class Generator:
 
         start = time.perf_counter()
         binding.bind_input("input_ids", np.array([prompt], np.int64))
-        tokens = [self._run(binding, fixed)]
+        tokens = [self._run(binding, fixed, None)]
         self.prefill_seconds = time.perf_counter() - start
         self.step_seconds = []
 
@@ -124,12 +129,14 @@ class Generator:
                 mask[0, total - 1] = 1
             else:
                 binding.bind_input("attention_mask", np.ones((1, total), np.int64))
-            tokens.append(self._run(binding, fixed))
+            tokens.append(self._run(binding, fixed, self._step_options, step_logits))
             self.step_seconds.append(time.perf_counter() - start)
         return tokens
 
-    def _run(self, binding, fixed):
-        self.session.run_with_iobinding(binding)
+    def _run(self, binding, fixed, run_options, step_logits=None):
+        self.session.run_with_iobinding(binding, run_options)
+        if step_logits is not None:  # a fixed-form step writes its logits there
+            return int(step_logits.argmax())
         outputs = binding.get_outputs()
         if not fixed:
             for past, present in zip(self._pasts, outputs[1:]):

@@ -36,6 +36,7 @@ void BindingObject::BindOutput(const std::string& name, nb::handle array) {
     }
     bound.array = nb::borrow(array);
     bound.dtype = tensor.dtype();
+    bound.dims = tensor.shape();
   }
   size_t index = 0;
   while (index < output_names_.size() && output_names_[index] != name) ++index;
@@ -70,11 +71,7 @@ void BindingObject::PrepareOutputs() {
     // An unbound output keeps the storage of the run before, unless
     // get_outputs() handed it to numpy.
     if (bound.view == nullptr) continue;
-    std::vector<int64_t> shape;
-    for (nb::handle dim : nb::borrow<nb::tuple>(bound.array.attr("shape"))) {
-      shape.push_back(nb::cast<int64_t>(dim));
-    }
-    outputs_[i] = Tensor::Borrow(bound.dtype, std::move(shape), bound.view->buf,
+    outputs_[i] = Tensor::Borrow(bound.dtype, bound.dims, bound.view->buf,
                                  static_cast<size_t>(bound.view->len));
   }
 }
@@ -91,8 +88,7 @@ nb::list BindingObject::GetOutputs() {
     if (!bound.result.is_valid()) {
       Tensor& tensor = outputs_[i];
       if (bound.view != nullptr && tensor.data() == bound.view->buf) {
-        const bool same_shape =
-            nb::borrow<nb::tuple>(bound.array.attr("shape")).equal(ShapeTuple(tensor.shape()));
+        const bool same_shape = tensor.shape() == bound.dims;
         bound.result =
             same_shape ? bound.array : bound.array.attr("reshape")(ShapeTuple(tensor.shape()));
       } else {

@@ -55,7 +55,8 @@ class BindingObject {
     nanobind::object array;  // None when unbound
     Py_buffer* view = nullptr;
     DataType dtype = DataType::kUndefined;
-    nanobind::object result;  // what get_outputs() returns, once made
+    std::vector<int64_t> dims;  // the array's, as bound
+    nanobind::object result;    // what get_outputs() returns, once made
   };
 
   nanobind::object session_object_;  // keeps the session alive

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "nxrt/run_options.hpp"
+#include "nxrt/session.hpp"
 
 namespace nxrt::python {
 
@@ -19,6 +20,9 @@ struct RunOptionsObject {
   // ONNX Runtime's 0 (verbose) to 4 (fatal); when set, nxrt's loggers take
   // that level as the run starts (for the process, from then on).
   std::optional<int> log_severity_level;
+  // The device-graph slot the run replays ("primary" for single-token decode
+  // steps, "verify" for speculative verification); unset for an eager run.
+  std::optional<DeviceGraphSlot> slot;
 
   // The options of one run; the result borrows this object's flag. Raises
   // for a bad log level, so call it with the GIL held.

@@ -97,10 +97,15 @@ Status SessionObject::RunTensors(std::span<const NamedTensor> inputs,
                                  std::span<const std::string> names, std::vector<Tensor>& outputs,
                                  const RunOptionsObject* run_options) {
   const RunOptions options = ForRun(run_options);
+  const std::optional<DeviceGraphSlot> slot = run_options ? run_options->slot : std::nullopt;
+  const auto run = [&] {
+    return slot ? session_->Run(*slot, inputs, names, outputs, options)
+                : session_->Run(inputs, names, outputs, options);
+  };
   nb::gil_scoped_release release;
-  if (!profiling_) return session_->Run(inputs, names, outputs, options);
+  if (!profiling_) return run();
   std::lock_guard lock(profile_mutex_);
-  return session_->Run(inputs, names, outputs, options);
+  return run();
 }
 
 nb::list SessionObject::Run(nb::handle output_names, nb::handle feeds,
@@ -149,6 +154,11 @@ nb::list SessionObject::Run(nb::handle output_names, nb::handle feeds,
     ThrowIfError(RunTensors(tensors, names, outputs, run_options));
     for (Tensor& tensor : outputs) result.append(TensorToPython(std::move(tensor)));
     return result;
+  }
+  if (run_options && run_options->slot) {
+    RaiseInvalidArgument(
+        "a run on a device-graph slot takes and gives tensors only, not "
+        "sequences or optionals");
   }
   const RunOptions options = ForRun(run_options);
   Result<std::vector<Value>> outputs = [&] {
@@ -258,7 +268,26 @@ void RegisterSession(nb::module_& module) {
           "terminate", [](const RunOptionsObject& o) { return o.terminate.load(); },
           [](RunOptionsObject& o, bool value) { o.terminate.store(value); })
       .def_rw("deadline", &RunOptionsObject::deadline)
-      .def_rw("log_severity_level", &RunOptionsObject::log_severity_level);
+      .def_rw("log_severity_level", &RunOptionsObject::log_severity_level)
+      .def_prop_rw(
+          "device_graph_slot",
+          [](const RunOptionsObject& o) -> std::optional<std::string> {
+            if (!o.slot) return std::nullopt;
+            return *o.slot == DeviceGraphSlot::kPrimary ? "primary" : "verify";
+          },
+          [](RunOptionsObject& o, std::optional<std::string> slot) {
+            if (!slot) {
+              o.slot.reset();
+            } else if (*slot == "primary") {
+              o.slot = DeviceGraphSlot::kPrimary;
+            } else if (*slot == "verify") {
+              o.slot = DeviceGraphSlot::kVerify;
+            } else {
+              RaiseInvalidArgument("device_graph_slot '" + *slot +
+                                   "' is not one of primary, verify, None");
+            }
+          },
+          nb::arg("slot").none());
 }
 
 }  // namespace nxrt::python

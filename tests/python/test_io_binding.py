@@ -116,3 +116,18 @@ def test_the_generator_stops_at_a_stop_token_and_at_the_capacity():
 def test_a_model_that_is_not_a_decoder_is_refused_by_what_it_lacks():
     with pytest.raises(nxrt.InvalidArgument, match="no input 'input_ids'"):
         nxrt.Generator(add_model())
+
+
+def test_a_run_on_the_primary_slot_gives_the_eager_results():
+    session = nxrt.InferenceSession(model_path("mlp.onnx"))
+    x = np.random.default_rng(2).standard_normal((1, 1024)).astype(np.float32)
+    eager = session.run(None, {"x": x})[0]
+    options = nxrt.RunOptions()
+    options.device_graph_slot = "primary"
+    assert options.device_graph_slot == "primary"
+    for _ in range(3):  # warm, captured, replayed
+        np.testing.assert_array_equal(session.run(None, {"x": x}, options)[0], eager)
+    options.device_graph_slot = None
+    assert options.device_graph_slot is None
+    with pytest.raises(nxrt.InvalidArgument, match="primary, verify"):
+        options.device_graph_slot = "secondary"
