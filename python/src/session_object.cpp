@@ -57,8 +57,9 @@ SessionObject::SessionObject(nb::handle model, const SessionConfig& config)
   Result<std::unique_ptr<Session>> created = [&] {
     if (nb::isinstance<nb::bytes>(model) || PyByteArray_Check(model.ptr()) ||
         PyMemoryView_Check(model.ptr())) {
-      nb::bytes bytes =
-          nb::bytes(nb::handle(PyBytes_FromObject(model.ptr())), nb::detail::steal_t{});
+      PyObject* copied = PyBytes_FromObject(model.ptr());
+      if (copied == nullptr) throw nb::python_error();
+      nb::bytes bytes = nb::steal<nb::bytes>(copied);
       const auto* data = reinterpret_cast<const std::byte*>(bytes.c_str());
       nb::gil_scoped_release release;
       return Session::Create(environment_, std::span<const std::byte>(data, bytes.size()),
