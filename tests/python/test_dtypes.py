@@ -22,6 +22,8 @@ NUMPY_TYPES = [
     (TensorProto.UINT32, np.uint32, "uint32"),
     (TensorProto.UINT64, np.uint64, "uint64"),
     (TensorProto.BOOL, np.bool_, "bool"),
+    (TensorProto.COMPLEX64, np.complex64, "complex64"),
+    (TensorProto.COMPLEX128, np.complex128, "complex128"),
     (TensorProto.BFLOAT16, ml_dtypes.bfloat16, "bfloat16"),
     (TensorProto.FLOAT8E4M3FN, ml_dtypes.float8_e4m3fn, "float8e4m3fn"),
     (TensorProto.FLOAT8E4M3FNUZ, ml_dtypes.float8_e4m3fnuz, "float8e4m3fnuz"),
@@ -42,10 +44,12 @@ def test_a_tensor_of_every_type_round_trips(elem_type, dtype, name):
     if dtype is np.bool_:
         values = values > 1
     x = values.astype(dtype)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * values[::-1]
     (y,) = session.run(None, {"x": x})
     assert y.dtype == np.dtype(dtype)
     assert y.shape == x.shape
-    np.testing.assert_array_equal(y.astype(np.float32), x.astype(np.float32))
+    assert y.tobytes() == x.tobytes()
 
 
 def test_negative_int4_values_keep_their_sign():
