@@ -287,8 +287,11 @@ class ResizeKernel : public CpuKernel {
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, x.dtype, out_dims);
     if (attributes_.mode == Mode::kNearest && attributes_.transform != "tf_crop_and_resize" &&
         x.dtype != NXRT_DTYPE_STRING && rank > 0) {
-      std::vector<std::vector<int64_t>> index(rank);
+      // The tables keep their storage from run to run.
+      std::vector<std::vector<int64_t>>& index = nearest_index_;
+      index.resize(rank);
       for (size_t axis = 0; axis < rank; ++axis) {
+        index[axis].clear();
         for (int64_t i = 0; i < out_dims[axis]; ++i) {
           const double s = SourceCoordinate(attributes_, static_cast<double>(i), scales[axis],
                                             dims[axis], out_dims[axis], crops[axis]);
@@ -343,6 +346,7 @@ class ResizeKernel : public CpuKernel {
   int64_t scales_input_;
   int64_t sizes_input_;
   std::vector<float> scales_attr_;
+  std::vector<std::vector<int64_t>> nearest_index_;  // per axis, the input index of each output
 };
 
 Mode ParseMode(const std::string& mode) {
