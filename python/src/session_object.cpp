@@ -18,13 +18,8 @@ SessionOptions ToSessionOptions(const SessionConfig& config) {
   options.rewrite_graph = config.rewrite_graph;
   options.memory_limit_bytes = config.memory_limit_bytes;
   options.kernel_cache_variants_per_node = config.kernel_cache_variants_per_node;
-  if (config.capture_mode) {
-    if (*config.capture_mode != "fail-safe" && *config.capture_mode != "denylist") {
-      RaiseInvalidArgument("capture mode '" + *config.capture_mode +
-                           "' is not one of fail-safe, denylist");
-    }
-    options.capture_mode = graph::ParseCaptureMode(*config.capture_mode);
-  }
+  // nxrt.SessionOptions checked the name when the entry was added.
+  if (config.capture_mode) options.capture_mode = graph::ParseCaptureMode(*config.capture_mode);
   options.device_graphs = config.device_graphs;
   options.fixed_capacity_kv = config.fixed_capacity_kv;
   options.kv_in_ep_memory = config.kv_in_ep_memory;
@@ -99,14 +94,10 @@ Status SessionObject::RunTensors(std::span<const NamedTensor> inputs,
                                  const RunOptionsObject* run_options) {
   const RunOptions options = ForRun(run_options);
   const std::optional<DeviceGraphSlot> slot = run_options ? run_options->slot : std::nullopt;
-  const auto run = [&] {
+  return Released([&] {
     return slot ? session_->Run(*slot, inputs, names, outputs, options)
                 : session_->Run(inputs, names, outputs, options);
-  };
-  nb::gil_scoped_release release;
-  if (!profiling_) return run();
-  std::lock_guard lock(profile_mutex_);
-  return run();
+  });
 }
 
 nb::list SessionObject::Run(nb::handle output_names, nb::handle feeds,
@@ -128,6 +119,8 @@ nb::list SessionObject::Run(nb::handle output_names, nb::handle feeds,
   if (names.empty()) {
     for (const ValueDescription& value : session_->outputs()) tensors_only &= IsTensor(value);
   }
+  // One pass converts the feeds as their inputs declare them; an unknown
+  // name is left for the session to refuse, naming the model's inputs.
   BorrowedBuffers borrowed;
   std::vector<NamedValue> values;
   values.reserve(PyDict_Size(feeds.ptr()));
@@ -135,14 +128,10 @@ nb::list SessionObject::Run(nb::handle output_names, nb::handle feeds,
     if (!nb::isinstance<nb::str>(key)) RaiseInvalidArgument("input names are str");
     std::string name = nb::cast<std::string>(key);
     const ValueDescription* declared = FindInput(name);
-    if (declared != nullptr) {
-      tensors_only &= IsTensor(*declared);
-      values.push_back(
-          {std::move(name), ValueFromPython(object, *declared, fixed_capacity_kv_, borrowed)});
-    } else {
-      // The session names the model's inputs in its error.
-      values.push_back({name, Value(TensorFromPython(object, name, false, borrowed))});
-    }
+    if (declared != nullptr) tensors_only &= IsTensor(*declared);
+    Value value = declared ? ValueFromPython(object, *declared, fixed_capacity_kv_, borrowed)
+                           : Value(TensorFromPython(object, name, false, borrowed));
+    values.push_back({std::move(name), std::move(value)});
   }
   nb::list result;
   if (tensors_only) {
@@ -162,12 +151,8 @@ nb::list SessionObject::Run(nb::handle output_names, nb::handle feeds,
         "sequences or optionals");
   }
   const RunOptions options = ForRun(run_options);
-  Result<std::vector<Value>> outputs = [&] {
-    nb::gil_scoped_release release;
-    if (!profiling_) return session_->RunValues(values, names, options);
-    std::lock_guard lock(profile_mutex_);
-    return session_->RunValues(values, names, options);
-  }();
+  Result<std::vector<Value>> outputs =
+      Released([&] { return session_->RunValues(values, names, options); });
   for (Value& value : ValueOrRaise(std::move(outputs))) {
     result.append(ValueToPython(std::move(value)));
   }

@@ -69,6 +69,15 @@ class SessionObject {
  private:
   // The options of one run, checked (with the GIL held: a bad one raises).
   RunOptions ForRun(const RunOptionsObject* run_options);
+  // `run()` with the GIL released, and with the profile's lock held when
+  // profiling (the run records into it).
+  template <typename Run>
+  auto Released(Run run) {
+    nanobind::gil_scoped_release release;
+    if (!profiling_) return run();
+    std::lock_guard lock(profile_mutex_);
+    return run();
+  }
   // Runs with the GIL released, recording into the profile when profiling.
   Status RunTensors(std::span<const NamedTensor> inputs, std::span<const std::string> names,
                     std::vector<Tensor>& outputs, const RunOptionsObject* run_options);

@@ -13,9 +13,24 @@ using CopyableTypes = AllTypes;
 // Relabelling copies bytes, so it also passes the types no kernel computes
 // with: complex, float8 and the packed sub-byte types.
 bool CopyableDtype(nxrt_dtype dtype) {
-  return dtype == NXRT_DTYPE_STRING || Contains(CopyableTypes{}, dtype) ||
-         (dtype >= NXRT_DTYPE_COMPLEX64 && dtype <= NXRT_DTYPE_INT2 &&
-          dtype != NXRT_DTYPE_BFLOAT16);
+  switch (dtype) {
+    case NXRT_DTYPE_STRING:
+    case NXRT_DTYPE_COMPLEX64:
+    case NXRT_DTYPE_COMPLEX128:
+    case NXRT_DTYPE_FLOAT8E4M3FN:
+    case NXRT_DTYPE_FLOAT8E4M3FNUZ:
+    case NXRT_DTYPE_FLOAT8E5M2:
+    case NXRT_DTYPE_FLOAT8E5M2FNUZ:
+    case NXRT_DTYPE_FLOAT8E8M0:
+    case NXRT_DTYPE_UINT4:
+    case NXRT_DTYPE_INT4:
+    case NXRT_DTYPE_FLOAT4E2M1:
+    case NXRT_DTYPE_UINT2:
+    case NXRT_DTYPE_INT2:
+      return true;
+    default:
+      return Contains(CopyableTypes{}, dtype);
+  }
 }
 
 std::optional<std::string> CheckCopyable(const sdk::Node& node,
