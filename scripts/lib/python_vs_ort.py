@@ -5,6 +5,10 @@ nxrt.InferenceSession and onnxruntime.InferenceSession alternating round by
 round; the model's own work is a few nanoseconds, so the time is the
 binding's and the runtime's fixed cost per call.
 
+Released models: each model of the released corpus with the inputs its
+users feed (scripts/lib/ort_cases/released_models.py), run through
+nxrt.InferenceSession and onnxruntime.InferenceSession, warm, alternating.
+
 Decode: a step of the bundled fixed-capacity decoder through nxrt.Generator
 (IOBinding, the KV cache bound in place) against the step `nxrt generate`
 reports for the same prompt and steps, alternating.
@@ -33,7 +37,7 @@ def one_add_model():
 
 
 def per_call_us(session, feeds, calls):
-    for _ in range(calls // 10):
+    for _ in range(max(1, calls // 10)):
         session.run(None, feeds)
     start = time.perf_counter()
     for _ in range(calls):
@@ -57,6 +61,29 @@ def overhead(nxrt, rounds, calls):
         nxrt_us.append(per_call_us(ours, feeds, calls))
         ratios.append(nxrt_us[-1] / ort_us[-1])
     return nxrt_us, ort_us, ratios
+
+
+def released(nxrt, rounds, runs):
+    """Per released model: (nxrt us, onnxruntime us, ratios) of a warm run."""
+    from ort_cases import released_models  # noqa: PLC0415 (needs the fetched models)
+
+    results = {}
+    for name, model, feeds in released_models.cases():
+        data, feed = model.SerializeToString(), feeds[0]
+        ort_options = onnxruntime.SessionOptions()
+        ort_options.intra_op_num_threads = 1
+        ort_options.log_severity_level = 3  # its notes on the exports' unused initializers
+        ort = onnxruntime.InferenceSession(data, ort_options, providers=["CPUExecutionProvider"])
+        options = nxrt.SessionOptions()
+        options.intra_op_num_threads = 1
+        ours = nxrt.InferenceSession(data, options)
+        nxrt_us, ort_us, ratios = [], [], []
+        for _ in range(rounds):
+            ort_us.append(per_call_us(ort, feed, runs))
+            nxrt_us.append(per_call_us(ours, feed, runs))
+            ratios.append(nxrt_us[-1] / ort_us[-1])
+        results[name] = (nxrt_us, ort_us, ratios)
+    return results
 
 
 def cli_steps_us(cli, model, prompt, steps):
@@ -100,12 +127,16 @@ def main():
     parser.add_argument("--rounds", type=int, default=31)
     parser.add_argument("--calls", type=int, default=20000)
     parser.add_argument("--steps", type=int, default=128)
+    parser.add_argument("--model-runs", type=int, default=10,
+                        help="runs a round of each released model times")
     args = parser.parse_args()
     sys.path.insert(0, str(args.build / "python"))
     os.environ.setdefault("NXRT_LOG_LEVEL", "error")
     import nxrt
 
     print(summary("run() of one Add", *overhead(nxrt, args.rounds, args.calls), "onnxruntime"))
+    for name, timing in released(nxrt, args.rounds, args.model_runs).items():
+        print(summary(name, *timing, "onnxruntime"))
     model = args.build / "models" / "decoder_fixed_kv256.onnx"
     cli = args.build / "bin" / "nxrt"
     medians, fastest = decode(nxrt, str(cli), model, args.rounds, args.steps)
