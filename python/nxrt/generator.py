@@ -84,13 +84,22 @@ class Generator:
     def generate(self, prompt, steps=32, stop_tokens=(), max_len=None):
         """The prompt's next token and up to `steps` more, greedy (highest logit, lowest id
         on a tie), stopping after a token in `stop_tokens` or at `max_len` tokens in all."""
+        return list(self.stream(prompt, steps, stop_tokens, max_len))
+
+    def stream(self, prompt, steps=32, stop_tokens=(), max_len=None):
+        """generate() one token at a time: an iterator that runs the prefill at its
+        first next() and one decode step at each next() after. Each stream holds
+        its own KV cache, so several may be open on one Generator at once."""
         prompt = [int(token) for token in prompt]
         if not prompt:
             raise _nxrt.InvalidArgument("the prompt has no tokens")
-        limit = self.capacity if max_len is None else max_len
         if self.capacity is not None and len(prompt) > self.capacity:
             raise _nxrt.InvalidArgument(
                 f"the KV cache holds {self.capacity} tokens, too few for the prompt's {len(prompt)}")
+        return self._tokens(prompt, steps, stop_tokens,
+                            self.capacity if max_len is None else max_len)
+
+    def _tokens(self, prompt, steps, stop_tokens, limit):
         binding = self.session.io_binding()
         fixed = self.capacity is not None
         if fixed:
@@ -113,25 +122,27 @@ class Generator:
 
         start = time.perf_counter()
         binding.bind_input("input_ids", np.array([prompt], np.int64))
-        tokens = [self._run(binding, fixed, None)]
+        last = self._run(binding, fixed, None)
         self.prefill_seconds = time.perf_counter() - start
         self.step_seconds = []
+        yield last
 
         token_ids = np.zeros((1, 1), np.int64)
         binding.bind_input("input_ids", token_ids)
+        total = len(prompt) + 1  # the sequence so far, its last token not yet fed
         for _ in range(steps):
-            total = len(prompt) + len(tokens)  # the sequence so far, its last token not yet fed
-            if tokens[-1] in stop_tokens or (limit is not None and total + 1 > limit):
-                break
+            if last in stop_tokens or (limit is not None and total + 1 > limit):
+                return
             start = time.perf_counter()
-            token_ids[0, 0] = tokens[-1]
+            token_ids[0, 0] = last
             if fixed:
                 mask[0, total - 1] = 1
             else:
                 binding.bind_input("attention_mask", np.ones((1, total), np.int64))
-            tokens.append(self._run(binding, fixed, self._step_options, step_logits))
+            last = self._run(binding, fixed, self._step_options, step_logits)
             self.step_seconds.append(time.perf_counter() - start)
-        return tokens
+            total += 1
+            yield last
 
     def _run(self, binding, fixed, run_options, step_logits=None):
         self.session.run_with_iobinding(binding, run_options)

@@ -131,3 +131,15 @@ def test_a_run_on_the_primary_slot_gives_the_eager_results():
     assert options.device_graph_slot is None
     with pytest.raises(nxrt.InvalidArgument, match="primary, verify"):
         options.device_graph_slot = "secondary"
+
+
+def test_two_open_streams_interleave_and_each_gives_its_own_tokens():
+    generator = nxrt.Generator(model_path("decoder.onnx"))
+    first, second = [5, 6, 7], [9, 8]
+    expected = (generator.generate(first, steps=10), generator.generate(second, steps=10))
+    streams = (generator.stream(first, steps=10), generator.stream(second, steps=10))
+    got = ([], [])
+    for _ in range(11):
+        for stream, tokens in zip(streams, got):
+            tokens.append(next(stream))
+    assert got == expected
