@@ -4,10 +4,16 @@ serving code on onnxruntime. The cluster itself is tested by
 scripts/serve-cluster-check (ctest python.serve_cluster)."""
 
 import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import urllib.request
 
 import numpy as np
 import pytest
-from conftest import model_path
+from conftest import NXRT_CLI, model_path
 
 from nxrt.serve import ModelConfig, ModelServer, _routes
 
@@ -136,3 +142,35 @@ def test_a_generation_request_is_checked_before_it_runs():
     mlp_path = str(model_path("mlp.onnx"))
     reply = ModelServer(ModelConfig("mlp", mlp_path), mlp_path).generation_request(b"{}")
     assert reply.status == 400 and "cannot generate" in json.loads(reply.body)["error"]
+
+
+def test_nxrt_serve_serves_until_ctrl_c_and_stops_cleanly():
+    if not shutil.which(NXRT_CLI):
+        pytest.skip(f"no nxrt command at {NXRT_CLI}")
+    port = 18000 + os.getpid() % 1000
+    environment = dict(os.environ, NXRT_PYTHON=sys.executable)
+    server = subprocess.Popen([NXRT_CLI, "serve", str(model_path("mlp.onnx")), "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                              env=environment)
+    try:
+        line = server.stdout.readline()
+        assert f"mlp at http://127.0.0.1:{port}/v2/models/<name>" in line, line
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/v2/models/mlp") as response:
+            assert json.load(response)["inputs"][0]["shape"] == [-1, 1024]
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=60) == 0
+        assert "stopping" in server.stdout.read()
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+
+
+def test_nxrt_serve_refuses_a_missing_model_in_one_line():
+    if not shutil.which(NXRT_CLI):
+        pytest.skip(f"no nxrt command at {NXRT_CLI}")
+    completed = subprocess.run([NXRT_CLI, "serve", "/no/such/model.onnx"], capture_output=True,
+                               text=True, env=dict(os.environ, NXRT_PYTHON=sys.executable))
+    assert completed.returncode == 2
+    assert completed.stderr.strip() == \
+        "nxrt serve: model 'model': no model file at /no/such/model.onnx"

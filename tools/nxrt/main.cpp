@@ -1,4 +1,4 @@
-// nxrt: run, test, inspect and benchmark ONNX models from the command line.
+// nxrt: run, test, inspect, benchmark and serve ONNX models from the command line.
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   nxrt::cli::RegisterBenchCommand(app, selected);
   nxrt::cli::RegisterPluginsCommand(app, selected);
   nxrt::cli::RegisterGenerateCommand(app, selected);
+  nxrt::cli::RegisterServeCommand(app, selected);
 
   try {
     app.parse(argc, argv);

@@ -59,8 +59,7 @@ def main(argv=None):
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    ray.init(address=arguments.address, log_to_driver=False, logging_level="error",
-             configure_logging=True)
+    ray.init(address=arguments.address, log_to_driver=False, logging_level="error")
     try:
         url = deploy(models, host=arguments.host, port=arguments.port)
         names = ", ".join(model.name for model in models)
@@ -68,7 +67,7 @@ def main(argv=None):
         stop.wait()
         print("nxrt serve: stopping", flush=True)
         return 0
-    except RuntimeError as error:
+    except (RuntimeError, ValueError) as error:
         print(f"nxrt serve: {error}", file=sys.stderr)
         return 1
     finally:

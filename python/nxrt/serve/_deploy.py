@@ -41,6 +41,11 @@ def deploy(models, front=None, host="127.0.0.1", port=8000, proxy_location="Head
         raise ValueError(f"two models share a name: {', '.join(sorted(names))}")
     for model in models:
         model.check()
+    wanted = sum(model.replicas * model.threads for model in models)
+    cpus = ray.cluster_resources().get("CPU", 0)
+    if wanted > cpus:
+        raise ValueError(f"the replicas ask for {wanted} CPUs (replicas x threads) and the Ray "
+                         f"cluster has {cpus:g}; serve fewer replicas or threads, or add nodes")
     serve.start(http_options={"host": host, "port": port, "location": proxy_location})
     placement = {"num_cpus": 0}
     if front.on_head_node:

@@ -21,5 +21,6 @@ void RegisterInspectCommand(CLI::App& app, CommandAction& selected);
 void RegisterBenchCommand(CLI::App& app, CommandAction& selected);
 void RegisterPluginsCommand(CLI::App& app, CommandAction& selected);
 void RegisterGenerateCommand(CLI::App& app, CommandAction& selected);
+void RegisterServeCommand(CLI::App& app, CommandAction& selected);
 
 }  // namespace nxrt::cli
