@@ -44,6 +44,13 @@ def datatype_of(value_type):
     return _DATATYPE_OF_ONNX.get(value_type[len("tensor("):-1])
 
 
+def numpy_dtype_of(value_type):
+    """The numpy dtype of an ONNX type string, or None for a non-tensor or a
+    string tensor."""
+    datatype = datatype_of(value_type)
+    return None if datatype in (None, "BYTES") else _numpy_dtype(datatype)
+
+
 def _numpy_dtype(datatype):
     name = _NUMPY_OF[datatype]
     if name == "bfloat16":

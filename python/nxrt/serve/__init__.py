@@ -18,6 +18,7 @@ serves from the command line.
 
 from nxrt.serve._config import FrontConfig, ModelConfig
 from nxrt.serve._deploy import deploy
+from nxrt.serve._front import app_name_of
 from nxrt.serve._model_server import ModelServer, Reply
 
-__all__ = ["FrontConfig", "ModelConfig", "ModelServer", "Reply", "deploy"]
+__all__ = ["FrontConfig", "ModelConfig", "ModelServer", "Reply", "app_name_of", "deploy"]

@@ -38,7 +38,7 @@ def _parser():
     parser.add_argument("--runtime", default="nxrt", choices=["nxrt", "onnxruntime"])
     parser.add_argument("--memory-limit-bytes", type=int, default=0)
     parser.add_argument("--max-batch-size", type=int, default=1)
-    parser.add_argument("--batch-wait-ms", type=float, default=2.0)
+    parser.add_argument("--batch-wait-ms", type=float, default=10.0)
     return parser
 
 

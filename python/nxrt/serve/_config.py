@@ -28,7 +28,7 @@ class ModelConfig:
     memory_limit_bytes: int = 0
     replicas: int = 1
     max_batch_size: int = 1
-    batch_wait_timeout_s: float = 0.002
+    batch_wait_timeout_s: float = 0.01
     max_ongoing_requests: int = 32
 
     def check(self):
@@ -57,9 +57,11 @@ class FrontConfig:
     one it went to dies or is unreachable, before it is answered 503.
     on_head_node: keeps the front beside Ray's HTTP proxy on the head node,
     so losing a worker node loses no request in flight through the front.
+    max_ongoing_requests: the requests one front replica holds at once.
     """
 
     replicas: int = 1
     on_head_node: bool = True
+    max_ongoing_requests: int = 1024
     max_request_bytes: int = 64 << 20
     retry_seconds: float = 30.0

@@ -72,6 +72,25 @@ class ModelServer:
         self._output_names = [value.name for value in self.session.get_outputs()]
         self._generator = None
         self._generator_error = None
+        if self.batch_dim and config.max_batch_size > 1:
+            self._warm(config.max_batch_size)
+
+    def _warm(self, max_batch_size):
+        """Runs every batch size once on zeros, so that no request waits while
+        the runtime makes its kernels for a batch size it has not seen. Only
+        where the batch dim is the inputs' one unknown dim."""
+        feeds = {}
+        for value in self.session.get_inputs():
+            dtype = inference_protocol.numpy_dtype_of(value.type)
+            if dtype is None or not all(isinstance(dim, int) for dim in value.shape[1:]):
+                return
+            feeds[value.name] = (dtype, value.shape[1:])
+        for rows in range(1, max_batch_size + 1):
+            try:
+                self.session.run(None, {name: np.zeros((rows, *shape), dtype)
+                                        for name, (dtype, shape) in feeds.items()})
+            except Exception:  # noqa: BLE001 (zeros may not be a valid input; requests still are)
+                return
 
     def metadata(self):
         return Reply(200, self._metadata)

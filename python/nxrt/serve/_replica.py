@@ -48,7 +48,7 @@ class ModelReplica:
             return await self._batched((body, header_length))
         return await self._on_worker(self._server.infer, body, header_length)
 
-    @serve.batch(max_batch_size=8, batch_wait_timeout_s=0.002)
+    @serve.batch(max_batch_size=8, batch_wait_timeout_s=0.01)
     async def _batched(self, requests):
         return await self._on_worker(self._server.infer_many, requests)
 
