@@ -66,6 +66,7 @@ class ModelServer:
         self.session = self._runtime.InferenceSession(model, options, providers=config.providers)
         self._model = model
         self._providers = config.providers
+        self._threads = config.threads
         self._metadata = json.dumps(inference_protocol.model_metadata(
             self.name, self.session)).encode()
         self.batch_dim = _batching.batch_dim_of(self.session)
@@ -184,7 +185,9 @@ class ModelServer:
                 self._generator_error = "generation runs on the nxrt runtime"
                 return None
             try:
-                self._generator = self._runtime.Generator(self._model, self._providers)
+                options = self._runtime.SessionOptions()
+                options.intra_op_num_threads = self._threads
+                self._generator = self._runtime.Generator(self._model, self._providers, options)
             except Exception as error:  # noqa: BLE001
                 self._generator_error = _one_line(error)
         return self._generator
