@@ -10,8 +10,6 @@
 
 namespace {
 
-using nxrt_test::ModelBuilder;
-
 constexpr int kThreads = 4;
 constexpr int kRunsPerThread = 40;
 
@@ -42,19 +40,9 @@ TEST_P(ConcurrentRuns, EqualSerialRuns) {
   const bool on_slot = GetParam();
   const std::optional<nxrt::DeviceGraphSlot> slot =
       on_slot ? std::optional(nxrt::DeviceGraphSlot::kPrimary) : std::nullopt;
-  auto model = [] {
-    return ModelBuilder()
-        .Input("x", {std::string("N"), int64_t{4}})
-        .Constant("c", {4}, {1, -1, 2, -2})
-        .Node("Add", {"x", "c"}, "s")
-        .Node("Mul", {"s", "x"}, "p")
-        .Node("Relu", {"p"}, "y")
-        .Output("y")
-        .Build();
-  };
-  auto serial = nxrt::Session::Create(nxrt_test::TestEnvironment(), model(),
+  auto serial = nxrt::Session::Create(nxrt_test::TestEnvironment(), nxrt_test::Chain(),
                                       nxrt_test::MockOptions(nxrt_test::TestLogId() + ".serial"));
-  auto shared = nxrt::Session::Create(nxrt_test::TestEnvironment(), model(),
+  auto shared = nxrt::Session::Create(nxrt_test::TestEnvironment(), nxrt_test::Chain(),
                                       nxrt_test::MockOptions(nxrt_test::TestLogId() + ".shared"));
   ASSERT_TRUE(serial.ok() && shared.ok());
 

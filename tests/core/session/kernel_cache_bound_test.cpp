@@ -9,18 +9,7 @@
 
 namespace {
 
-using nxrt_test::ModelBuilder;
-
-nxrt::graph::Graph Chain() {
-  return ModelBuilder()
-      .Input("x", {std::string("N"), int64_t{4}})
-      .Constant("c", {4}, {1, -1, 2, -2})
-      .Node("Add", {"x", "c"}, "s")
-      .Node("Mul", {"s", "x"}, "p")
-      .Node("Relu", {"p"}, "y")
-      .Output("y")
-      .Build();
-}
+using nxrt_test::Chain;
 
 nxrt::Status RunRows(nxrt::Session& session, std::optional<nxrt::DeviceGraphSlot> slot,
                      std::vector<float>& x, std::vector<nxrt::Tensor>& outputs) {

@@ -109,8 +109,6 @@ void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept 
 
 namespace {
 
-using nxrt_test::ModelBuilder;
-
 struct Counts {
   size_t host = 0;
   size_t plugin = 0;
@@ -121,15 +119,7 @@ class SteadyState : public ::testing::Test {
   void SetUp() override {
     void* warm[4];
     backtrace(warm, 4);  // loads the unwinder before anything is counted
-    auto session = nxrt::Session::Create(nxrt_test::TestEnvironment(),
-                                         ModelBuilder()
-                                             .Input("x", {std::string("N"), int64_t{4}})
-                                             .Constant("c", {4}, {1, -1, 2, -2})
-                                             .Node("Add", {"x", "c"}, "s")
-                                             .Node("Mul", {"s", "x"}, "p")
-                                             .Node("Relu", {"p"}, "y")
-                                             .Output("y")
-                                             .Build(),
+    auto session = nxrt::Session::Create(nxrt_test::TestEnvironment(), nxrt_test::Chain(),
                                          nxrt_test::MockOptions(nxrt_test::TestLogId()));
     ASSERT_TRUE(session.ok()) << session.status().ToString();
     session_ = std::move(session).value();
