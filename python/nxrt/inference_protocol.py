@@ -2,7 +2,8 @@
 
 Model metadata, inference requests with tensors in JSON or in the binary
 tensor data extension, and responses, converted to and from what an
-InferenceSession takes and gives. It knows nothing of HTTP: a server hands
+InferenceSession takes and gives; and a client's side of the same
+(encode_request, decode_response). It knows nothing of HTTP: a server hands
 it the body and the Inference-Header-Content-Length header, and sends back
 what it returns. A request it cannot take raises nxrt.InvalidArgument with
 one line naming the input and what is wrong (a server answers 400 with it).
@@ -65,7 +66,7 @@ def _datatype_of_array(array):
     for datatype, name in _NUMPY_OF.items():
         if name == array.dtype.name:
             return datatype
-    raise _invalid(f"an output of numpy dtype {array.dtype.name} has no protocol datatype")
+    raise _invalid(f"a tensor of numpy dtype {array.dtype.name} has no protocol datatype")
 
 
 def _described(values):
@@ -105,19 +106,19 @@ class InferenceRequest:
         self.binary_outputs = binary_outputs  # output name -> bool
 
 
-def _bytes_elements(blob, count, name):
+def _bytes_elements(blob, count, what):
     elements, offset = [], 0
     for _ in range(count):
         if offset + 4 > len(blob):
-            raise _invalid(f"input '{name}': its BYTES binary data ends inside an element's length")
+            raise _invalid(f"{what}: its BYTES binary data ends inside an element's length")
         (length,) = struct.unpack_from("<I", blob, offset)
         offset += 4
         if offset + length > len(blob):
-            raise _invalid(f"input '{name}': its BYTES binary data ends inside an element")
+            raise _invalid(f"{what}: its BYTES binary data ends inside an element")
         elements.append(bytes(blob[offset:offset + length]))
         offset += length
     if offset != len(blob):
-        raise _invalid(f"input '{name}': {len(blob) - offset} bytes follow its {count} elements")
+        raise _invalid(f"{what}: {len(blob) - offset} bytes follow its {count} elements")
     return np.array(elements, dtype=object)
 
 
@@ -130,39 +131,46 @@ def _decode_input(entry, inputs, binary, offset):
     declared = inputs.get(name)
     if declared is None:
         raise _invalid(f"'{name}' is not an input of the model")
-    datatype, shape = entry.get("datatype"), entry.get("shape")
+    datatype = entry.get("datatype")
     if datatype not in _NUMPY_OF:
         raise _invalid(f"input '{name}': datatype {datatype!r} is not one of "
                        f"{', '.join(_NUMPY_OF)}")
     expected = datatype_of(declared.type)
     if datatype != expected:
         raise _invalid(f"input '{name}' is {datatype}; the model takes {expected}")
+    return _tensor_of(entry, f"input '{name}'", binary, offset)
+
+
+def _tensor_of(entry, what, binary, offset):
+    """(array, bytes of `binary` it took) for a tensor entry whose datatype is
+    known; `what` names it in errors."""
+    datatype, shape = entry["datatype"], entry.get("shape")
     if not isinstance(shape, list) or not all(isinstance(d, int) and d >= 0 for d in shape):
-        raise _invalid(f"input '{name}': 'shape' is a list of dims of 0 or more")
+        raise _invalid(f"{what}: 'shape' is a list of dims of 0 or more")
     count = int(np.prod(shape, dtype=np.int64))
     size = (entry.get("parameters") or {}).get("binary_data_size")
     if size is not None:
         if not isinstance(size, int) or size < 0 or offset + size > len(binary):
-            raise _invalid(f"input '{name}': binary_data_size {size} passes the end of the body")
+            raise _invalid(f"{what}: binary_data_size {size} passes the end of the body")
         blob = binary[offset:offset + size]
         if datatype == "BYTES":
-            return _bytes_elements(blob, count, name).reshape(shape), size
+            return _bytes_elements(blob, count, what).reshape(shape), size
         dtype = _numpy_dtype(datatype)
         if size != count * dtype.itemsize:
-            raise _invalid(f"input '{name}': {size} bytes of binary data for shape {shape} of "
+            raise _invalid(f"{what}: {size} bytes of binary data for shape {shape} of "
                            f"{datatype}, which takes {count * dtype.itemsize}")
         return np.frombuffer(blob, dtype.newbyteorder("<")).reshape(shape), size
     if "data" not in entry:
-        raise _invalid(f"input '{name}' has neither 'data' nor binary_data_size")
+        raise _invalid(f"{what} has neither 'data' nor binary_data_size")
     flat = np.asarray(entry["data"], dtype=object).reshape(-1)
     if flat.size != count:
-        raise _invalid(f"input '{name}': {flat.size} elements for shape {shape}, which holds {count}")
+        raise _invalid(f"{what}: {flat.size} elements for shape {shape}, which holds {count}")
     if datatype == "BYTES":
         return flat.reshape(shape), 0
     try:
         return flat.astype(_numpy_dtype(datatype)).reshape(shape), 0
     except (TypeError, ValueError) as error:
-        raise _invalid(f"input '{name}': its data is not {datatype}: {error}") from None
+        raise _invalid(f"{what}: its data is not {datatype}: {error}") from None
 
 
 def decode_request(body, session, header_length=None):
@@ -248,6 +256,53 @@ def encode_response(model_name, request, names, arrays, model_version=None):
     if not blobs:
         return header, None
     return header + b"".join(blobs), len(header)
+
+
+def encode_request(feeds, binary=False, outputs=None, binary_outputs=False):
+    """A client's POST /v2/models/{name}/infer body for `feeds` (name ->
+    array): (body, header_length), each tensor as binary data where `binary`;
+    header_length is None for a JSON body alone. `outputs` names the outputs
+    asked for (None for all); `binary_outputs` asks for them as binary data."""
+    entries, blobs = [], []
+    for name, array in feeds.items():
+        array = np.asarray(array)
+        datatype = _datatype_of_array(array)
+        entry = {"name": name, "datatype": datatype, "shape": list(array.shape)}
+        if binary:
+            blob = _binary_of(array, datatype)
+            entry["parameters"] = {"binary_data_size": len(blob)}
+            blobs.append(blob)
+        else:
+            entry["data"] = _json_data(array, datatype)
+        entries.append(entry)
+    request = {"inputs": entries}
+    if outputs is not None:
+        request["outputs"] = [{"name": name} for name in outputs]
+    if binary_outputs:
+        request["parameters"] = {"binary_data_output": True}
+    header = json.dumps(request).encode()
+    if not blobs:
+        return header, None
+    return header + b"".join(blobs), len(header)
+
+
+def decode_response(body, header_length=None):
+    """A client's reading of an inference response: {output name: array}.
+    An error response raises nxrt.InvalidArgument with its message."""
+    body = memoryview(body)
+    length = len(body) if header_length is None else int(header_length)
+    response = json.loads(bytes(body[:length]))
+    if "error" in response:
+        raise _invalid(response["error"])
+    binary, offset, arrays = body[length:], 0, {}
+    for entry in response.get("outputs", []):
+        what = f"output '{entry.get('name')}'"
+        if entry.get("datatype") not in _NUMPY_OF:
+            raise _invalid(f"{what}: datatype {entry.get('datatype')!r} is not the protocol's")
+        array, used = _tensor_of(entry, what, binary, offset)
+        offset += used
+        arrays[entry["name"]] = array
+    return arrays
 
 
 def error_body(message):

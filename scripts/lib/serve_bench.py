@@ -21,7 +21,6 @@ the ratios nxrt/ORT (throughput: above 1 is nxrt faster; p99: below 1).
 
 import argparse
 import http.client
-import json
 import os
 import shutil
 import statistics
@@ -35,6 +34,7 @@ import ray
 from onnx import TensorProto, helper, numpy_helper
 from ray import serve
 
+from nxrt import inference_protocol
 from nxrt import serve as nxrt_serve
 
 PORT = 18632
@@ -85,13 +85,10 @@ def save(path, nodes, weights, model_input, model_output):
 
 
 def request_body(input_name, shape, seed):
-    array = np.random.default_rng(seed).standard_normal(shape).astype("<f4")
-    blob = array.tobytes()
-    header = json.dumps({"inputs": [{"name": input_name, "datatype": "FP32",
-                                     "shape": list(shape),
-                                     "parameters": {"binary_data_size": len(blob)}}],
-                         "parameters": {"binary_data_output": True}}).encode()
-    return header + blob, {"Inference-Header-Content-Length": str(len(header))}
+    array = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    body, length = inference_protocol.encode_request({input_name: array}, binary=True,
+                                                     binary_outputs=True)
+    return body, {"Inference-Header-Content-Length": str(length)}
 
 
 def load(input_name, shape, clients, seconds):

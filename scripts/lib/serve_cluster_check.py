@@ -32,6 +32,7 @@ from ray import serve  # noqa: E402
 from ray.cluster_utils import Cluster  # noqa: E402
 
 import nxrt  # noqa: E402
+from nxrt import inference_protocol  # noqa: E402
 from nxrt import serve as nxrt_serve  # noqa: E402
 
 PORT = 18431
@@ -65,23 +66,15 @@ class Client:
 
 
 def infer_body(name, array, binary):
-    entry = {"name": name, "datatype": "FP32", "shape": list(array.shape)}
-    if not binary:
-        entry["data"] = array.reshape(-1).tolist()
-        return json.dumps({"inputs": [entry]}).encode(), {}
-    blob = array.astype("<f4").tobytes()
-    entry["parameters"] = {"binary_data_size": len(blob)}
-    header = json.dumps({"inputs": [entry], "parameters": {"binary_data_output": True}}).encode()
-    return header + blob, {"Inference-Header-Content-Length": str(len(header))}
+    body, length = inference_protocol.encode_request({name: array}, binary=binary,
+                                                     binary_outputs=binary)
+    return body, {} if length is None else {"Inference-Header-Content-Length": str(length)}
 
 
 def output_of(data, response):
-    length = response.getheader("inference-header-content-length")
-    header = json.loads(data if length is None else data[:int(length)])
-    entry = header["outputs"][0]
-    if "data" in entry:
-        return np.asarray(entry["data"], np.float32).reshape(entry["shape"])
-    return np.frombuffer(data[int(length):], "<f4").reshape(entry["shape"])
+    arrays = inference_protocol.decode_response(
+        data, response.getheader("inference-header-content-length"))
+    return next(iter(arrays.values()))
 
 
 class Load:
@@ -245,9 +238,7 @@ def check_bad_requests():
     big = np.zeros((1, 1024 * 300), np.float32)
     cases = {
         "not JSON": (b"{inputs", {}),
-        "a wrong dtype": (json.dumps({"inputs": [{"name": "x", "datatype": "INT64",
-                                                  "shape": [1, 1024],
-                                                  "data": [1] * 1024}]}).encode(), {}),
+        "a wrong dtype": infer_body("x", np.ones((1, 1024), np.int64), binary=False),
         "a wrong shape": infer_body("x", np.zeros((1, 1000), np.float32), binary=True),
         "an oversized tensor": infer_body("x", big, binary=True),
         "data short of its shape": (json.dumps({"inputs": [{"name": "x", "datatype": "FP32",

@@ -164,3 +164,28 @@ def test_requested_outputs_choose_what_comes_back():
     (response, _), _ = run(session, body)
     assert json.loads(response)["outputs"] == [
         {"name": "product", "datatype": "INT64", "shape": [2], "data": [8, 15]}]
+
+
+@pytest.mark.parametrize("binary", [False, True])
+@pytest.mark.parametrize("elem_type,values", [
+    (TensorProto.FLOAT, np.array([[0.5, -1.25], [3.0, 4.5]], np.float32)),
+    (TensorProto.INT64, np.array([7, -9, 2**40], np.int64)),
+    (TensorProto.BOOL, np.array([True, False])),
+    (TensorProto.STRING, np.array([b"first", "s\u00e9cond".encode(), b""], dtype=object)),
+])
+def test_a_client_request_and_response_round_trip_through_a_session(binary, elem_type, values):
+    session = nxrt.InferenceSession(identity_model(elem_type, shape=None))
+    body, length = protocol.encode_request({"x": values}, binary=binary, binary_outputs=binary)
+    assert (length is None) != binary
+    (response, response_length), _ = run(session, body, length)
+    assert (response_length is None) != binary
+    got = protocol.decode_response(response, response_length)["y"]
+    assert got.shape == values.shape
+    if elem_type == TensorProto.STRING and not binary:  # JSON carries strings as text
+        values = np.array([value.decode() for value in values.reshape(-1)], dtype=object)
+    assert got.tolist() == values.tolist()
+
+
+def test_an_error_response_is_raised_with_its_message():
+    with pytest.raises(nxrt.InvalidArgument, match="the model takes FP32"):
+        protocol.decode_response(protocol.error_body("input 'x' is INT64; the model takes FP32"))
