@@ -15,6 +15,9 @@ the replicas, not Ray's per-request cost, decide the throughput:
   512-vector per request, bound by streaming its 512 MB of weights (about
   30 ms a run alone, 35 ms for 8 rows), 2 replicas, batches of up to 1
   and 8 (waiting at most 10 or 30 ms for a batch to fill), 16 clients.
+With --released, a third study serves a released model, the PP-OCRv4 text
+recogniser, on [1,3,48,320] crops: 1 and 2 replicas, and 2 batching up to
+8 (30 ms wait), 8 clients.
 Each line gives requests/s and p50/p99 latency per engine and round, then
 the ratios nxrt/ORT (throughput: above 1 is nxrt faster; p99: below 1).
 """
@@ -170,7 +173,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=6.0)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--only", choices=["scaling", "batching"], help="one study alone")
+    parser.add_argument("--only", choices=["scaling", "batching", "released"],
+                        help="one study alone")
+    parser.add_argument("--released", help="the released models' folder "
+                        "(scripts/fetch-released-models); its text recogniser is served too")
     arguments = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="serve-bench-")
     tower, encoder = os.path.join(folder, "conv_tower.onnx"), os.path.join(folder, "encoder.onnx")
@@ -179,17 +185,23 @@ def main():
     print(f"{os.cpu_count()} cores; Ray given 4 logical CPUs so 4 one-thread replicas fit")
     ray.init(num_cpus=4, include_dashboard=False, log_to_driver=False, logging_level="error")
     try:
-        scaling = batching = None
-        if arguments.only != "batching":
+        scaling = batching = released = None
+        if arguments.only in (None, "scaling"):
             scaling = study("scaling", [("1 replica", 1, 1), ("2 replicas", 2, 1),
                                     ("4 replicas", 4, 1)],
                             tower, ("image", (1, 3, 64, 64)), 8, arguments.seconds,
                             arguments.rounds)
-        if arguments.only != "scaling":
+        if arguments.only in (None, "batching"):
             batching = study("batching", [("2 replicas, no batching", 2, 1),
                                           ("2 replicas, batch <= 8", 2, (8, 10)),
                                           ("2 replicas, <= 8, 30 ms", 2, (8, 30))],
                              encoder, ("embedding", (1, 512)), 16, arguments.seconds,
+                             arguments.rounds)
+        recogniser = os.path.join(arguments.released or "", "ppocrv4_rec.onnx")
+        if arguments.only in (None, "released") and os.path.isfile(recogniser):
+            released = study("released", [("1 replica", 1, 1), ("2 replicas", 2, 1),
+                                          ("2 replicas, <= 8, 30 ms", 2, (8, 30))],
+                             recogniser, ("x", (1, 3, 48, 320)), 8, arguments.seconds,
                              arguments.rounds)
     finally:
         serve.shutdown()
@@ -199,6 +211,10 @@ def main():
     for label in ("2 replicas", "4 replicas") if scaling else ():
         median, low, high = gain(scaling, label, "1 replica")
         print(f"nxrt {label} / 1 replica: {median:.2f}x ({low:.2f}-{high:.2f}) on {cores} cores")
+    for label in ("2 replicas", "2 replicas, <= 8, 30 ms") if released else ():
+        median, low, high = gain(released, label, "1 replica")
+        print(f"nxrt PP-OCRv4 recogniser '{label}' / 1 replica: {median:.2f}x "
+              f"({low:.2f}-{high:.2f})")
     for label in ("2 replicas, batch <= 8", "2 replicas, <= 8, 30 ms") if batching else ():
         median, low, high = gain(batching, label, "2 replicas, no batching")
         print(f"nxrt '{label}' / no batching: {median:.2f}x ({low:.2f}-{high:.2f})")
