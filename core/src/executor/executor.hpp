@@ -16,6 +16,16 @@
 // If/Loop/Scan bodies get executors of their own, built with the graph and
 // run through RunSubgraph with outer-scope values bound from the enclosing
 // run. An executor runs one run at a time; the session serialises runs.
+//
+// The code follows a run's path, one file per part (executor.cpp holds the
+// top of a run: Build, Run, Execute):
+//   plan_builder.cpp      at build: slots, copies, views, shared buffers, segments
+//   input_binding.cpp     the inputs, checked against the model and bound to slots
+//   shape_resolution.cpp  the dims of every value the symbol binding fixes
+//   node_dispatch.cpp     each node's values, kernel and compute; the settled fast path
+//   segment_replay.cpp    device-graph segments: warmed, captured, replayed
+//   compute_services.cpp  what a kernel asks of the executor while it computes
+//   output_export.cpp     the outputs, copied out for the caller
 #pragma once
 
 #include <cstddef>
