@@ -7,12 +7,6 @@
 #include "nxrt/graph/weight_store.hpp"
 
 namespace nxrt::executor {
-namespace {
-
-using graph::DataType;
-
-}  // namespace
-
 // ---- compute services -----------------------------------------------------------
 
 Result<ValueSlot*> Executor::ComputingOutput(size_t index, const char* service) {

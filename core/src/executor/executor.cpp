@@ -9,12 +9,6 @@
 #include "partitioner/matmul_fusion.hpp"
 
 namespace nxrt::executor {
-namespace {
-
-using graph::DataType;
-
-}  // namespace
-
 Executor::Executor(const graph::Graph& graph, ExecutorShared& shared, const Executor* parent)
     : graph_(graph), shared_(shared), parent_(parent), frees_(shared.device_graphs) {}
 

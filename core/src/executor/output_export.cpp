@@ -5,12 +5,6 @@
 #include "executor/slot_values.hpp"
 
 namespace nxrt::executor {
-namespace {
-
-using graph::DataType;
-
-}  // namespace
-
 // ---- outputs ------------------------------------------------------------------
 
 Result<size_t> Executor::OutputSlot(const std::string& name) const {

@@ -5,12 +5,6 @@
 #include "nxrt/support/log.hpp"
 
 namespace nxrt::executor {
-namespace {
-
-using graph::DataType;
-
-}  // namespace
-
 Status Executor::ResolveShapesIfChanged() {
   input_dims_scratch_.clear();
   auto append = [&](const ValueSlot& slot) {
