@@ -1,8 +1,10 @@
 #include "float_convolution.hpp"
 
 #include "float_layouts.hpp"
+#include "thread_workspace.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <string_view>
 #include <vector>
 
@@ -267,13 +269,17 @@ void FloatConvolution::Install(dnnl::primitive primitive, const PlannedDescs& de
   w_reorder_ = ReorderRunner(given_w_desc_, w_desc_);
   reorder_x_ = descs.src != PlainFloat(x_dims);
   if (reorder_x_) {
-    x_blocked_ = memory(descs.src, Engine());
+    // Rounded up so that Y's copy after it stays 64-byte aligned.
+    x_blocked_bytes_ = (descs.src.get_size() + 63) / 64 * 64;
     x_reorder_ = ReorderRunner(PlainFloat(x_dims), descs.src);
   }
   keep_blocked_ = keep_blocked;
   reorder_y_ = !keep_blocked_ && descs.dst != PlainFloat(y_dims);
-  if (reorder_y_ || keep_blocked_) y_blocked_ = memory(descs.dst, Engine());
-  if (reorder_y_) y_reorder_ = ReorderRunner(descs.dst, PlainFloat(y_dims));
+  if (keep_blocked_) y_blocked_ = memory(descs.dst, Engine());
+  if (reorder_y_) {
+    y_blocked_bytes_ = descs.dst.get_size();
+    y_reorder_ = ReorderRunner(descs.dst, PlainFloat(y_dims));
+  }
   std::vector<std::pair<int, Desc>> args = {
       {DNNL_ARG_SRC, descs.src}, {DNNL_ARG_WEIGHTS, w_desc_}, {DNNL_ARG_DST, descs.dst}};
   if (!descs.bias.is_zero()) args.emplace_back(DNNL_ARG_BIAS, descs.bias);
@@ -286,9 +292,11 @@ std::shared_ptr<PreparedWeights> FloatConvolution::PrepareWeights(const float* w
 
 void FloatConvolution::Run(const float* x, const float* w, const PreparedWeights* prepared,
                            const float* bias, float* y) {
+  auto* blocked = static_cast<std::byte*>(
+      ThreadWorkspace(Workspace::kActivations, x_blocked_bytes_ + y_blocked_bytes_));
   const void* x_in = x;
   if (reorder_x_) {
-    x_in = x_blocked_.get_data_handle();
+    x_in = blocked;
     const void* buffers[] = {x, x_in};
     x_reorder_.Run(buffers);
   }
@@ -310,7 +318,9 @@ void FloatConvolution::Run(const float* x, const float* w, const PreparedWeights
     }
     return;
   }
-  void* y_out = reorder_y_ || keep_blocked_ ? y_blocked_.get_data_handle() : y;
+  void* y_out = y;
+  if (keep_blocked_) y_out = y_blocked_.get_data_handle();
+  if (reorder_y_) y_out = blocked + x_blocked_bytes_;
   const void* buffers[] = {x_in, w_in, y_out, bias};
   convolution_.Run(std::span(buffers, bias != nullptr ? 4 : 3));
   if (reorder_y_) {

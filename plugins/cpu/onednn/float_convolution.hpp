@@ -1,13 +1,15 @@
 // A float convolution (1 to 3 spatial axes, groups, strides, dilations,
 // uneven pads) planned once for its shape through oneDNN. oneDNN computes in
 // channel-blocked layouts; the plan reorders X into one, computes (by
-// Winograd for wide 3x3 stride-1 kernels), and reorders Y back to NCHW,
-// through buffers it owns; a 1x1 convolution of stride 1 without pads is
+// Winograd for wide 3x3 stride-1 kernels), and reorders Y back to NCHW;
+// a 1x1 convolution of stride 1 without pads is
 // one matmul over NCHW as it is, and a transposed convolution runs on
 // oneDNN's deconvolution through the same reorders. The layouts are chosen so that oneDNN has an
 // optimised kernel for them; a reference kernel is taken only when no
 // layout has one, and implementation() says so. The weights are reordered on every call, or
-// prepared once (PrepareWeights) when constant.
+// prepared once (PrepareWeights) when constant. The blocked copies of X and Y
+// are the calling thread's (thread_workspace.hpp), so shape variants share
+// their pages.
 #pragma once
 
 #include <cstdint>
@@ -83,9 +85,12 @@ class FloatConvolution {
   std::string implementation_;
   dnnl::memory::desc given_w_desc_;
   dnnl::memory::desc w_desc_;
-  dnnl::memory x_blocked_;   // empty when X is taken as given
+  // X and Y in the primitive's layouts, where they are not as given, live in
+  // the thread's activations workspace during a call: X's bytes, then Y's.
+  size_t x_blocked_bytes_ = 0;
+  size_t y_blocked_bytes_ = 0;
   dnnl::memory w_prepared_;  // W reordered on each call, when not constant
-  dnnl::memory y_blocked_;   // empty when Y is written as given
+  dnnl::memory y_blocked_;   // Y kept blocked for the next primitive, else empty
   PrimitiveRunner x_reorder_;
   PrimitiveRunner w_reorder_;
   PrimitiveRunner convolution_;

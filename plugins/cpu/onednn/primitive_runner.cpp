@@ -5,6 +5,7 @@
 
 #include "math_threads.hpp"
 #include "parallel_blocks.hpp"
+#include "thread_workspace.hpp"
 
 namespace nxrt::cpu::onednn {
 namespace {
@@ -44,7 +45,10 @@ dnnl::primitive_attr PlanningAttributes() {
 
 PrimitiveRunner::PrimitiveRunner(dnnl::primitive primitive, const dnnl::memory::desc& scratchpad,
                                  std::span<const std::pair<int, dnnl::memory::desc>> args)
-    : primitive_(std::move(primitive)), stream_(Engine()), scratchpad_(scratchpad, Engine()) {
+    : primitive_(std::move(primitive)),
+      stream_(Engine()),
+      scratchpad_(scratchpad, Engine(), static_cast<void*>(DNNL_MEMORY_NONE)),
+      scratchpad_bytes_(scratchpad.get_size()) {
   memories_.reserve(args.size() + 1);
   args_.reserve(args.size() + 1);
   for (const auto& [name, desc] : args) {
@@ -57,6 +61,9 @@ PrimitiveRunner::PrimitiveRunner(dnnl::primitive primitive, const dnnl::memory::
 void PrimitiveRunner::Run(std::span<const void* const> buffers) {
   for (size_t i = 0; i < buffers.size(); ++i) {
     if (buffers[i] != nullptr) memories_[i].set_data_handle(const_cast<void*>(buffers[i]));
+  }
+  if (scratchpad_bytes_ > 0) {
+    scratchpad_.set_data_handle(ThreadWorkspace(Workspace::kScratchpad, scratchpad_bytes_));
   }
   ApplyThreads();
   NoteNestedParallelism();

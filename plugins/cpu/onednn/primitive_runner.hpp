@@ -1,7 +1,8 @@
 // How the CPU EP runs oneDNN: one process-wide CPU engine, and a
 // PrimitiveRunner per planned primitive that owns what an execution needs
-// (a stream, a scratchpad, the argument memories) so that running it only
-// re-points the memories at the call's buffers. A runner is used by one
+// (a stream, the argument memories) so that running it only re-points the
+// memories at the call's buffers; its scratchpad is the calling thread's
+// (thread_workspace.hpp). A runner is used by one
 // kernel, and the host never runs a kernel's calls concurrently, so runners
 // need no locking.
 //
@@ -22,7 +23,7 @@ namespace nxrt::cpu::onednn {
 const dnnl::engine& Engine();
 
 // The attributes every CPU EP primitive is planned with: a user scratchpad,
-// so the runner owns it and oneDNN keeps no per-thread buffers of its own.
+// so the runner supplies it and oneDNN keeps no per-thread buffers of its own.
 // Call it just before planning: it also applies the EP's thread count.
 dnnl::primitive_attr PlanningAttributes();
 
@@ -48,7 +49,8 @@ class PrimitiveRunner {
  private:
   dnnl::primitive primitive_;
   dnnl::stream stream_;
-  dnnl::memory scratchpad_;
+  dnnl::memory scratchpad_;  // pointed at the thread's workspace on each run
+  size_t scratchpad_bytes_ = 0;
   std::vector<dnnl::memory> memories_;
   std::vector<dnnl_exec_arg_t> args_;
 };
