@@ -132,6 +132,8 @@ MockConfig MockConfig::Parse(const nxrt::sdk::Options& options) {
       config.capture_safe = ParseBool(key, value);
     } else if (key == "share") {
       config.share_constants = ParseBool(key, value);
+    } else if (key == "any_shape") {
+      config.serves_other_shapes = ParseBool(key, value);
     } else if (key == "device_graphs") {
       config.device_graphs = ParseBool(key, value);
     } else if (key == "telemetry") {
@@ -149,8 +151,8 @@ MockConfig MockConfig::Parse(const nxrt::sdk::Options& options) {
       if (!matched) {
         throw Error(NXRT_STATUS_INVALID_ARGUMENT,
                     "mock EP: unknown option '" + key +
-                        "'; known: log, claim, decline, capture_safe, share, device_graphs, "
-                        "telemetry, unavailable, fail_<point>");
+                        "'; known: log, claim, decline, capture_safe, share, any_shape, "
+                        "device_graphs, telemetry, unavailable, fail_<point>");
       }
     }
   }

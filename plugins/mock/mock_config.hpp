@@ -5,6 +5,7 @@
 //   decline=Op:reason;...   ops to decline with that reason (wins over claim)
 //   capture_safe=0|1        kernels say they are capture-safe (default 1)
 //   share=0|1               kernels share prepared constants (default 0)
+//   any_shape=0|1           kernels serve other shapes of their ranks (default 0)
 //   device_graphs=0|1       the instance captures device graphs (default 1)
 //   fail_POINT=N            the Nth call (from 1) of POINT fails; POINT is one
 //                           of claim, create_kernel, prepare, adopt, compute,
@@ -47,6 +48,7 @@ struct MockConfig {
   std::map<std::string, std::string> declined_ops;  // op -> reason
   bool capture_safe = true;
   bool share_constants = false;
+  bool serves_other_shapes = false;
   bool device_graphs = true;
   std::map<FaultPoint, uint64_t> fail_on_call;  // point -> failing call number
   std::optional<nxrt_telemetry> telemetry;

@@ -123,6 +123,10 @@ bool MockKernel::CaptureSafe() const {
   return state_->config().capture_safe;
 }
 
+bool MockKernel::ServesOtherShapes() const {
+  return state_->config().serves_other_shapes;
+}
+
 bool MockKernel::TelemetryArm(uint32_t request_id) {
   state_->CountCall(FaultPoint::kTelemetryArm);
   armed_ = state_->config().telemetry.has_value();

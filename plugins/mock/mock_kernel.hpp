@@ -30,6 +30,7 @@ class MockKernel : public nxrt::sdk::Kernel {
   bool AdoptShareableConstantState(const std::shared_ptr<nxrt::sdk::SharedState>& state) override;
   void SetCaptureSeqIndependent(bool independent) override;
   bool CaptureSafe() const override;
+  bool ServesOtherShapes() const override;
   bool TelemetryArm(uint32_t request_id) override;
   void TelemetryReset() override;
   std::optional<nxrt_telemetry> TelemetrySnapshot() override;

@@ -36,6 +36,9 @@ struct KernelCacheStats {
   uint64_t misses = 0;
   uint64_t prebound_hits = 0;
   uint64_t evictions = 0;
+  // Of the entries, the kernels that serve every shape of their ranks (ABI
+  // 1.3's serves_other_shapes): a new shape of their node is a hit.
+  size_t shape_general_entries = 0;
 };
 
 // Why a segment ran eagerly on a device-graph run instead of replaying.

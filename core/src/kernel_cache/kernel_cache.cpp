@@ -72,6 +72,28 @@ Status DeclinedError(const NodeView& node, int64_t opset, std::span<const InputS
                      reason + "; add an EP that supports it or change the input shapes");
 }
 
+// The indices of `variants` a new variant at `shapes` displaces, in the
+// order they go: when it serves other shapes, every variant at its ranks
+// (it stands for them all); then the least recently used ones past `bound`.
+// The new variant itself is never one of them.
+std::vector<size_t> Displaced(const std::vector<std::unique_ptr<CacheEntry>>& variants,
+                              std::span<const InputShape> shapes, bool serves_other_shapes,
+                              size_t bound) {
+  std::vector<size_t> displaced;
+  std::vector<size_t> kept;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    (serves_other_shapes && variants[i]->key.MatchesRanks(shapes) ? displaced : kept).push_back(i);
+  }
+  const auto last_used = [&](size_t i) {
+    return variants[i]->last_used.load(std::memory_order_relaxed);
+  };
+  std::sort(kept.begin(), kept.end(),
+            [&](size_t a, size_t b) { return last_used(a) < last_used(b); });
+  const size_t room = bound - 1;  // for the old variants beside the new one
+  for (size_t i = 0; kept.size() > room + i; ++i) displaced.push_back(kept[i]);
+  return displaced;
+}
+
 }  // namespace
 
 KernelCache::KernelCache(DeviceGraphResetter& device_graphs, KernelCacheOptions options)
@@ -90,7 +112,7 @@ KernelCache::Entry* KernelCache::Find(const NodeRef& node,
   auto found = nodes_.find(node);
   if (found == nodes_.end()) return nullptr;
   for (const std::unique_ptr<Entry>& entry : found->second.variants) {
-    if (entry->key.MatchesShapes(shapes)) return entry.get();
+    if (entry->Serves(shapes)) return entry.get();
   }
   return nullptr;
 }
@@ -167,14 +189,24 @@ Result<KernelRef> KernelCache::GetOrCreate(const KernelRequest& request, PreBind
   // Only misses change nodes_, and this thread holds the miss lock.
   auto found = nodes_.find(node);
   const NodeVariants* siblings = found == nodes_.end() ? nullptr : &found->second;
-  const size_t variants = siblings ? siblings->variants.size() : 0;
-  const size_t surplus = variants + 1 > variants_per_node_ ? variants + 1 - variants_per_node_ : 0;
-  if (!CheckedAdd<uint64_t>(evictions_.load(std::memory_order_relaxed), surplus)) {
-    return Internal(view.Describe() +
-                    ": the kernel cache's eviction counter is exhausted; recreate the session");
-  }
+  const auto displaced = [&](bool serves_other_shapes) -> Result<size_t> {
+    const size_t count =
+        siblings == nullptr
+            ? 0
+            : Displaced(siblings->variants, shapes, serves_other_shapes, variants_per_node_).size();
+    if (!CheckedAdd<uint64_t>(evictions_.load(std::memory_order_relaxed), count)) {
+      return Internal(view.Describe() +
+                      ": the kernel cache's eviction counter is exhausted; recreate the session");
+    }
+    return count;
+  };
+  // What the bound alone evicts is known before the plugin works; a kernel
+  // that serves other shapes may displace more, checked once it says so.
+  NXRT_RETURN_IF_ERROR(displaced(false).status());
 
   NXRT_ASSIGN_OR_RETURN(std::unique_ptr<Kernel> kernel, MakeKernel(request, siblings));
+  const bool serves_other_shapes = kernel->serves_other_shapes();
+  NXRT_ASSIGN_OR_RETURN(const size_t surplus, displaced(serves_other_shapes));
   // Asked now, while no other thread can be running the new kernel.
   SharedConstantState offered;
   if (siblings == nullptr || !siblings->shared_constants) {
@@ -188,8 +220,8 @@ Result<KernelRef> KernelCache::GetOrCreate(const KernelRequest& request, PreBind
     }
   }
   KernelRef published(std::move(kernel));
-  std::vector<KernelRef> evicted = Publish(node, shapes, published, std::move(offered),
-                                           *next_misses, next_epoch, surplus, binding);
+  std::vector<KernelRef> evicted = Publish(node, shapes, published, serves_other_shapes,
+                                           std::move(offered), *next_misses, next_epoch, binding);
   // The evicted kernels die here, outside the writer lock, unless another
   // thread still holds one.
   evicted.clear();
@@ -241,47 +273,52 @@ Result<std::unique_ptr<Kernel>> KernelCache::MakeKernel(const KernelRequest& req
 }
 
 std::vector<KernelRef> KernelCache::Publish(const NodeRef& node, std::span<const InputShape> shapes,
-                                            KernelRef kernel, SharedConstantState offered,
-                                            uint64_t next_misses, uint64_t next_epoch,
-                                            size_t surplus, PreBinding& binding) {
-  std::vector<KernelRef> evicted;
-  evicted.reserve(surplus);
+                                            KernelRef kernel, bool serves_other_shapes,
+                                            SharedConstantState offered, uint64_t next_misses,
+                                            uint64_t next_epoch, PreBinding& binding) {
   auto entry = std::make_unique<Entry>();
   entry->key.node = node;
   entry->key.inputs.assign(shapes.begin(), shapes.end());
   entry->kernel = std::move(kernel);
+  entry->serves_other_shapes = serves_other_shapes;
 
   std::unique_lock lock(entries_mutex_);
   NodeVariants& variants = nodes_[node];
+  std::vector<size_t> victims =
+      Displaced(variants.variants, shapes, serves_other_shapes, variants_per_node_);
+  std::vector<KernelRef> evicted;
+  evicted.reserve(victims.size());
+  size_t general_evicted = 0;
+  std::sort(victims.begin(), victims.end());
+  for (size_t v = victims.size(); v-- > 0;) {
+    auto victim = variants.variants.begin() + static_cast<std::ptrdiff_t>(victims[v]);
+    general_evicted += (*victim)->serves_other_shapes ? 1 : 0;
+    evicted.push_back(std::move((*victim)->kernel));
+    variants.variants.erase(victim);
+    erasures_.fetch_add(1, std::memory_order_relaxed);
+  }
   entry->last_used.store(Tick(), std::memory_order_relaxed);
   if (!variants.shared_constants && offered) variants.shared_constants = std::move(offered);
   variants.variants.push_back(std::move(entry));
   misses_.store(next_misses, std::memory_order_relaxed);
   readiness_.AdvanceTo(next_epoch);
-  // The new variant is last and never a victim.
-  for (size_t i = 0; i < surplus; ++i) {
-    auto victim = std::min_element(variants.variants.begin(), variants.variants.end() - 1,
-                                   [](const auto& a, const auto& b) {
-                                     return a->last_used.load(std::memory_order_relaxed) <
-                                            b->last_used.load(std::memory_order_relaxed);
-                                   });
-    evicted.push_back(std::move((*victim)->kernel));
-    variants.variants.erase(victim);
-    erasures_.fetch_add(1, std::memory_order_relaxed);
-  }
   binding.Bind(node, shapes, this, variants.variants.back().get(),
                erasures_.load(std::memory_order_relaxed));
   entries_.fetch_add(1, std::memory_order_relaxed);
-  entries_.fetch_sub(surplus, std::memory_order_relaxed);
-  evictions_.fetch_add(surplus, std::memory_order_relaxed);
+  entries_.fetch_sub(victims.size(), std::memory_order_relaxed);
+  shape_general_entries_.fetch_add(serves_other_shapes ? 1 : 0, std::memory_order_relaxed);
+  shape_general_entries_.fetch_sub(general_evicted, std::memory_order_relaxed);
+  evictions_.fetch_add(victims.size(), std::memory_order_relaxed);
   return evicted;
 }
 
 CacheStats KernelCache::stats() const {
-  return CacheStats{entries_.load(std::memory_order_relaxed), hits_.load(std::memory_order_relaxed),
+  return CacheStats{entries_.load(std::memory_order_relaxed),
+                    hits_.load(std::memory_order_relaxed),
                     misses_.load(std::memory_order_relaxed),
                     prebind_hits_.load(std::memory_order_relaxed),
-                    evictions_.load(std::memory_order_relaxed)};
+                    evictions_.load(std::memory_order_relaxed),
+                    shape_general_entries_.load(std::memory_order_relaxed)};
 }
 
 std::vector<Kernel*> KernelCache::TelemetryKernels() const {

@@ -8,8 +8,10 @@
 // prepared (or has it prepare them), and publishes it at one place, the only
 // place the readiness epoch moves. Each node keeps at most `variants_per_node`
 // variants: the least recently used ones are evicted, after the executor
-// resets its captured device graphs. A failed miss leaves the cache, its
-// counters and the epoch as they were, and destroys the half-made kernel.
+// resets its captured device graphs. A kernel the EP says serves other
+// shapes (ABI 1.3) is the node's one variant at its ranks: it displaces the
+// variants it stands for, and a new shape of those ranks is a hit on it. A failed miss leaves the
+// cache, its counters and the epoch as they were, and destroys the half-made kernel.
 //
 // Threads: lookups (GetPrebound, HasPrebound, the hit path of GetOrCreate,
 // stats) share a reader lock and may run concurrently with each other and
@@ -46,11 +48,18 @@ namespace nxrt::kernel_cache {
 
 using KernelRef = std::shared_ptr<plugin_host::Kernel>;
 
-// One cached variant of a node's kernel.
+// One cached variant of a node's kernel. A variant whose kernel serves other
+// shapes is found by its key's ranks alone, and is the node's only variant
+// at those ranks.
 struct CacheEntry {
   KernelKey key;
   KernelRef kernel;
+  bool serves_other_shapes = false;
   std::atomic<uint64_t> last_used{0};
+
+  bool Serves(std::span<const InputShape> shapes) const {
+    return serves_other_shapes ? key.MatchesRanks(shapes) : key.MatchesShapes(shapes);
+  }
 };
 
 // Everything a miss needs to make the kernel of one node.
@@ -83,6 +92,9 @@ struct CacheStats {
   uint64_t misses = 0;
   uint64_t prebind_hits = 0;
   uint64_t evictions = 0;
+  // Of the entries, the kernels that serve every shape of their ranks: each
+  // stands for all of its node's shapes there, so a new one is a hit.
+  size_t shape_general_entries = 0;
 
   friend bool operator==(const CacheStats&, const CacheStats&) = default;
 };
@@ -168,9 +180,9 @@ class KernelCache {
   // and surplus variants leave; returns the evicted kernels for the caller to
   // release after the lock. Binds `binding` to the new entry.
   std::vector<KernelRef> Publish(const NodeRef& node, std::span<const InputShape> shapes,
-                                 KernelRef kernel, plugin_host::SharedConstantState offered,
-                                 uint64_t next_misses, uint64_t next_epoch, size_t surplus,
-                                 PreBinding& binding);
+                                 KernelRef kernel, bool serves_other_shapes,
+                                 plugin_host::SharedConstantState offered, uint64_t next_misses,
+                                 uint64_t next_epoch, PreBinding& binding);
   // The node's oldest variant, for each node; caller holds miss_mutex_.
   std::vector<plugin_host::Kernel*> TelemetryKernels() const;
 
@@ -188,6 +200,7 @@ class KernelCache {
 
   std::atomic<uint64_t> clock_{1};
   std::atomic<size_t> entries_{0};
+  std::atomic<size_t> shape_general_entries_{0};
   std::atomic<uint64_t> hits_;
   std::atomic<uint64_t> misses_;
   std::atomic<uint64_t> prebind_hits_;

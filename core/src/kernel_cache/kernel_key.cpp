@@ -24,6 +24,16 @@ bool KernelKey::MatchesShapes(std::span<const InputShape> shapes) const {
   return true;
 }
 
+bool KernelKey::MatchesRanks(std::span<const InputShape> shapes) const {
+  if (inputs.size() != shapes.size()) return false;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    if (inputs[i].absent != shapes[i].absent || inputs[i].dims.size() != shapes[i].dims.size()) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::string FormatShapes(std::span<const InputShape> shapes) {
   std::string text;
   for (size_t i = 0; i < shapes.size(); ++i) {

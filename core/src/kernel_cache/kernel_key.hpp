@@ -45,6 +45,9 @@ struct KernelKey {
 
   // Whether `shapes` are exactly the shapes of this key; never allocates.
   bool MatchesShapes(std::span<const InputShape> shapes) const;
+  // Whether `shapes` have the key's ranks and absent inputs, whatever their
+  // extents: what a kernel that serves other shapes is keyed by.
+  bool MatchesRanks(std::span<const InputShape> shapes) const;
 };
 
 // "[1,4],[],(absent)" for error messages.

@@ -97,6 +97,10 @@ bool Kernel::capture_safe() const {
   return api_->capture_safe != nullptr && api_->capture_safe(handle_) != 0;
 }
 
+bool Kernel::serves_other_shapes() const {
+  return api_->serves_other_shapes != nullptr && api_->serves_other_shapes(handle_) != 0;
+}
+
 Result<bool> Kernel::TelemetryArm(uint32_t request_id) {
   if (api_->telemetry_arm == nullptr) return false;
   nxrt_bool armed = 0;

@@ -66,6 +66,9 @@ class Kernel {
 
   void SetCaptureSeqIndependent(bool independent);
   bool capture_safe() const;
+  // The plugin's serves_other_shapes: true when this kernel computes at any
+  // input shapes of the ranks it was made at.
+  bool serves_other_shapes() const;
 
   // True when armed (false: nothing to report).
   Result<bool> TelemetryArm(uint32_t request_id);

@@ -270,7 +270,7 @@ const std::vector<NodePlacement>& Session::placements() const {
 
 KernelCacheStats Session::kernel_cache_stats() const {
   const kernel_cache::CacheStats s = state_->cache->stats();
-  return {s.entries, s.hits, s.misses, s.prebind_hits, s.evictions};
+  return {s.entries, s.hits, s.misses, s.prebind_hits, s.evictions, s.shape_general_entries};
 }
 
 const std::vector<std::string>& Session::graph_rewrites() const {

@@ -43,7 +43,7 @@ extern "C" {
 /* ------------------------------------------------------------------------- */
 
 #define NXRT_EP_ABI_VERSION_MAJOR 1u
-#define NXRT_EP_ABI_VERSION_MINOR 2u
+#define NXRT_EP_ABI_VERSION_MINOR 3u
 #define NXRT_EP_ABI_MAKE_VERSION(major, minor) ((uint32_t)(((major) << 16) | ((minor)&0xFFFFu)))
 #define NXRT_EP_ABI_VERSION_MAJOR_OF(version) ((uint32_t)(version) >> 16)
 #define NXRT_EP_ABI_VERSION_MINOR_OF(version) ((uint32_t)(version)&0xFFFFu)
@@ -428,6 +428,16 @@ typedef struct nxrt_kernel_api {
   nxrt_status* (*telemetry_reset)(nxrt_kernel* kernel);
   nxrt_status* (*telemetry_snapshot)(nxrt_kernel* kernel, nxrt_telemetry* out, nxrt_bool* observed);
   nxrt_status* (*telemetry_disarm)(nxrt_kernel* kernel);
+
+  /* Since 1.3. Nonzero when compute is correct at every input shape that
+   * keeps the dtypes, ranks and absent inputs the kernel was made at and
+   * that its EP claims: the kernel reads each extent from the values it is
+   * given and keeps nothing sized by the shapes it was made at. The host may
+   * then run this one kernel at all such shapes of its node and make no
+   * other. Asked once, after the kernel's constants are prepared or adopted,
+   * while no compute runs; `kernel` is never NULL. Optional; default: the
+   * kernel serves only the shapes it was made at. */
+  nxrt_bool (*serves_other_shapes)(const nxrt_kernel* kernel);
 } nxrt_kernel_api;
 
 /* ------------------------------------------------------------------------- */

@@ -303,6 +303,9 @@ class Kernel {
   }
   virtual void SetCaptureSeqIndependent(bool /*independent*/) {}
   virtual bool CaptureSafe() const { return false; }
+  // True when Compute reads every extent from its inputs, so the host may
+  // run this kernel at any shapes of the same ranks (serves_other_shapes).
+  virtual bool ServesOtherShapes() const { return false; }
   // False: nothing to report.
   virtual bool TelemetryArm(uint32_t /*request_id*/) { return false; }
   virtual void TelemetryReset() {}
@@ -632,6 +635,14 @@ inline nxrt_bool CaptureSafe(const nxrt_kernel* kernel) noexcept {
   }
 }
 
+inline nxrt_bool ServesOtherShapes(const nxrt_kernel* kernel) noexcept {
+  try {
+    return KernelHandle::Of(kernel)->ServesOtherShapes() ? 1 : 0;
+  } catch (...) {
+    return 0;
+  }
+}
+
 inline nxrt_status* TelemetryArm(nxrt_kernel* kernel, uint32_t request_id,
                                  nxrt_bool* armed) noexcept {
   Kernel* k = KernelHandle::Of(kernel);
@@ -679,6 +690,7 @@ inline nxrt_kernel_api MakeKernelApi() {
   api.telemetry_reset = TelemetryReset;
   api.telemetry_snapshot = TelemetrySnapshot;
   api.telemetry_disarm = TelemetryDisarm;
+  api.serves_other_shapes = ServesOtherShapes;
   return api;
 }
 

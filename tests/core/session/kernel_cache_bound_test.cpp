@@ -42,6 +42,29 @@ TEST(KernelCacheBound, ThousandDistinctLengthsKeepAtMostTheBoundPerNode) {
   EXPECT_EQ(stats.evictions, 1000 * kNodes - kBound * kNodes);
 }
 
+TEST(KernelCacheBound, KernelsThatServeOtherShapesAreMadeOncePerNode) {
+  constexpr size_t kNodes = 3;
+  nxrt::SessionOptions options =
+      nxrt_test::MockOptions(nxrt_test::TestLogId(), {{"any_shape", "1"}});
+  auto session = nxrt::Session::Create(nxrt_test::TestEnvironment(), Chain(), options);
+  ASSERT_TRUE(session.ok()) << session.status().ToString();
+  std::vector<nxrt::Tensor> outputs;
+  for (int rows = 1; rows <= 200; ++rows) {
+    std::vector<float> x(static_cast<size_t>(rows) * 4, 0.5f);
+    x[0] = static_cast<float>(rows);
+    nxrt::Status status = RunRows(**session, std::nullopt, x, outputs);
+    ASSERT_TRUE(status.ok()) << status.ToString();
+    ASSERT_EQ(outputs[0].shape(), (std::vector<int64_t>{rows, 4}));
+    ASSERT_EQ(outputs[0].values<float>()[0], std::max(0.0f, (rows + 1.0f) * rows));
+  }
+  const nxrt::KernelCacheStats stats = (*session)->kernel_cache_stats();
+  EXPECT_EQ(stats.entries, kNodes);
+  EXPECT_EQ(stats.shape_general_entries, kNodes);
+  EXPECT_EQ(stats.misses, kNodes);
+  EXPECT_EQ(stats.hits, 199 * kNodes);
+  EXPECT_EQ(stats.evictions, 0u);
+}
+
 TEST(KernelCacheBound, RepeatedShapesHitThePreBoundPath) {
   auto session = nxrt::Session::Create(nxrt_test::TestEnvironment(), Chain(),
                                        nxrt_test::MockOptions(nxrt_test::TestLogId()));

@@ -34,10 +34,10 @@ std::string RunCountersText(const RunCounters& counters) {
   const DeviceGraphCounters& graphs = counters.device_graphs;
   char line[256];
   std::snprintf(line, sizeof line,
-                "kernel cache: %zu entries, %llu hits, %llu misses, %llu pre-bound hits, "
-                "%llu evictions\n",
-                cache.entries, Count(cache.hits), Count(cache.misses), Count(cache.prebound_hits),
-                Count(cache.evictions));
+                "kernel cache: %zu entries (%zu serving any shape), %llu hits, %llu misses, "
+                "%llu pre-bound hits, %llu evictions\n",
+                cache.entries, cache.shape_general_entries, Count(cache.hits), Count(cache.misses),
+                Count(cache.prebound_hits), Count(cache.evictions));
   std::string text = line;
   std::snprintf(line, sizeof line, "device graphs: %llu captures, %llu replays, %llu resets",
                 Count(graphs.captures), Count(graphs.replays), Count(graphs.resets));
@@ -57,6 +57,7 @@ void WriteRunCounters(JsonWriter& json, const RunCounters& counters) {
   const KernelCacheStats& cache = counters.kernel_cache;
   json.Key("kernel_cache").BeginObject();
   json.Key("entries").Unsigned(cache.entries);
+  json.Key("shape_general_entries").Unsigned(cache.shape_general_entries);
   json.Key("hits").Unsigned(cache.hits);
   json.Key("misses").Unsigned(cache.misses);
   json.Key("prebound_hits").Unsigned(cache.prebound_hits);
