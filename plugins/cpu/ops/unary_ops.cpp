@@ -190,8 +190,15 @@ struct IsInf {
 
 class UnaryKernel : public CpuKernel {
  public:
-  UnaryKernel(UnaryFn fn, UnaryParams params, nxrt_dtype out_dtype)
-      : CpuKernel(true), fn_(fn), params_(params), out_dtype_(out_dtype) {}
+  // `serves_other_shapes`: false where other shapes of the node would take
+  // another kernel (oneDNN's, for a float tensor that is not empty).
+  UnaryKernel(UnaryFn fn, UnaryParams params, nxrt_dtype out_dtype, bool serves_other_shapes)
+      : CpuKernel(true),
+        fn_(fn),
+        params_(params),
+        out_dtype_(out_dtype),
+        serves_other_shapes_(serves_other_shapes) {}
+  bool ServesOtherShapes() const override { return serves_other_shapes_; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
@@ -204,6 +211,7 @@ class UnaryKernel : public CpuKernel {
   UnaryFn fn_;
   UnaryParams params_;
   nxrt_dtype out_dtype_;
+  bool serves_other_shapes_;
 };
 
 using ParamsFn = UnaryParams (*)(const sdk::Node&);
@@ -237,7 +245,8 @@ void AddUnary(OpRegistry& registry, const char* name, List list, ParamsFn read =
            out_dtype = kDtypeOf<decltype(Op::template Output<T>())>;
            return &RunUnary<T, Op>;
          });
-         return std::make_unique<UnaryKernel>(fn, params, out_dtype);
+         const bool onednn_elsewhere = onednn && dtype == NXRT_DTYPE_FLOAT32;
+         return std::make_unique<UnaryKernel>(fn, params, out_dtype, !onednn_elsewhere);
        }},
       domain);
 }
