@@ -266,7 +266,6 @@ void FloatConvolution::Install(dnnl::primitive primitive, const PlannedDescs& de
   implementation_ = std::move(implementation);
   given_w_desc_ = given_w;
   w_desc_ = descs.weights;
-  w_reorder_ = ReorderRunner(given_w_desc_, w_desc_);
   reorder_x_ = descs.src != PlainFloat(x_dims);
   if (reorder_x_) {
     // Rounded up so that Y's copy after it stays 64-byte aligned.
@@ -304,9 +303,13 @@ void FloatConvolution::Run(const float* x, const float* w, const PreparedWeights
   if (prepared == nullptr && given_w_desc_ == w_desc_) {
     w_in = w;
   } else if (prepared == nullptr) {
-    // Weights that are not constant: reordered on every call, into a buffer
-    // made on the first (constant weights never need it).
-    if (!w_prepared_) w_prepared_ = memory(w_desc_, Engine());
+    // Weights that are not constant: reordered on every call, by a reorder
+    // into a buffer both made on the first (constant weights never need
+    // them, and a plan made at every new shape should not plan it).
+    if (!w_prepared_) {
+      w_prepared_ = memory(w_desc_, Engine());
+      w_reorder_ = ReorderRunner(given_w_desc_, w_desc_);
+    }
     w_in = w_prepared_.get_data_handle();
     const void* buffers[] = {w, w_in};
     w_reorder_.Run(buffers);

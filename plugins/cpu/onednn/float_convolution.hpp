@@ -89,10 +89,10 @@ class FloatConvolution {
   // the thread's activations workspace during a call: X's bytes, then Y's.
   size_t x_blocked_bytes_ = 0;
   size_t y_blocked_bytes_ = 0;
-  dnnl::memory w_prepared_;  // W reordered on each call, when not constant
-  dnnl::memory y_blocked_;   // Y kept blocked for the next primitive, else empty
+  dnnl::memory w_prepared_;    // W reordered on each call, when not constant
+  PrimitiveRunner w_reorder_;  // made with w_prepared_
+  dnnl::memory y_blocked_;     // Y kept blocked for the next primitive, else empty
   PrimitiveRunner x_reorder_;
-  PrimitiveRunner w_reorder_;
   PrimitiveRunner convolution_;
   PrimitiveRunner y_reorder_;
   bool reorder_x_ = false;
