@@ -179,6 +179,13 @@ inline std::vector<InputShape> XwShapes(int64_t batch) {
   return {InputShape{{batch, 3}, false}, InputShape{{3}, false}};
 }
 
+// Cache options with a per-node bound of `variants`.
+inline nxrt::kernel_cache::KernelCacheOptions Bound(size_t variants) {
+  nxrt::kernel_cache::KernelCacheOptions options;
+  options.variants_per_node = variants;
+  return options;
+}
+
 inline nxrt::kernel_cache::KernelRequest Request(const TestGraph& graph, nxrt::graph::NodeId node,
                                                  const MockEp& ep,
                                                  const std::vector<InputShape>& shapes,

@@ -12,17 +12,12 @@
 namespace nxrt::kernel_cache {
 namespace {
 
+using kernel_cache_test::Bound;
 using kernel_cache_test::MakeMockEp;
 using kernel_cache_test::Request;
 using kernel_cache_test::SlotResetter;
 using kernel_cache_test::TestGraph;
 using kernel_cache_test::XwShapes;
-
-KernelCacheOptions Bound(size_t variants) {
-  KernelCacheOptions options;
-  options.variants_per_node = variants;
-  return options;
-}
 
 TEST(ShapeGeneralKernelTest, OneKernelServesEveryShapeOfItsRanks) {
   auto ep = MakeMockEp({{"any_shape", "1"}});
