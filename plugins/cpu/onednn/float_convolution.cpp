@@ -98,50 +98,6 @@ std::vector<Layouts> CandidateLayouts(const ConvolutionShape& shape, const memor
   return candidates;
 }
 
-// A 1x1 convolution of stride 1 without pads is a product per image:
-// Y[maps, pixels] = W[maps, channels] X[channels, pixels], which oneDNN's
-// matmul computes on NCHW as it is; the convolution kernels would reorder X
-// and Y to and from their blocked layouts around every call (a quarter of
-// the time of the PP-OCRv4 recogniser's 1x1 layers).
-bool IsPointwise(const ConvolutionShape& shape) {
-  const WindowGeometry& g = shape.geometry;
-  const auto zeros = [](const Dims& dims) {
-    return std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d == 0; });
-  };
-  return shape.group == 1 && !shape.blocked_output && AllOnes(g.kernel) && AllOnes(g.strides) &&
-         zeros(g.pad_begin) && zeros(g.pad_end);
-}
-
-// The matmul of a pointwise convolution, its arguments in Run's order: X as
-// oneDNN's weights, W as its source, Y, the bias as a column. The bias is a
-// binary post-op: oneDNN's matmul kernels take a bias along N only, and
-// fall to the reference kernel for one along M.
-std::optional<PrimitiveRunner> PlanPointwise(const ConvolutionShape& shape, std::string& name) {
-  int64_t pixels = 1;
-  for (int64_t d : shape.geometry.out) pixels *= d;
-  // One image a call: oneDNN's matmul does not broadcast W over a batch of X.
-  const Desc w({shape.maps, shape.channels}, memory::data_type::f32, memory::format_tag::ab);
-  const Desc x({shape.channels, pixels}, memory::data_type::f32, memory::format_tag::ab);
-  const Desc y({shape.maps, pixels}, memory::data_type::f32, memory::format_tag::ab);
-  const Desc bias({shape.maps, 1}, memory::data_type::f32, memory::format_tag::ab);
-  dnnl::primitive_attr attributes = PlanningAttributes();
-  dnnl::post_ops post_ops;
-  if (shape.bias) post_ops.append_binary(dnnl::algorithm::binary_add, bias);
-  if (shape.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-  if (post_ops.len() > 0) attributes.set_post_ops(post_ops);
-  try {
-    const dnnl::matmul::primitive_desc plan(dnnl::matmul::desc(w, x, y), attributes, Engine());
-    if (IsReference(plan.impl_info_str())) return std::nullopt;
-    name = plan.impl_info_str();
-    std::vector<std::pair<int, Desc>> args = {
-        {DNNL_ARG_WEIGHTS, x}, {DNNL_ARG_SRC, w}, {DNNL_ARG_DST, y}};
-    if (shape.bias) args.emplace_back(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, bias);
-    return PrimitiveRunner(dnnl::matmul(plan), plan.scratchpad_desc(), args);
-  } catch (const dnnl::error&) {
-    return std::nullopt;
-  }
-}
-
 }  // namespace
 
 bool IsReference(std::string_view implementation) {
@@ -188,18 +144,6 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& g
   const memory::dims w_dims =
       shape.group == 1 ? w_plain
                        : Concat({shape.group, shape.maps / shape.group, group_channels}, g.kernel);
-  if (IsPointwise(shape)) {
-    if (std::optional<PrimitiveRunner> product = PlanPointwise(shape, c.implementation_)) {
-      c.given_w_desc_ = c.w_desc_ = PlainFloat(w_plain);
-      c.convolution_ = std::move(*product);
-      c.images_ = shape.batch;
-      int64_t pixels = 1;
-      for (int64_t d : g.out) pixels *= d;
-      c.x_image_ = shape.channels * pixels;
-      c.y_image_ = shape.maps * pixels;
-      return c;
-    }
-  }
   memory::dims dilations;
   for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
   const memory::dims strides(g.strides.begin(), g.strides.end());
@@ -313,13 +257,6 @@ void FloatConvolution::Run(const float* x, const float* w, const PreparedWeights
     w_in = w_prepared_.get_data_handle();
     const void* buffers[] = {w, w_in};
     w_reorder_.Run(buffers);
-  }
-  if (images_ > 0) {
-    for (int64_t n = 0; n < images_; ++n) {
-      const void* buffers[] = {x + n * x_image_, w_in, y + n * y_image_, bias};
-      convolution_.Run(std::span(buffers, bias != nullptr ? 4 : 3));
-    }
-    return;
   }
   void* y_out = y;
   if (keep_blocked_) y_out = y_blocked_.get_data_handle();

@@ -1,14 +1,14 @@
 // A float convolution (1 to 3 spatial axes, groups, strides, dilations,
 // uneven pads) planned once for its shape through oneDNN. oneDNN computes in
 // channel-blocked layouts; the plan reorders X into one, computes (by
-// Winograd for wide 3x3 stride-1 kernels), and reorders Y back to NCHW;
-// a 1x1 convolution of stride 1 without pads is
-// one matmul over NCHW as it is, and a transposed convolution runs on
-// oneDNN's deconvolution through the same reorders. The layouts are chosen so that oneDNN has an
-// optimised kernel for them; a reference kernel is taken only when no
-// layout has one, and implementation() says so. The weights are reordered on every call, or
-// prepared once (PrepareWeights) when constant. The blocked copies of X and Y
-// are the calling thread's (thread_workspace.hpp), so shape variants share
+// Winograd for wide 3x3 stride-1 kernels), and reorders Y back to NCHW; a
+// transposed convolution runs on oneDNN's deconvolution through the same
+// reorders. (A 1x1 convolution is a product: float_pointwise_product.hpp.)
+// The layouts are chosen so that oneDNN has an optimised kernel for them; a
+// reference kernel is taken only when no layout has one, and
+// implementation() says so. The weights are reordered on every call, or
+// prepared once (PrepareWeights) when constant. The blocked copies of X and
+// Y are the calling thread's (thread_workspace.hpp), so shape variants share
 // their pages.
 #pragma once
 
@@ -98,11 +98,6 @@ class FloatConvolution {
   bool reorder_x_ = false;
   bool reorder_y_ = false;     // Y comes back to NCHW through y_reorder_
   bool keep_blocked_ = false;  // Y stays in y_blocked_
-  // A pointwise plan runs convolution_ (a matmul) once per image of these
-  // many elements of X and Y; images_ is 0 for a convolution.
-  int64_t images_ = 0;
-  int64_t x_image_ = 0;
-  int64_t y_image_ = 0;
 };
 
 }  // namespace nxrt::cpu::onednn

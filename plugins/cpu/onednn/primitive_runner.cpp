@@ -72,6 +72,11 @@ void PrimitiveRunner::Run(std::span<const void* const> buffers) {
                           "oneDNN could not run a primitive");
 }
 
+void PrimitiveRunner::Rebind(size_t index, const dnnl::memory::desc& desc) {
+  memories_[index] = dnnl::memory(desc, Engine(), static_cast<void*>(DNNL_MEMORY_NONE));
+  args_[index].memory = memories_[index].get();
+}
+
 void ReorderOnce(const dnnl::memory::desc& from_desc, const void* from,
                  const dnnl::memory::desc& to_desc, void* to) {
   dnnl::memory source(from_desc, Engine(), const_cast<void*>(from));

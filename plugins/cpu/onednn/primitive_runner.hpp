@@ -46,6 +46,12 @@ class PrimitiveRunner {
   // a null pointer leaves that argument's previous buffer.
   void Run(std::span<const void* const> buffers);
 
+  // For a primitive planned with runtime dims (DNNL_RUNTIME_DIM_VAL): gives
+  // argument `index` (construction order) the concrete `desc` of the calls
+  // that follow. It makes a new memory object, so callers rebind only when
+  // the extents change, and a repeated shape allocates nothing.
+  void Rebind(size_t index, const dnnl::memory::desc& desc);
+
  private:
   dnnl::primitive primitive_;
   dnnl::stream stream_;

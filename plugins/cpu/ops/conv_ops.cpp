@@ -2,8 +2,9 @@
 // of spatial axes, with groups, pads, strides, dilations and auto_pad
 // (ConvTranspose is conv_transpose_ops.cpp); ConvInteger and QLinearConv run the
 // double Conv on zero-point-shifted 8-bit data (exact: every partial sum is an
-// integer far below 2^53), QLinearConv then requantising. A float Conv with
-// one to three spatial axes runs on oneDNN (onednn/float_convolution.hpp),
+// integer far below 2^53), QLinearConv then requantising. A float 1x1 Conv
+// is a product serving every image size (ops/pointwise_conv.hpp); another
+// with one to three spatial axes runs on oneDNN (onednn/float_convolution.hpp),
 // its constant weights prepared once and shared between shape variants; the
 // others lower each image and group to im2col (a row-wise path for 2-D) + one
 // GEMM. Buffers are sized when the kernel is made, so compute allocates
@@ -18,6 +19,7 @@
 #include "cpu_kernel.hpp"
 #include "onednn/float_convolution.hpp"
 #include "onednn/reference_notice.hpp"
+#include "ops/pointwise_conv.hpp"
 #include "ops/window_columns.hpp"
 #include "window_geometry.hpp"
 
@@ -320,13 +322,23 @@ class ConvIntegerKernel : public CpuKernel {
   std::unique_ptr<ConvKernel> conv_;
 };
 
+// A pointwise float convolution's kernel serves every image size; the
+// others are planned for their shape.
+std::unique_ptr<CpuKernel> MakeConv(const sdk::Host& host, const sdk::Node& node,
+                                    std::span<const nxrt_shape> inputs, bool relu) {
+  if (std::unique_ptr<CpuKernel> pointwise = MakePointwiseConv(node, inputs, relu)) {
+    return pointwise;
+  }
+  return std::make_unique<ConvKernel>(host, node, inputs);
+}
+
 }  // namespace
 
 void RegisterConvOps(OpRegistry& r) {
   r.Add("Conv",
         {1, ClaimConv(FloatTypes{}),
          [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
-            int64_t) { return std::make_unique<ConvKernel>(host, node, inputs); }});
+            int64_t) { return MakeConv(host, node, inputs, false); }});
   // ONNX Runtime's contrib op, which the host also fuses a Conv and its Relu
   // into: the activation runs on the convolution's result before it is
   // stored.
@@ -344,7 +356,7 @@ void RegisterConvOps(OpRegistry& r) {
            return ClaimConv(FloatTypes{})(node, opset, inputs);
          },
          [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
-            int64_t) { return std::make_unique<ConvKernel>(host, node, inputs); }},
+            int64_t) { return MakeConv(host, node, inputs, true); }},
         "com.microsoft");
   r.Add("ConvInteger",
         {10, ClaimConv(TypeList<int8_t, uint8_t>{}),

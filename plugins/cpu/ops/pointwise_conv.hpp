@@ -1,0 +1,19 @@
+// A float Conv whose kernel is 1x1 with stride 1, no pads and one group: a
+// matrix product per image (onednn/float_pointwise_product.hpp), planned
+// once for the node and serving every batch and image size at its rank, so
+// a model fed images of ever new sizes plans it once.
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "cpu_kernel.hpp"
+
+namespace nxrt::cpu {
+
+// The kernel for `node` (a Conv, or FusedConv with relu when `relu`) at
+// `inputs`, or null when it is not such a convolution of float tensors.
+std::unique_ptr<CpuKernel> MakePointwiseConv(const sdk::Node& node,
+                                             std::span<const nxrt_shape> inputs, bool relu);
+
+}  // namespace nxrt::cpu
