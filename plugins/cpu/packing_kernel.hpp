@@ -71,11 +71,11 @@ class PackingKernel : public CpuKernel {
   // when K is 0).
   bool HasFloatPlan() const { return float_matmul_.has_value(); }
   // `b` is B as given; the plan reads its prepared copy instead when B is
-  // constant. `bias`, `addend` and `residual` as the plan's shape asks.
+  // constant. `bias` and `residual` as the plan's shape asks.
   void RunFloat(const float* a, const float* b, float* y, const float* bias = nullptr,
-                const float* addend = nullptr, const float* residual = nullptr) {
+                const float* residual = nullptr) {
     float_matmul_->Run(a, preferred_ ? static_cast<const float*>(preferred_->data()) : b, y, bias,
-                       addend, residual);
+                       residual);
   }
 
   // B in compute type C as given: the constant's copy, or `b` itself, or

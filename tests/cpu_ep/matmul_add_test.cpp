@@ -164,6 +164,10 @@ INSTANTIATE_TEST_SUITE_P(
                           .activation = "Relu",
                           .d = Dims{1},
                           .fused_nodes = 3},
+                    Chain{.label = "WholeCWholeD",
+                          .c = Dims{"batch", "rows", kN},
+                          .d = Dims{"batch", "rows", kN},
+                          .fused_nodes = 2},
                     Chain{.label = "BiasFirst", .c_first = true, .fused_nodes = 1}),
     [](const testing::TestParamInfo<Chain>& info) { return info.param.label; });
 

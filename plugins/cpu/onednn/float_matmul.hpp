@@ -1,9 +1,9 @@
 // A float matrix product planned once for its shape through oneDNN:
-//   Y[M,N] = act(alpha * op(A)[M,K] * op(B)[K,N] + bias + beta * Y + addend)
+//   Y[M,N] = act(alpha * op(A)[M,K] * op(B)[K,N] + bias + beta * Y)
 //            + residual
 // all row-major, op a transpose where asked, each term after the product
 // only where the shape asks for it: bias a row [N] added to every row (with
-// alpha 1 only), addend and residual full [M,N] matrices, act one of
+// alpha 1 only), residual a full [M,N] matrix, act one of
 // oneDNN's eltwise algorithms. The terms are applied while the product's tiles are still in
 // registers, saving the passes over Y that separate ops would make. A and Y
 // are read and written as given; B too, or, for a constant B, in the blocked
@@ -26,7 +26,6 @@ struct MatmulShape {
   float alpha = 1.0f;
   float beta = 0.0f;  // 0: Y is overwritten, whatever it held
   bool bias = false;
-  bool addend = false;
   dnnl::algorithm activation = dnnl::algorithm::undef;  // undef: none
   bool residual = false;
 };
@@ -46,17 +45,16 @@ class FloatMatmul {
   const dnnl::memory::desc& given_weights_desc() const { return given_b_; }
   const dnnl::memory::desc& weights_desc() const { return b_; }
 
-  // `b` is laid out as weights_desc(); `bias`, `addend` and `residual` are
+  // `b` is laid out as weights_desc(); `bias` and `residual` are
   // read where the shape asked for them and ignored otherwise.
   void Run(const float* a, const float* b, float* y, const float* bias = nullptr,
-           const float* addend = nullptr, const float* residual = nullptr);
+           const float* residual = nullptr);
 
  private:
   dnnl::memory::desc given_b_;
   dnnl::memory::desc b_;
   PrimitiveRunner runner_;
   bool bias_ = false;
-  bool addend_ = false;
   bool residual_ = false;
 };
 

@@ -5,9 +5,10 @@
 // (core/src/partitioner/matmul_fusion.hpp).
 //
 // Several rows run as one oneDNN product whose epilogue adds C (as its bias
-// when C is one row, else as a whole matrix), applies the activation and
-// adds D while each tile is in registers; a single row runs on gemv over Y
-// filled with C. A C or D that broadcasts any other way is filled or added
+// when C is one row, else summed onto Y filled with C), applies the
+// activation and adds D while each tile is in registers (D too is summed
+// onto Y filled with it when there is no activation); a single row runs on
+// gemv over Y filled with C. A C or D that broadcasts any other way is filled or added
 // in a loop.
 #include <memory>
 #include <optional>
@@ -80,12 +81,19 @@ class MatMulAddKernel : public PackingKernel {
       d_ = TermOf(out_dims_, DimsOfShape(inputs[3]), n_, "D");
     }
     const dnnl::algorithm activation = ActivationOf(node);
+    // A term Y holds before the product is summed into it (beta 1) rather
+    // than read by a binary post-op: oneDNN plans binary post-ops only at a
+    // fixed M, which would make every new row count plan anew.
+    if (c_.form == Term::Form::kBroadcast || c_.form == Term::Form::kWhole) {
+      summed_ = Summed::kC;
+    } else if (d_.form == Term::Form::kWhole && activation == dnnl::algorithm::undef) {
+      summed_ = Summed::kD;
+    }
     onednn::MatmulShape shape{rows_, n_, k_};
     shape.bias = c_.form == Term::Form::kRow;
-    shape.addend = c_.form == Term::Form::kWhole;
-    shape.beta = c_.form == Term::Form::kBroadcast ? 1.0f : 0.0f;
+    shape.beta = summed_ == Summed::kNone ? 0.0f : 1.0f;
     shape.activation = activation;
-    shape.residual = d_.form == Term::Form::kWhole;
+    shape.residual = d_.form == Term::Form::kWhole && summed_ != Summed::kD;
     PlanFloat(shape, true);
     if (!HasFloatPlan() && activation != dnnl::algorithm::undef && rows_ * n_ > 0) {
       activation_ = onednn::PlanEltwise(activation, 0.0f, 0.0f, rows_ * n_);
@@ -104,8 +112,9 @@ class MatMulAddKernel : public PackingKernel {
     const float* c = DataAs<float>(inputs[2].tensor);
     const float* d = d_.form == Term::Form::kAbsent ? nullptr : DataAs<float>(inputs[3].tensor);
     if (HasFloatPlan()) {
-      if (c_.form == Term::Form::kBroadcast) Fill(c_, c, y);
-      RunFloat(a, b, y, c, c, d);
+      if (summed_ == Summed::kC) Fill(c_, c, y);
+      if (summed_ == Summed::kD) Fill(d_, d, y);
+      RunFloat(a, b, y, c, d);
     } else {
       Fill(c_, c, y);
       if (k_ > 0) RowTimesMatrix(false, n_, k_, 1.0f, a, b, 1.0f, y);
@@ -130,7 +139,7 @@ class MatMulAddKernel : public PackingKernel {
   // Y = the term, broadcast to Y's shape.
   void Fill(const Term& term, const float* values, float* y) const {
     if (term.form == Term::Form::kWhole) {
-      std::copy_n(values, rows_ * n_, y);
+      if (values != y) std::copy_n(values, rows_ * n_, y);
     } else if (term.form == Term::Form::kRow) {
       for (int64_t r = 0; r < rows_; ++r) std::copy_n(values, n_, y + r * n_);
     } else {
@@ -147,6 +156,8 @@ class MatMulAddKernel : public PackingKernel {
   Dims out_dims_;
   Term c_;
   Term d_;
+  enum class Summed { kNone, kC, kD };
+  Summed summed_ = Summed::kNone;  // the term Y is filled with before the product
   std::optional<onednn::PlainPrimitive> activation_;  // without a float plan
 };
 
