@@ -119,5 +119,38 @@ TEST(ShapeGeneralKernels, AnIntegerUnaryKernelServesEveryShapeOfItsRank) {
   EXPECT_EQ(stats.misses, 1u);
 }
 
+// Shape and Identity read the extents of the call's input; Reshape's kernel
+// is made for its input shape.
+TEST(ShapeGeneralKernels, ShapeAndIdentityServeEveryShapeOfTheirRanks) {
+  IrModelBuilder b(13, "relabel");
+  const auto x = b.SymbolicInput("x", {"n", 6});
+  const auto target = b.Int64s("target", {2}, {-1, 3});
+  b.Output(b.Tensor("Shape", {x}, "shape", DataType::kInt64));
+  b.Output(b.Tensor("Identity", {x}, "same"));
+  b.Output(b.Tensor("Reshape", {x, target}, "reshaped"));
+  auto session = SessionOf(b.Take());
+  ASSERT_NE(session, nullptr);
+  for (int64_t n : {2, 5, 1, 5}) {
+    std::vector<float> values = Wave(n * 6, 0.3, 1.0);
+    const nxrt::NamedTensor inputs[] = {
+        {"x", nxrt::Tensor::Borrow(DataType::kFloat32, {n, 6}, values.data(),
+                                   values.size() * sizeof(float))}};
+    auto outputs = session->Run(inputs, {});
+    ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+    const auto shape = (*outputs)[0].values<int64_t>();
+    EXPECT_EQ(std::vector<int64_t>(shape.begin(), shape.end()), (std::vector<int64_t>{n, 6}));
+    EXPECT_EQ((*outputs)[1].shape(), (std::vector<int64_t>{n, 6}));
+    EXPECT_EQ((*outputs)[2].shape(), (std::vector<int64_t>{n * 2, 3}));
+    for (size_t o : {size_t{1}, size_t{2}}) {
+      const auto y = (*outputs)[o].values<float>();
+      EXPECT_EQ(std::vector<float>(y.begin(), y.end()), values) << "output " << o << ", n " << n;
+    }
+  }
+  const nxrt::KernelCacheStats stats = session->kernel_cache_stats();
+  EXPECT_EQ(stats.shape_general_entries, 2u);
+  EXPECT_EQ(stats.entries, 2u + 3u);  // Reshape at n = 2, 5 and 1
+  EXPECT_EQ(stats.misses, 2u + 3u);
+}
+
 }  // namespace
 }  // namespace nxrt_test

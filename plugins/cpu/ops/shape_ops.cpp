@@ -61,11 +61,14 @@ bool SameValues(const nxrt_tensor& t, const Dims& values) {
   return true;
 }
 
+// Identity's rule, which the kernel below serves every shape with.
+Dims SameDims(const RelabelAttributes&, int64_t, const Dims& in, std::span<const nxrt_value>);
+
 // The output dims are worked out for the kernel's input dims and, where the
 // rule reads input 1 (Reshape's shape, Squeeze's and Unsqueeze's axes), for
 // the values of its first eager run; a replay with the same values allocates
 // nothing, and one whose values changed throws instead of working the dims
-// out again.
+// out again. Identity takes the call's input dims as they come.
 class RelabelKernel : public CpuKernel {
  public:
   using Rule = Dims (*)(const RelabelAttributes&, int64_t opset, const Dims& in,
@@ -81,10 +84,18 @@ class RelabelKernel : public CpuKernel {
         in_dims_(in_dims.begin(), in_dims.end()) {
     if (!reads_input_1_) Plan({});
   }
+  // Identity's output takes the call's input dims, so one kernel serves the
+  // node at every shape of its rank; the other relabellings plan their
+  // output dims for the shape they were made at.
+  bool ServesOtherShapes() const override { return rule_ == &SameDims; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
+    if (rule_ == &SameDims) {
+      WriteCopy(ctx, outputs, 0, in, DimsSpan(in));
+      return;
+    }
     if (!DimsEqual(DimsSpan(in), in_dims_)) {
       FailInvalid(op_ + ": kernel made for " + DimsText(in_dims_) + " got " +
                   DimsText(DimsSpan(in)) + "; make a kernel for this shape");
@@ -247,38 +258,40 @@ void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64
                }});
 }
 
-// The dims of the input are known when the kernel is made, so its output is
-// too, and compute only copies it out: capture-safe.
+// Shape and Size: compute writes the call's input extents (those the
+// attributes select) into the preallocated output, allocating nothing:
+// capture-safe.
 class ShapeKernel : public CpuKernel {
  public:
-  ShapeKernel(bool size_only, int64_t start, std::optional<int64_t> end,
-              std::span<const int64_t> in_dims)
-      : CpuKernel(true), in_dims_(in_dims.begin(), in_dims.end()) {
-    if (size_only) {
-      values_ = {ElementCount(in_dims_)};
-      return;
-    }
-    const int64_t rank = static_cast<int64_t>(in_dims_.size());
-    auto clamp = [rank](int64_t v) { return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank); };
-    const int64_t first = clamp(start);
-    const int64_t last = std::max(first, clamp(end.value_or(rank)));
-    values_.assign(in_dims_.begin() + first, in_dims_.begin() + last);
-    out_dims_ = {last - first};
+  ShapeKernel(bool size_only, int64_t start, std::optional<int64_t> end, size_t rank)
+      : CpuKernel(true), size_only_(size_only) {
+    if (size_only) return;
+    const auto clamp = [rank = static_cast<int64_t>(rank)](int64_t v) {
+      return std::clamp(v < 0 ? v + rank : v, int64_t{0}, rank);
+    };
+    first_ = clamp(start);
+    last_ = std::max(first_, clamp(end.value_or(static_cast<int64_t>(rank))));
+    out_dims_ = {last_ - first_};
   }
+  // The extents are read from the call's input; only the rank is fixed.
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
-    if (!DimsEqual(DimsSpan(inputs[0].tensor), in_dims_)) {
-      FailInvalid("Shape: kernel made for " + DimsText(in_dims_) + " got " +
-                  DimsText(DimsSpan(inputs[0].tensor)) + "; make a kernel for this shape");
+    const std::span<const int64_t> in = DimsSpan(inputs[0].tensor);
+    int64_t* out =
+        MutableDataAs<int64_t>(PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT64, out_dims_));
+    if (size_only_) {
+      *out = ElementCount(in);
+    } else {
+      std::copy(in.begin() + first_, in.begin() + last_, out);
     }
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT64, out_dims_);
-    std::copy(values_.begin(), values_.end(), MutableDataAs<int64_t>(out));
   }
 
  private:
-  Dims in_dims_;
-  Dims values_;
+  bool size_only_;
+  int64_t first_ = 0;
+  int64_t last_ = 0;
   Dims out_dims_;  // empty for Size's scalar
 };
 
@@ -297,14 +310,11 @@ void RegisterShapeOps(OpRegistry& r) {
         {1, claim_any, [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
            std::optional<int64_t> end;
            if (node.attr_type("end") != NXRT_ATTR_UNDEFINED) end = node.AttrInt("end", 0);
-           return std::make_unique<ShapeKernel>(
-               false, node.AttrInt("start", 0), end,
-               std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
+           return std::make_unique<ShapeKernel>(false, node.AttrInt("start", 0), end,
+                                                inputs[0].rank);
          }});
   r.Add("Size", {1, claim_any, [](const sdk::Node&, std::span<const nxrt_shape> inputs, int64_t) {
-                   return std::make_unique<ShapeKernel>(
-                       true, 0, std::nullopt,
-                       std::span<const int64_t>(inputs[0].dims, inputs[0].rank));
+                   return std::make_unique<ShapeKernel>(true, 0, std::nullopt, inputs[0].rank);
                  }});
 }
 
