@@ -35,14 +35,15 @@ class PointwiseConvKernel : public CpuKernel {
     const int64_t maps = w.dims[0];
     if (bias && ElementCount(inputs[2].tensor) != maps) {
       FailInvalid("Conv: B holds " + std::to_string(ElementCount(inputs[2].tensor)) +
-                  " values for " + std::to_string(maps) + " output maps");
+                  " values for " + std::to_string(maps) + " output maps; give B one per map");
     }
     const onednn::PointwiseShape planned = product_.shape();
     if (maps != planned.maps || x.dims[1] != planned.channels) {
       std::optional<onednn::FloatPointwiseProduct> replanned =
           onednn::FloatPointwiseProduct::Plan({maps, x.dims[1], planned.bias, planned.relu});
       if (!replanned) {
-        FailUnsupported("Conv: oneDNN has no 1x1 convolution for W " + DimsText(DimsSpan(w)));
+        FailUnsupported("Conv: oneDNN has no 1x1 convolution for W " + DimsText(DimsSpan(w)) +
+                        "; run the node on another provider");
       }
       product_ = std::move(*replanned);
     }

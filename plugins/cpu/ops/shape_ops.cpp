@@ -61,14 +61,11 @@ bool SameValues(const nxrt_tensor& t, const Dims& values) {
   return true;
 }
 
-// Identity's rule, which the kernel below serves every shape with.
-Dims SameDims(const RelabelAttributes&, int64_t, const Dims& in, std::span<const nxrt_value>);
-
 // The output dims are worked out for the kernel's input dims and, where the
 // rule reads input 1 (Reshape's shape, Squeeze's and Unsqueeze's axes), for
 // the values of its first eager run; a replay with the same values allocates
 // nothing, and one whose values changed throws instead of working the dims
-// out again. Identity takes the call's input dims as they come.
+// out again.
 class RelabelKernel : public CpuKernel {
  public:
   using Rule = Dims (*)(const RelabelAttributes&, int64_t opset, const Dims& in,
@@ -84,18 +81,10 @@ class RelabelKernel : public CpuKernel {
         in_dims_(in_dims.begin(), in_dims.end()) {
     if (!reads_input_1_) Plan({});
   }
-  // Identity's output takes the call's input dims, so one kernel serves the
-  // node at every shape of its rank; the other relabellings plan their
-  // output dims for the shape they were made at.
-  bool ServesOtherShapes() const override { return rule_ == &SameDims; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
-    if (rule_ == &SameDims) {
-      WriteCopy(ctx, outputs, 0, in, DimsSpan(in));
-      return;
-    }
     if (!DimsEqual(DimsSpan(in), in_dims_)) {
       FailInvalid(op_ + ": kernel made for " + DimsText(in_dims_) + " got " +
                   DimsText(DimsSpan(in)) + "; make a kernel for this shape");
@@ -216,6 +205,18 @@ Dims UnsqueezeDims(const RelabelAttributes& a, int64_t opset, const Dims& in,
   return out;
 }
 
+// Identity of a tensor: the call's input dims and bytes, so one kernel
+// serves the node at every shape of its rank.
+class IdentityKernel : public CpuKernel {
+ public:
+  explicit IdentityKernel(bool capture_safe) : CpuKernel(capture_safe) {}
+  bool ServesOtherShapes() const override { return true; }
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    WriteCopy(ctx, outputs, 0, inputs[0].tensor, DimsSpan(inputs[0].tensor));
+  }
+};
+
 // Identity of a sequence or an empty optional: the value is copied whole
 // through the host's sequence services, which allocate.
 class PassValueKernel : public CpuKernel {
@@ -228,34 +229,38 @@ class PassValueKernel : public CpuKernel {
 };
 
 void AddRelabel(OpRegistry& r, const char* name, RelabelKernel::Rule rule, int64_t since = 1) {
-  r.Add(name, {since,
-               [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-                 const std::string op(node.op_type());
-                 // Identity also passes a sequence (or an empty optional) through.
-                 if (op == "Identity" && !inputs.empty() && inputs[0].kind == NXRT_VALUE_SEQUENCE) {
-                   return sdk::ClaimResult::Claimed();
-                 }
-                 return ClaimUnless(CheckCopyable(node, inputs));
-               },
-               [rule](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
-                 // A sequence, or an optional that is empty (no dtype).
-                 if (rule == &SameDims && (inputs[0].dtype == NXRT_DTYPE_UNDEFINED ||
-                                           node.input_info(0).kind == NXRT_VALUE_SEQUENCE)) {
-                   return std::unique_ptr<CpuKernel>(std::make_unique<PassValueKernel>());
-                 }
-                 RelabelAttributes a;
-                 a.axis = node.AttrInt("axis", 1);
-                 a.allowzero = node.AttrInt("allowzero", 0);
-                 a.axes = node.AttrInts("axes");
-                 const bool reads_input_1 =
-                     rule == &ReshapeDims ||
-                     (opset >= 13 && (rule == &SqueezeDims || rule == &UnsqueezeDims));
-                 // Replayable unless a string goes through the host.
-                 const bool capture_safe = inputs[0].dtype != NXRT_DTYPE_STRING;
-                 return std::unique_ptr<CpuKernel>(std::make_unique<RelabelKernel>(
-                     std::string(node.op_type()), rule, std::move(a), opset, reads_input_1,
-                     capture_safe, std::span<const int64_t>(inputs[0].dims, inputs[0].rank)));
-               }});
+  r.Add(name,
+        {since,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           const std::string op(node.op_type());
+           // Identity also passes a sequence (or an empty optional) through.
+           if (op == "Identity" && !inputs.empty() && inputs[0].kind == NXRT_VALUE_SEQUENCE) {
+             return sdk::ClaimResult::Claimed();
+           }
+           return ClaimUnless(CheckCopyable(node, inputs));
+         },
+         [rule](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+           // A sequence, or an optional that is empty (no dtype).
+           if (rule == &SameDims && (inputs[0].dtype == NXRT_DTYPE_UNDEFINED ||
+                                     node.input_info(0).kind == NXRT_VALUE_SEQUENCE)) {
+             return std::unique_ptr<CpuKernel>(std::make_unique<PassValueKernel>());
+           }
+           // Replayable unless a string goes through the host.
+           const bool capture_safe = inputs[0].dtype != NXRT_DTYPE_STRING;
+           if (rule == &SameDims) {
+             return std::unique_ptr<CpuKernel>(std::make_unique<IdentityKernel>(capture_safe));
+           }
+           RelabelAttributes a;
+           a.axis = node.AttrInt("axis", 1);
+           a.allowzero = node.AttrInt("allowzero", 0);
+           a.axes = node.AttrInts("axes");
+           const bool reads_input_1 =
+               rule == &ReshapeDims ||
+               (opset >= 13 && (rule == &SqueezeDims || rule == &UnsqueezeDims));
+           return std::unique_ptr<CpuKernel>(std::make_unique<RelabelKernel>(
+               std::string(node.op_type()), rule, std::move(a), opset, reads_input_1, capture_safe,
+               std::span<const int64_t>(inputs[0].dims, inputs[0].rank)));
+         }});
 }
 
 // Shape and Size: compute writes the call's input extents (those the
