@@ -10,7 +10,10 @@
 
 namespace nxrt::executor {
 Executor::Executor(const graph::Graph& graph, ExecutorShared& shared, const Executor* parent)
-    : graph_(graph), shared_(shared), parent_(parent), frees_(shared.device_graphs) {}
+    : graph_(graph),
+      shared_(shared),
+      parent_(parent),
+      frees_(parent == nullptr ? shared.device_graphs : nullptr) {}
 
 Executor::~Executor() = default;
 
@@ -53,7 +56,11 @@ Status Executor::Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_
   shared_.run_options = stoppable ? &run_options : nullptr;
   shared_.run_stopped = false;
   shared_.profile = run_options.profile;
+  // The last run's outputs have been exported by now, so its buffers may
+  // shrink before this one reserves them.
+  EndBufferRuns(last_run_counted_);
   Status ran = RunBound(inputs, slot);
+  last_run_counted_ = ran.ok();
   shared_.run_options = nullptr;
   shared_.profile = nullptr;
   // A stop inside a body comes back through the EP that ran the body, which
@@ -62,6 +69,11 @@ Status Executor::Run(std::span<const RunInput> inputs, std::optional<nxrt_graph_
     return Status(StatusCode::kCancelled, ran.message());
   }
   return ran;
+}
+
+void Executor::EndBufferRuns(bool counted) {
+  for (ValueBuffer& buffer : buffers_) buffer.EndRun(counted);
+  for (auto& [key, body] : bodies_) body->EndBufferRuns(counted);
 }
 
 Status Executor::RunBound(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot) {

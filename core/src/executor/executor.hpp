@@ -143,6 +143,9 @@ class Executor : private plugin_host::ComputeServices {
   void BindOuterScope();
 
   // Dispatch.
+  // Closes the last run for the shrink policy of this graph's buffers and
+  // its bodies' (value_buffer.hpp); `counted` when that run completed.
+  void EndBufferRuns(bool counted);
   Status RunBound(std::span<const RunInput> inputs, std::optional<nxrt_graph_slot> slot);
   Status Execute(std::optional<nxrt_graph_slot> slot);
   // A kCancelled status when the run's options say to stop before `node`.
@@ -191,8 +194,9 @@ class Executor : private plugin_host::ComputeServices {
   std::vector<NodePlacement> placements_;
   std::vector<std::string> fusions_;
   // Counts the frees of this graph's buffers, which unsettle every node (a
-  // buffer shared by several values may move while one of them is settled),
-  // and passes each on to the device graphs that may hold the buffer.
+  // buffer shared by several values may move while one of them is settled,
+  // and any may shrink between runs), and passes each of the top graph's on
+  // to the device graphs that may hold the buffer.
   class CountedFrees : public BufferFreeListener {
    public:
     explicit CountedFrees(BufferFreeListener* next) : next_(next) {}
@@ -228,6 +232,8 @@ class Executor : private plugin_host::ComputeServices {
   std::vector<int64_t> input_dims_scratch_;
   bool shapes_resolved_ = false;
   uint64_t shape_generation_ = 0;  // moves each time shapes are resolved anew
+
+  bool last_run_counted_ = false;  // the last run completed (EndBufferRuns)
 
   // Pre-bound hits of this run's settled nodes, added to the cache's count
   // once per run.

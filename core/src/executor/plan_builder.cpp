@@ -34,8 +34,7 @@ plugin_host::ExecutionProvider* Executor::MemoryProvider(size_t memory) const {
 }
 
 BufferFreeListener* Executor::Listener() const {
-  // Only the top graph's buffers can be bound into a device graph or shared.
-  return parent_ == nullptr ? &frees_ : nullptr;
+  return &frees_;
 }
 
 Status Executor::BuildPlan(const partitioner::Partition& partition,

@@ -1,5 +1,7 @@
 #include "executor/value_buffer.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <atomic>
 #include <utility>
@@ -20,10 +22,23 @@ plugin_host::ExecutionProvider* MemoryOwner(plugin_host::ExecutionProvider* prov
   return provider != nullptr && provider->has_custom_memory() ? provider : nullptr;
 }
 
+// Large host buffers are pages mapped for them alone, so that a buffer
+// released or shrunk returns its memory to the system: freed into the C
+// heap, it would stay resident wherever the allocator's thresholds keep it.
+bool IsMapped(plugin_host::ExecutionProvider* owner, size_t size) {
+  return owner == nullptr && size >= ValueBuffer::kShrinkFloorBytes;
+}
+
 // `size` bytes in `owner`'s memory, or in host memory for a null owner.
-Result<void*> Allocate(plugin_host::ExecutionProvider* owner, size_t size) {
+Result<void*> AllocateIn(plugin_host::ExecutionProvider* owner, size_t size) {
   if (owner != nullptr) return owner->Alloc(size, kBufferAlignment);
-  void* data = ::operator new(size, std::align_val_t(kBufferAlignment), std::nothrow);
+  void* data = nullptr;
+  if (IsMapped(owner, size)) {
+    data = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (data == MAP_FAILED) data = nullptr;
+  } else {
+    data = ::operator new(size, std::align_val_t(kBufferAlignment), std::nothrow);
+  }
   if (data == nullptr) {
     return Status(StatusCode::kOutOfMemory,
                   "cannot allocate " + std::to_string(size) + " bytes of host memory for a value");
@@ -39,7 +54,12 @@ ValueBuffer::ValueBuffer(ValueBuffer&& other) noexcept
       budget_(std::exchange(other.budget_, nullptr)),
       data_(std::exchange(other.data_, nullptr)),
       capacity_(std::exchange(other.capacity_, 0)),
-      epoch_(std::exchange(other.epoch_, 0)) {}
+      epoch_(std::exchange(other.epoch_, 0)),
+      run_need_(std::exchange(other.run_need_, 0)),
+      reserved_this_run_(std::exchange(other.reserved_this_run_, false)),
+      last_need_(std::exchange(other.last_need_, 0)),
+      slack_runs_(std::exchange(other.slack_runs_, 0)),
+      slack_need_(std::exchange(other.slack_need_, 0)) {}
 
 ValueBuffer& ValueBuffer::operator=(ValueBuffer&& other) noexcept {
   if (this != &other) {
@@ -50,12 +70,19 @@ ValueBuffer& ValueBuffer::operator=(ValueBuffer&& other) noexcept {
     data_ = std::exchange(other.data_, nullptr);
     capacity_ = std::exchange(other.capacity_, 0);
     epoch_ = std::exchange(other.epoch_, 0);
+    run_need_ = std::exchange(other.run_need_, 0);
+    reserved_this_run_ = std::exchange(other.reserved_this_run_, false);
+    last_need_ = std::exchange(other.last_need_, 0);
+    slack_runs_ = std::exchange(other.slack_runs_, 0);
+    slack_need_ = std::exchange(other.slack_need_, 0);
   }
   return *this;
 }
 
 Status ValueBuffer::Reserve(plugin_host::ExecutionProvider* provider, size_t bytes,
                             BufferFreeListener* listener, MemoryBudget* budget) {
+  reserved_this_run_ = true;
+  run_need_ = std::max(run_need_, bytes);
   plugin_host::ExecutionProvider* owner = MemoryOwner(provider);
   if (data_ != nullptr && capacity_ >= bytes && owner == provider_) return Status::Ok();
   // A buffer outgrown in its own memory (a growing KV cache gains a row each
@@ -64,22 +91,54 @@ Status ValueBuffer::Reserve(plugin_host::ExecutionProvider* provider, size_t byt
   const bool outgrown = data_ != nullptr && owner == provider_;
   size_t size = std::max<size_t>(outgrown ? capacity_ + capacity_ / 2 : 1, bytes);
   Release();
-  if (budget != nullptr) {
-    if (!budget->Fits(size)) size = std::max<size_t>(bytes, 1);
-    NXRT_RETURN_IF_ERROR(budget->Take(size));
-  }
-  Result<void*> data = Allocate(owner, size);
+  if (budget != nullptr && !budget->Fits(size)) size = std::max<size_t>(bytes, 1);
+  listener_ = listener;
+  return Allocate(owner, size, budget);
+}
+
+Status ValueBuffer::Allocate(plugin_host::ExecutionProvider* owner, size_t size,
+                             MemoryBudget* budget) {
+  if (budget != nullptr) NXRT_RETURN_IF_ERROR(budget->Take(size));
+  Result<void*> data = AllocateIn(owner, size);
   if (!data.ok()) {
     if (budget != nullptr) budget->Give(size);
     return data.status();
   }
   provider_ = owner;
   budget_ = budget;
-  listener_ = listener;
   data_ = *data;
   capacity_ = size;
   epoch_ = NextEpoch();
   return Status::Ok();
+}
+
+void ValueBuffer::EndRun(bool counted) {
+  if (counted && reserved_this_run_) last_need_ = run_need_;
+  run_need_ = 0;
+  reserved_this_run_ = false;
+  if (!counted) return;
+  const bool slack =
+      data_ != nullptr && capacity_ >= kShrinkFloorBytes && last_need_ <= capacity_ / 2;
+  if (!slack) {
+    slack_runs_ = 0;
+    slack_need_ = 0;
+    return;
+  }
+  slack_need_ = std::max(slack_need_, last_need_);
+  if (++slack_runs_ >= kSlackRunsBeforeShrink) Shrink();
+}
+
+// Reallocates at the largest need of the slack runs, or releases the buffer
+// when they needed none. Where the smaller allocation fails the buffer stays
+// released, and the next run's reservation asks again.
+void ValueBuffer::Shrink() {
+  plugin_host::ExecutionProvider* owner = provider_;
+  MemoryBudget* budget = budget_;
+  const size_t size = slack_need_;
+  slack_runs_ = 0;
+  slack_need_ = 0;
+  Release();
+  if (size > 0) (void)Allocate(owner, size, budget);
 }
 
 void ValueBuffer::Release() {
@@ -87,6 +146,8 @@ void ValueBuffer::Release() {
   if (listener_ != nullptr) listener_->BeforeBufferFree();
   if (provider_ != nullptr) {
     provider_->Free(data_);
+  } else if (IsMapped(provider_, capacity_)) {
+    munmap(data_, capacity_);
   } else {
     ::operator delete(data_, std::align_val_t(kBufferAlignment));
   }

@@ -6,6 +6,13 @@
 // reallocated (even at the same address) from the one it recorded. Before the
 // memory goes, the buffer tells its listener, which resets the device graphs
 // that may point into it.
+//
+// A buffer grown for one large shape gives the memory back once runs stop
+// needing it: after kSlackRunsBeforeShrink counted runs in a row that each
+// needed at most half its capacity, it is reallocated at the largest of
+// those needs (docs/memory.md). Buffers under kShrinkFloorBytes are kept;
+// host buffers of that size or more are pages mapped for them alone, so what
+// a shrink gives back leaves the process.
 #pragma once
 
 #include <cstddef>
@@ -43,17 +50,37 @@ class ValueBuffer {
                  BufferFreeListener* listener, MemoryBudget* budget);
   void Release();
 
+  // Closes one run of the buffer's owner. A run that was `counted` (it
+  // completed) and needed at most half the capacity is slack; a run that
+  // reserved nothing needed what the last one did. The buffer shrinks after
+  // enough slack runs in a row, telling its listener first.
+  void EndRun(bool counted);
+
   void* data() const { return data_; }
   size_t capacity() const { return capacity_; }
   uint64_t epoch() const { return epoch_; }
 
+  static constexpr int kSlackRunsBeforeShrink = 8;
+  static constexpr size_t kShrinkFloorBytes = 64 * 1024;
+
  private:
+  Status Allocate(plugin_host::ExecutionProvider* owner, size_t size, MemoryBudget* budget);
+  void Shrink();
+
   plugin_host::ExecutionProvider* provider_ = nullptr;
   BufferFreeListener* listener_ = nullptr;
   MemoryBudget* budget_ = nullptr;
   void* data_ = nullptr;
   size_t capacity_ = 0;
   uint64_t epoch_ = 0;
+  // The shrink policy's record: the largest reservation of the run in
+  // progress, the need of the last counted run, and the slack runs since the
+  // last run that needed more than half the capacity, with their largest need.
+  size_t run_need_ = 0;
+  bool reserved_this_run_ = false;
+  size_t last_need_ = 0;
+  int slack_runs_ = 0;
+  size_t slack_need_ = 0;
 };
 
 }  // namespace nxrt::executor

@@ -168,6 +168,32 @@ TEST_F(SteadyState, NewShapeAllocatesThenSettlesAgain) {
   EXPECT_EQ(CountRuns(50, std::nullopt).host, 0u);
 }
 
+// A run at a large shape grows the value buffers; runs at a small shape
+// give that memory back after the documented number of them (eight slack
+// runs, docs/memory.md), once, and then allocate nothing again.
+TEST_F(SteadyState, BuffersGrownForALargeShapeShrinkBackThenSettle) {
+  constexpr int kSlackRuns = 8;
+  CountRuns(3, std::nullopt);
+  const size_t small_bytes = session_->value_buffer_bytes();
+  const auto bind_rows = [&](int64_t rows) {
+    x_.assign(static_cast<size_t>(rows) * 4, 1.5f);
+    inputs_[0].tensor = nxrt::Tensor::Borrow(nxrt::DataType::kFloat32, {rows, 4}, x_.data(),
+                                             x_.size() * sizeof(float));
+  };
+  bind_rows(65536);
+  CountRuns(1, std::nullopt);
+  const size_t large_bytes = session_->value_buffer_bytes();
+  ASSERT_GT(large_bytes, 1000 * small_bytes);
+
+  bind_rows(2);
+  CountRuns(kSlackRuns, std::nullopt);
+  EXPECT_EQ(session_->value_buffer_bytes(), large_bytes) << "shrank before its slack runs";
+  EXPECT_GT(CountRuns(1, std::nullopt).host, 0u) << "the shrink reallocates";
+  EXPECT_EQ(session_->value_buffer_bytes(), small_bytes);
+  EXPECT_EQ(CountRuns(50, std::nullopt).host, 0u);
+  EXPECT_EQ(session_->value_buffer_bytes(), small_bytes);
+}
+
 TEST_F(SteadyState, ReplayedRunsAllocateNothingInNxrt) {
   CountRuns(3, nxrt::DeviceGraphSlot::kPrimary);
   ASSERT_EQ(session_->device_graph_counters().captures, 1u);
