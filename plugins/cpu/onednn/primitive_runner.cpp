@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 #include <omp.h>
 
+#include <cstdlib>
+
 #include "math_threads.hpp"
 #include "parallel_blocks.hpp"
 #include "thread_workspace.hpp"
@@ -31,8 +33,26 @@ void ApplyThreads() {
 
 }  // namespace
 
+// oneDNN keeps up to 1,024 primitives, with their generated code, in a
+// process-wide cache by default; a session whose shapes keep changing fills it
+// with primitives of shapes it will not see again, tens of MiB of them. The
+// kernels own the primitives they run, so the cache only saves re-planning a
+// shape a kernel was evicted for, and a small one does that. A capacity set
+// in oneDNN's own environment variable is left as it is.
+void BoundPrimitiveCache() {
+  constexpr int kPrimitiveCacheCapacity = 64;
+  if (std::getenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY") != nullptr ||
+      std::getenv("DNNL_PRIMITIVE_CACHE_CAPACITY") != nullptr) {
+    return;
+  }
+  dnnl::set_primitive_cache_capacity(kPrimitiveCacheCapacity);
+}
+
 const dnnl::engine& Engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  static const dnnl::engine engine = [] {
+    BoundPrimitiveCache();
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return engine;
 }
 
