@@ -77,6 +77,7 @@ WORKLOADS = {
     "detector, 100 pages": (detector, 100),
     "decoder, 200 requests": (decoder_prompts, 200),
     "encoder, 200 batch x seq": (encoder, 200),
+    "encoder, 1000 batch x seq": (encoder, 1000),
 }
 QUICK = {"recogniser, 24 widths", "detector, 16 pages", "decoder, 200 requests",
          "encoder, 200 batch x seq"}
