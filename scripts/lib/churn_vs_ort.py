@@ -131,7 +131,9 @@ def decoder_pass(session, prompts):
     """Greedy requests through plain run(): each request starts from an empty KV cache."""
     pasts = [i for i in session.get_inputs() if i.name.startswith("past_key_values.")]
     _, kv_heads, _, head_dim = pasts[0].shape
-    vocabulary = 512
+    vocabulary = session.get_outputs()[0].shape[-1]
+    if not isinstance(vocabulary, int):
+        raise RuntimeError("the decoder's logits do not declare their vocabulary size")
     generator = np.random.default_rng(0)
     runs, first_tokens, pairs, rss_first = [], [], [], None
     stride = max(1, len(prompts) // COLD_WARM_SAMPLES)
