@@ -28,6 +28,22 @@ void PackingKernel::ApplySettings(const EpSettings& settings, std::string_view /
   }
 }
 
+void PackingKernel::PlanFloat(const onednn::MatmulShape& shape, bool whole_b) {
+  plan_covers_ = false;
+  if (dtype_ == NXRT_DTYPE_FLOAT64 || !Contains(FloatTypes{}, dtype_)) return;
+  if (shape.m <= 1 || shape.n <= 0 || shape.k <= 0) return;
+  plan_covers_ = true;
+  if (float_matmul_ && whole_b == whole_b_ && float_matmul_->ServesRowsOf(shape)) {
+    float_matmul_->BindRows(shape.m);
+    return;
+  }
+  whole_b_ = whole_b;
+  const bool prepared = constant_ && whole_b && prepack_;
+  float_matmul_.emplace(
+      shape, prepared ? onednn::WeightsLayout::kPreferred : onednn::WeightsLayout::kAsGiven);
+  preferred_ = prepared ? constant_->Preferred(*float_matmul_, nullptr) : nullptr;
+}
+
 void PackingKernel::RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alpha, const float* a,
                                    const float* b, float beta, float* y) {
   const int64_t extent = trans_b ? n : k;  // B's rows

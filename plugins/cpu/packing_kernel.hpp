@@ -44,17 +44,13 @@ class PackingKernel : public CpuKernel {
 
  protected:
   // Plans the float product (float, float16, bfloat16) of several rows for
-  // `shape`, reading B as given until B proves constant. A single row needs
-  // no plan: RowTimesMatrix reads B directly. `whole_b`: the plan reads B as
-  // one matrix (not one of a batch), so it may read a prepared copy.
-  void PlanFloat(const onednn::MatmulShape& shape, bool whole_b) {
-    if (dtype_ == NXRT_DTYPE_FLOAT64 || !Contains(FloatTypes{}, dtype_)) return;
-    if (shape.m > 1 && shape.n > 0 && shape.k > 0) {
-      float_matmul_.emplace(shape);
-      plan_shape_ = shape;
-      whole_b_ = whole_b;
-    }
-  }
+  // `shape`, reading B as given until B proves constant, or keeps the plan
+  // it has where that plan serves `shape`'s rows: a kernel that meets a new
+  // shape calls it again, and a plan leaving M to run time serves every row
+  // count. A single row needs no plan: RowTimesMatrix reads B directly.
+  // `whole_b`: the plan reads B as one matrix (not one of a batch), so it
+  // may read a prepared copy.
+  void PlanFloat(const onednn::MatmulShape& shape, bool whole_b);
   // y[N] = alpha * a[K] * op(B)[K,N] + beta * y for a single row through
   // OpenBLAS's gemv, which streams B as given at memory speed; oneDNN's
   // product falls behind on a single row (bench/math_libraries.cpp), most
@@ -67,9 +63,9 @@ class PackingKernel : public CpuKernel {
   // alone, so results repeat from run to run. Allocates nothing.
   void RowTimesMatrix(bool trans_b, int64_t n, int64_t k, float alpha, const float* a,
                       const float* b, float beta, float* y);
-  // Whether the float plan covers the product (false for a single row or
-  // when K is 0).
-  bool HasFloatPlan() const { return float_matmul_.has_value(); }
+  // Whether the float plan covers the product of the last PlanFloat (false
+  // for a single row or when K is 0).
+  bool HasFloatPlan() const { return plan_covers_; }
   // `b` is B as given; the plan reads its prepared copy instead when B is
   // constant. `bias` and `residual` as the plan's shape asks.
   void RunFloat(const float* a, const float* b, float* y, const float* bias = nullptr,
@@ -82,9 +78,13 @@ class PackingKernel : public CpuKernel {
   // `scratch` widened from `b`. Null for a constant B the float plan reads
   // in its own layout.
   template <typename T, typename C>
-  const C* BData(const nxrt_tensor& b, std::vector<C>& scratch) const {
-    if (preferred_) return nullptr;
-    if (as_given_ != nullptr) return static_cast<const C*>(as_given_);
+  const C* BData(const nxrt_tensor& b, std::vector<C>& scratch) {
+    if (preferred_ && plan_covers_) return nullptr;
+    if (constant_) {
+      // A kernel serving other shapes may need this form only now.
+      if (as_given_ == nullptr) as_given_ = constant_->AsGiven(nullptr);
+      return static_cast<const C*>(as_given_);
+    }
     if constexpr (std::is_same_v<T, C>) {
       return DataAs<T>(b);
     } else {
@@ -101,8 +101,8 @@ class PackingKernel : public CpuKernel {
   // Takes the form of the constant B this kernel reads; `source` is the
   // constant while the host hands it over.
   void UseConstant(const nxrt_constant_input* source) {
-    if (HasFloatPlan() && whole_b_ && prepack_) {
-      float_matmul_.emplace(plan_shape_, onednn::WeightsLayout::kPreferred);
+    if (plan_covers_ && whole_b_ && prepack_) {
+      float_matmul_.emplace(float_matmul_->shape(), onednn::WeightsLayout::kPreferred);
       preferred_ = constant_->Preferred(*float_matmul_, source);
     } else {
       as_given_ = constant_->AsGiven(source);
@@ -110,7 +110,7 @@ class PackingKernel : public CpuKernel {
   }
 
   std::optional<onednn::FloatMatmul> float_matmul_;
-  onednn::MatmulShape plan_shape_;
+  bool plan_covers_ = false;
   bool whole_b_ = false;
   bool prepack_ = true;
   int threads_ = 1;

@@ -18,18 +18,24 @@ Desc MatrixDesc(int64_t rows, int64_t cols, bool transposed) {
               transposed ? memory::dims{1, rows} : memory::dims{cols, 1});
 }
 
+// The runner's arguments, in order: A, B, Y, then the bias and the residual
+// where the shape has them.
+constexpr size_t kA = 0;
+constexpr size_t kY = 2;
+
 }  // namespace
 
 FloatMatmul::FloatMatmul(const MatmulShape& shape, WeightsLayout layout)
-    : given_b_(MatrixDesc(shape.k, shape.n, shape.trans_b)),
-      bias_(shape.bias),
-      residual_(shape.residual) {
+    : shape_(shape),
+      layout_(layout),
+      runtime_m_(!shape.trans_a && !shape.residual),
+      given_b_(MatrixDesc(shape.k, shape.n, shape.trans_b)) {
   // The plan leaves M to run time where A is row-major and no post-op reads
   // an [M,N] operand (oneDNN takes none at a runtime extent), and N and K
   // too where B is read row-major as given, so that the node's variants
   // plan to one primitive, which oneDNN's primitive cache hands back
   // instead of generating its code again.
-  const bool runtime_m = !shape.trans_a && !shape.residual;
+  const bool runtime_m = runtime_m_;
   const bool runtime_nk = runtime_m && !shape.trans_b && layout == WeightsLayout::kAsGiven;
   const int64_t planned_m = runtime_m ? DNNL_RUNTIME_DIM_VAL : shape.m;
   const int64_t planned_n = runtime_nk ? DNNL_RUNTIME_DIM_VAL : shape.n;
@@ -79,12 +85,27 @@ FloatMatmul::FloatMatmul(const MatmulShape& shape, WeightsLayout layout)
   }
 }
 
+bool FloatMatmul::ServesRowsOf(const MatmulShape& other) const {
+  const MatmulShape& s = shape_;
+  return (runtime_m_ || other.m == s.m) && other.n == s.n && other.k == s.k &&
+         other.trans_a == s.trans_a && other.trans_b == s.trans_b && other.alpha == s.alpha &&
+         other.beta == s.beta && other.bias == s.bias && other.activation == s.activation &&
+         other.residual == s.residual;
+}
+
+void FloatMatmul::BindRows(int64_t m) {
+  if (m == shape_.m) return;
+  runner_.Rebind(kA, MatrixDesc(m, shape_.k, false));
+  runner_.Rebind(kY, MatrixDesc(m, shape_.n, false));
+  shape_.m = m;
+}
+
 void FloatMatmul::Run(const float* a, const float* b, float* y, const float* bias,
                       const float* residual) {
   const void* buffers[5] = {a, b, y};
   size_t count = 3;
-  if (bias_) buffers[count++] = bias;
-  if (residual_) buffers[count++] = residual;
+  if (shape_.bias) buffers[count++] = bias;
+  if (shape_.residual) buffers[count++] = residual;
   runner_.Run(std::span(buffers, count));
 }
 

@@ -41,6 +41,16 @@ class FloatMatmul {
   // oneDNN cannot plan the product.
   explicit FloatMatmul(const MatmulShape& shape, WeightsLayout layout = WeightsLayout::kAsGiven);
 
+  const MatmulShape& shape() const { return shape_; }
+  WeightsLayout layout() const { return layout_; }
+
+  // Whether this plan computes `other` once given its row count (BindRows):
+  // the same product but for M, and a plan that leaves M to run time.
+  bool ServesRowsOf(const MatmulShape& other) const;
+  // Makes the calls that follow compute `m` rows, for a plan that serves
+  // them (ServesRowsOf). Allocates only when `m` is new to the plan.
+  void BindRows(int64_t m);
+
   // B as the model holds it, and as Run reads it.
   const dnnl::memory::desc& given_weights_desc() const { return given_b_; }
   const dnnl::memory::desc& weights_desc() const { return b_; }
@@ -51,11 +61,12 @@ class FloatMatmul {
            const float* residual = nullptr);
 
  private:
+  MatmulShape shape_;  // its M: the rows the runner's A and Y are bound at
+  WeightsLayout layout_;
+  bool runtime_m_ = false;
   dnnl::memory::desc given_b_;
   dnnl::memory::desc b_;
   PrimitiveRunner runner_;
-  bool bias_ = false;
-  bool residual_ = false;
 };
 
 }  // namespace nxrt::cpu::onednn

@@ -60,49 +60,32 @@ dnnl::algorithm ActivationOf(const sdk::Node& node) {
   return dnnl::algorithm::undef;
 }
 
+// Like MatMul's kernel, it works out the product again for a call at new
+// shapes, so one kernel serves every shape of the node's ranks.
 class MatMulAddKernel : public PackingKernel {
  public:
   MatMulAddKernel(const sdk::Node& node, std::span<const nxrt_shape> inputs)
-      : PackingKernel(NXRT_DTYPE_FLOAT32, DimsOfShape(inputs[1]), false) {
-    const Dims a = DimsOfShape(inputs[0]);
-    if (a.empty() || b_dims_.size() != 2) {
+      : PackingKernel(NXRT_DTYPE_FLOAT32, DimsOfShape(inputs[1]), false),
+        activation_(ActivationOf(node)) {
+    if (inputs[0].rank < 1 || b_dims_.size() != 2) {
       FailInvalid("MatMulAdd: A needs rank 1 or more and B rank 2");
     }
-    k_ = a.back();
-    n_ = b_dims_[1];
-    if (b_dims_[0] != k_) {
-      FailInvalid("MatMulAdd: inner dimensions differ: " + DimsText(a) + " x " + DimsText(b_dims_));
-    }
-    rows_ = ElementCount(std::span(a).first(a.size() - 1));
-    out_dims_ = a;
-    out_dims_.back() = n_;
-    c_ = TermOf(out_dims_, DimsOfShape(inputs[2]), n_, "C");
-    if (inputs.size() > 3 && inputs[3].dtype != NXRT_DTYPE_UNDEFINED) {
-      d_ = TermOf(out_dims_, DimsOfShape(inputs[3]), n_, "D");
-    }
-    const dnnl::algorithm activation = ActivationOf(node);
-    // A term Y holds before the product is summed into it (beta 1) rather
-    // than read by a binary post-op: oneDNN plans binary post-ops only at a
-    // fixed M, which would make every new row count plan anew.
-    if (c_.form == Term::Form::kBroadcast || c_.form == Term::Form::kWhole) {
-      summed_ = Summed::kC;
-    } else if (d_.form == Term::Form::kWhole && activation == dnnl::algorithm::undef) {
-      summed_ = Summed::kD;
-    }
-    onednn::MatmulShape shape{rows_, n_, k_};
-    shape.bias = c_.form == Term::Form::kRow;
-    shape.beta = summed_ == Summed::kNone ? 0.0f : 1.0f;
-    shape.activation = activation;
-    shape.residual = d_.form == Term::Form::kWhole && summed_ != Summed::kD;
-    PlanFloat(shape, true);
-    if (!HasFloatPlan() && activation != dnnl::algorithm::undef && rows_ * n_ > 0) {
-      activation_ = onednn::PlanEltwise(activation, 0.0f, 0.0f, rows_ * n_);
-      if (!activation_) FailUnsupported("MatMulAdd: oneDNN has no plan for the activation");
-    }
+    const bool has_d = inputs.size() > 3 && inputs[3].dtype != NXRT_DTYPE_UNDEFINED;
+    Configure(DimsOfShape(inputs[0]), b_dims_, DimsOfShape(inputs[2]),
+              has_d ? DimsOfShape(inputs[3]) : Dims{}, has_d);
   }
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
+    const bool has_d = IsPresent(inputs, 3);
+    if (!std::ranges::equal(DimsSpan(inputs[0].tensor), a_dims_) ||
+        !std::ranges::equal(DimsSpan(inputs[1].tensor), b_in_dims_) ||
+        !std::ranges::equal(DimsSpan(inputs[2].tensor), c_dims_) ||
+        (has_d && !std::ranges::equal(DimsSpan(inputs[3].tensor), d_dims_))) {
+      Configure(DimsOf(inputs[0].tensor), DimsOf(inputs[1].tensor), DimsOf(inputs[2].tensor),
+                has_d ? DimsOf(inputs[3].tensor) : Dims{}, has_d);
+    }
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
     if (rows_ * n_ == 0) return;
     float* y = MutableDataAs<float>(out);
@@ -118,7 +101,7 @@ class MatMulAddKernel : public PackingKernel {
     } else {
       Fill(c_, c, y);
       if (k_ > 0) RowTimesMatrix(false, n_, k_, 1.0f, a, b, 1.0f, y);
-      if (activation_) activation_->Run(y, y);
+      if (eltwise_) eltwise_->Run(y, y);
       if (d_.form == Term::Form::kWhole) {
         for (int64_t i = 0; i < rows_ * n_; ++i) y[i] += d[i];
       }
@@ -136,6 +119,52 @@ class MatMulAddKernel : public PackingKernel {
   }
 
  private:
+  // Works out the product for A `a`, B `b`, C `c` and D `d` (when `has_d`).
+  // The dims are kept last, so a call that fails here fails again.
+  void Configure(const Dims& a, const Dims& b, const Dims& c, const Dims& d, bool has_d) {
+    a_dims_.clear();  // matches no A until the product is worked out
+    if (a.empty() || b.size() != 2) FailInvalid("MatMulAdd: A needs rank 1 or more and B rank 2");
+    k_ = a.back();
+    n_ = b[1];
+    if (b[0] != k_) {
+      FailInvalid("MatMulAdd: inner dimensions differ: " + DimsText(a) + " x " + DimsText(b));
+    }
+    rows_ = ElementCount(std::span(a).first(a.size() - 1));
+    out_dims_ = a;
+    out_dims_.back() = n_;
+    c_ = TermOf(out_dims_, c, n_, "C");
+    d_ = has_d ? TermOf(out_dims_, d, n_, "D") : Term{};
+    // A term Y holds before the product is summed into it (beta 1) rather
+    // than read by a binary post-op: oneDNN plans binary post-ops only at a
+    // fixed M, which would make every new row count plan anew.
+    summed_ = Summed::kNone;
+    if (c_.form == Term::Form::kBroadcast || c_.form == Term::Form::kWhole) {
+      summed_ = Summed::kC;
+    } else if (d_.form == Term::Form::kWhole && activation_ == dnnl::algorithm::undef) {
+      summed_ = Summed::kD;
+    }
+    onednn::MatmulShape shape{rows_, n_, k_};
+    shape.bias = c_.form == Term::Form::kRow;
+    shape.beta = summed_ == Summed::kNone ? 0.0f : 1.0f;
+    shape.activation = activation_;
+    shape.residual = d_.form == Term::Form::kWhole && summed_ != Summed::kD;
+    PlanFloat(shape, true);
+    const bool separate = !HasFloatPlan() && activation_ != dnnl::algorithm::undef;
+    const int64_t eltwise_count = separate ? rows_ * n_ : 0;
+    if (eltwise_count != eltwise_count_) {
+      eltwise_.reset();
+      eltwise_count_ = eltwise_count;
+      if (eltwise_count > 0) {
+        eltwise_ = onednn::PlanEltwise(activation_, 0.0f, 0.0f, eltwise_count);
+        if (!eltwise_) FailUnsupported("MatMulAdd: oneDNN has no plan for the activation");
+      }
+    }
+    a_dims_ = a;
+    b_in_dims_ = b;
+    c_dims_ = c;
+    d_dims_ = d;
+  }
+
   // Y = the term, broadcast to Y's shape.
   void Fill(const Term& term, const float* values, float* y) const {
     if (term.form == Term::Form::kWhole) {
@@ -150,6 +179,11 @@ class MatMulAddKernel : public PackingKernel {
     }
   }
 
+  const dnnl::algorithm activation_;
+  Dims a_dims_;  // the inputs' dims the product was worked out for
+  Dims b_in_dims_;
+  Dims c_dims_;
+  Dims d_dims_;
   int64_t rows_ = 0;
   int64_t k_ = 0;
   int64_t n_ = 0;
@@ -157,8 +191,9 @@ class MatMulAddKernel : public PackingKernel {
   Term c_;
   Term d_;
   enum class Summed { kNone, kC, kD };
-  Summed summed_ = Summed::kNone;  // the term Y is filled with before the product
-  std::optional<onednn::PlainPrimitive> activation_;  // without a float plan
+  Summed summed_ = Summed::kNone;                  // the term Y is filled with before the product
+  std::optional<onednn::PlainPrimitive> eltwise_;  // the activation without a float plan
+  int64_t eltwise_count_ = 0;                      // the elements eltwise_ was planned for
 };
 
 sdk::ClaimResult ClaimMatMulAdd(const sdk::Node& node, int64_t,

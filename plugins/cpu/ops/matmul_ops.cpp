@@ -66,42 +66,25 @@ void LoopGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const
   }
 }
 
+// Reads its extents from the shapes it is given: a call at shapes other
+// than the last works them out again (and plans the float product again
+// only where its plan does not serve the new rows), so one kernel serves
+// every shape of the node's ranks.
 class MatMulKernel : public PackingKernel {
  public:
   MatMulKernel(nxrt_dtype dtype, std::span<const nxrt_shape> inputs)
       : PackingKernel(dtype, Dims(inputs[1].dims, inputs[1].dims + inputs[1].rank), false) {
-    Dims a(inputs[0].dims, inputs[0].dims + inputs[0].rank);
-    Dims b = b_dims_;
-    if (a.empty() || b.empty()) FailInvalid("MatMul: operands must have rank 1 or more");
-    const bool a_vector = a.size() == 1;
-    const bool b_vector = b.size() == 1;
-    if (a_vector) a.insert(a.begin(), 1);
-    if (b_vector) b.push_back(1);
-    m_ = a[a.size() - 2];
-    k_ = a[a.size() - 1];
-    n_ = b[b.size() - 1];
-    if (b[b.size() - 2] != k_) {
-      FailInvalid("MatMul: inner dimensions differ: " + DimsText(a) + " x " + DimsText(b));
-    }
-    a_batch_.assign(a.begin(), a.end() - 2);
-    b_batch_.assign(b.begin(), b.end() - 2);
-    batch_ = MakeBroadcastPlan<2>({a_batch_, b_batch_}, "MatMul");
-    out_dims_ = batch_.out_dims;
-    if (!a_vector) out_dims_.push_back(m_);
-    if (!b_vector) out_dims_.push_back(n_);
-    // B shared by every batch and A contiguous: one product with batch*M rows.
-    fold_batch_ = ElementCount(b_batch_) == 1 && ElementCount(a_batch_) == batch_.count;
-    PlanFloat({fold_batch_ ? batch_.count * m_ : m_, n_, k_}, fold_batch_);
-    const int64_t out_count = ElementCount(out_dims_);
-    if (dtype == NXRT_DTYPE_FLOAT16 || dtype == NXRT_DTYPE_BFLOAT16) {
-      a_scratch_.resize(ElementCount(a));
-      b_scratch_.resize(ElementCount(b));
-      out_scratch_.resize(out_count);
-    }
+    Configure(Dims(inputs[0].dims, inputs[0].dims + inputs[0].rank), b_dims_);
   }
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
+    const nxrt_tensor& a = inputs[0].tensor;
+    const nxrt_tensor& b = inputs[1].tensor;
+    if (!std::ranges::equal(DimsSpan(a), a_dims_) || !std::ranges::equal(DimsSpan(b), b_in_dims_)) {
+      Configure(DimsOf(a), DimsOf(b));
+    }
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
     if (ElementCount(out_dims_) == 0) return;
     Dispatch(NumericTypes{}, dtype_, "MatMul", [&](auto tag) {
@@ -123,6 +106,41 @@ class MatMulKernel : public PackingKernel {
   }
 
  private:
+  // Works out the product of A `a` and B `b` (their dims as given). The
+  // dims are kept last, so a call that fails here fails again.
+  void Configure(Dims a, Dims b) {
+    Dims given_a = a;
+    Dims given_b = b;
+    a_dims_.clear();  // matches no A until the product is worked out
+    if (a.empty() || b.empty()) FailInvalid("MatMul: operands must have rank 1 or more");
+    const bool a_vector = a.size() == 1;
+    const bool b_vector = b.size() == 1;
+    if (a_vector) a.insert(a.begin(), 1);
+    if (b_vector) b.push_back(1);
+    m_ = a[a.size() - 2];
+    k_ = a[a.size() - 1];
+    n_ = b[b.size() - 1];
+    if (b[b.size() - 2] != k_) {
+      FailInvalid("MatMul: inner dimensions differ: " + DimsText(a) + " x " + DimsText(b));
+    }
+    a_batch_.assign(a.begin(), a.end() - 2);
+    b_batch_.assign(b.begin(), b.end() - 2);
+    batch_ = MakeBroadcastPlan<2>({a_batch_, b_batch_}, "MatMul");
+    out_dims_ = batch_.out_dims;
+    if (!a_vector) out_dims_.push_back(m_);
+    if (!b_vector) out_dims_.push_back(n_);
+    // B shared by every batch and A contiguous: one product with batch*M rows.
+    fold_batch_ = ElementCount(b_batch_) == 1 && ElementCount(a_batch_) == batch_.count;
+    PlanFloat({fold_batch_ ? batch_.count * m_ : m_, n_, k_}, fold_batch_);
+    if (dtype_ == NXRT_DTYPE_FLOAT16 || dtype_ == NXRT_DTYPE_BFLOAT16) {
+      a_scratch_.resize(ElementCount(a));
+      b_scratch_.resize(ElementCount(b));
+      out_scratch_.resize(ElementCount(out_dims_));
+    }
+    a_dims_ = std::move(given_a);
+    b_in_dims_ = std::move(given_b);
+  }
+
   template <typename C>
   void Gemm(int64_t rows, const C* a, const C* b, C* y) {
     if constexpr (std::is_same_v<C, float>) {
@@ -159,6 +177,8 @@ class MatMulKernel : public PackingKernel {
     });
   }
 
+  Dims a_dims_;     // A as the product was worked out for
+  Dims b_in_dims_;  // B likewise (b_dims_ is B as the kernel was made for)
   int64_t m_ = 0;
   int64_t k_ = 0;
   int64_t n_ = 0;
