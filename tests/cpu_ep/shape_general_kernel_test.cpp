@@ -3,8 +3,10 @@
 // the values a kernel made for that shape would give.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "cpu_environment.hpp"
@@ -119,9 +121,8 @@ TEST(ShapeGeneralKernels, AnIntegerUnaryKernelServesEveryShapeOfItsRank) {
   EXPECT_EQ(stats.misses, 1u);
 }
 
-// Shape and Identity read the extents of the call's input; Reshape's kernel
-// is made for its input shape.
-TEST(ShapeGeneralKernels, ShapeAndIdentityServeEveryShapeOfTheirRanks) {
+// Shape, Identity and Reshape read the extents of the call's input.
+TEST(ShapeGeneralKernels, ShapeIdentityAndReshapeServeEveryShapeOfTheirRanks) {
   IrModelBuilder b(13, "relabel");
   const auto x = b.SymbolicInput("x", {"n", 6});
   const auto target = b.Int64s("target", {2}, {-1, 3});
@@ -147,9 +148,122 @@ TEST(ShapeGeneralKernels, ShapeAndIdentityServeEveryShapeOfTheirRanks) {
     }
   }
   const nxrt::KernelCacheStats stats = session->kernel_cache_stats();
-  EXPECT_EQ(stats.shape_general_entries, 2u);
-  EXPECT_EQ(stats.entries, 2u + 3u);  // Reshape at n = 2, 5 and 1
-  EXPECT_EQ(stats.misses, 2u + 3u);
+  EXPECT_EQ(stats.shape_general_entries, 3u);
+  EXPECT_EQ(stats.entries, 3u);
+  EXPECT_EQ(stats.misses, 3u);
+}
+
+// A MatMul of two graph inputs meets new row counts, inner and outer
+// extents: it plans again where its plan no longer serves them.
+TEST(ShapeGeneralKernels, AMatMulOfTwoInputsServesNewRowsInnerAndOuterExtents) {
+  IrModelBuilder b(13, "matmul");
+  const auto a = b.SymbolicInput("a", {"m", "k"});
+  const auto w = b.SymbolicInput("b", {"k", "n"});
+  b.Output(b.Tensor("MatMul", {a, w}, "y"));
+  auto session = SessionOf(b.Take());
+  ASSERT_NE(session, nullptr);
+  for (const auto& [m, k, n] : std::vector<std::array<int64_t, 3>>{
+           {4, 3, 5}, {1, 3, 5}, {9, 3, 5}, {6, 7, 2}, {1, 7, 2}, {4, 3, 5}}) {
+    std::vector<float> av = Wave(m * k, 0.29, 1.0);
+    std::vector<float> bv = Wave(k * n, 0.53, 1.0);
+    const nxrt::NamedTensor inputs[] = {
+        {"a", nxrt::Tensor::Borrow(DataType::kFloat32, {m, k}, av.data(), av.size() * 4)},
+        {"b", nxrt::Tensor::Borrow(DataType::kFloat32, {k, n}, bv.data(), bv.size() * 4)}};
+    auto outputs = session->Run(inputs, {});
+    ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+    ASSERT_EQ((*outputs)[0].shape(), (std::vector<int64_t>{m, n}));
+    const auto y = (*outputs)[0].values<float>();
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0;
+        for (int64_t p = 0; p < k; ++p) sum += static_cast<double>(av[i * k + p]) * bv[p * n + j];
+        ASSERT_NEAR(y[i * n + j], sum, 1e-5)
+            << m << "x" << k << "x" << n << " at " << i << "," << j;
+      }
+    }
+  }
+  const nxrt::KernelCacheStats stats = session->kernel_cache_stats();
+  EXPECT_EQ(stats.entries, 1u);
+  EXPECT_EQ(stats.shape_general_entries, 1u);
+  EXPECT_EQ(stats.misses, 1u);
+}
+
+constexpr int64_t kVocabulary = 16;
+constexpr int64_t kWidth = 8;
+constexpr int64_t kHidden = 12;
+
+// A decoder step's kinds of node: ids [1, s] -> Gather (embedding) ->
+// MatMul (constant B) + bias -> Concat onto past [1, p, 12] -> ReduceSum
+// over the cache -> added back to every row, Softmax-free so the values
+// are exact to compare; then Reshape to [s, 12] and Cast to double.
+nxrt::graph::Graph DecoderLikeBlock() {
+  IrModelBuilder b(13, "decoder_like");
+  const auto ids = b.Input("ids", std::nullopt, DataType::kInt64);
+  const auto past = b.SymbolicInput("past", {1, "p", kHidden});
+  const auto embedding =
+      b.Floats("embedding", {kVocabulary, kWidth}, Wave(kVocabulary * kWidth, 0.61, 1.0));
+  const auto w = b.Floats("w", {kWidth, kHidden}, Wave(kWidth * kHidden, 0.37, 0.5));
+  const auto bias = b.Floats("bias", {kHidden}, Wave(kHidden, 1.1, 0.2));
+  const auto axes = b.Int64s("axes", {1}, {1});
+  const auto rows = b.Int64s("rows", {2}, {-1, kHidden});
+  const auto x = b.Tensor("Gather", {embedding, ids}, "x");
+  const auto h = b.Tensor("Add", {b.Tensor("MatMul", {x, w}, "product"), bias}, "h");
+  const auto present =
+      b.Tensor("Concat", {past, h}, "present", DataType::kFloat32, {IntAttribute("axis", 1)});
+  const auto sum = b.Tensor("ReduceSum", {present, axes}, "sum");
+  const auto y = b.Tensor("Mul", {h, sum}, "y");
+  b.Output(present);
+  b.Output(b.Tensor("Cast", {b.Tensor("Reshape", {y, rows}, "flat")}, "wide", DataType::kFloat64,
+                    {IntAttribute("to", 11)}));
+  return b.Take();
+}
+
+std::vector<nxrt::Tensor> RunBlock(nxrt::Session& session, int64_t sequence, int64_t past_length) {
+  std::vector<int64_t> ids(sequence);
+  for (int64_t i = 0; i < sequence; ++i) ids[i] = (i * 5 + past_length * 3) % kVocabulary;
+  std::vector<float> past = Wave(past_length * kHidden, 0.23, 0.7);
+  const nxrt::NamedTensor inputs[] = {
+      {"ids", nxrt::Tensor::Borrow(DataType::kInt64, {1, sequence}, ids.data(),
+                                   ids.size() * sizeof(int64_t))},
+      {"past", nxrt::Tensor::Borrow(DataType::kFloat32, {1, past_length, kHidden}, past.data(),
+                                    past.size() * sizeof(float))}};
+  auto outputs = session.Run(inputs, {});
+  EXPECT_TRUE(outputs.ok()) << outputs.status().ToString();
+  return outputs.ok() ? std::move(outputs).value() : std::vector<nxrt::Tensor>{};
+}
+
+// One session meets prompts and single-token steps over a growing cache;
+// each run gives what a session made for that shape alone gives, and every
+// node keeps one kernel.
+TEST(ShapeGeneralKernels, ADecoderLikeBlockKeepsOneKernelPerNodeAcrossPromptsAndSteps) {
+  auto session = SessionOf(DecoderLikeBlock());
+  ASSERT_NE(session, nullptr);
+  const std::vector<std::pair<int64_t, int64_t>> shapes = {{5, 0}, {1, 5}, {1, 6}, {7, 0},
+                                                           {1, 7}, {3, 2}, {5, 0}};
+  for (const auto& [sequence, past_length] : shapes) {
+    const std::vector<nxrt::Tensor> shared = RunBlock(*session, sequence, past_length);
+    auto alone_session = SessionOf(DecoderLikeBlock());
+    ASSERT_NE(alone_session, nullptr);
+    const std::vector<nxrt::Tensor> alone = RunBlock(*alone_session, sequence, past_length);
+    ASSERT_EQ(shared.size(), 2u);
+    ASSERT_EQ(alone.size(), 2u);
+    ASSERT_EQ(shared[0].shape(), (std::vector<int64_t>{1, past_length + sequence, kHidden}));
+    ASSERT_EQ(shared[1].shape(), (std::vector<int64_t>{sequence, kHidden}));
+    const auto present = shared[0].values<float>();
+    const auto present_alone = alone[0].values<float>();
+    EXPECT_EQ(std::vector<float>(present.begin(), present.end()),
+              std::vector<float>(present_alone.begin(), present_alone.end()))
+        << "sequence " << sequence << ", past " << past_length;
+    const auto wide = shared[1].values<double>();
+    const auto wide_alone = alone[1].values<double>();
+    EXPECT_EQ(std::vector<double>(wide.begin(), wide.end()),
+              std::vector<double>(wide_alone.begin(), wide_alone.end()))
+        << "sequence " << sequence << ", past " << past_length;
+  }
+  const nxrt::KernelCacheStats stats = session->kernel_cache_stats();
+  EXPECT_EQ(stats.entries, stats.shape_general_entries);
+  EXPECT_EQ(stats.misses, stats.entries);
+  EXPECT_EQ(stats.evictions, 0u);
 }
 
 }  // namespace

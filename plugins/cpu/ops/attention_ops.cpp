@@ -53,8 +53,9 @@ enum GqaInput : size_t {
 
 class GroupQueryAttentionKernel : public CpuKernel {
  public:
-  // Scratch is sized for the shapes the kernel is made for (a growing cache's
-  // total is past + new), so compute allocates only for a longer total.
+  // Scratch is sized for the shapes the kernel is made for, so compute
+  // allocates only for a longer total; every extent is read from the call,
+  // so one kernel serves every shape of the node's ranks.
   GroupQueryAttentionKernel(const sdk::Node& node, std::span<const nxrt_shape> shapes)
       : CpuKernel(true),
         name_(NodeText(node)),
@@ -66,23 +67,9 @@ class GroupQueryAttentionKernel : public CpuKernel {
         rotary_(node.AttrInt("do_rotary", 0) == 1),
         interleaved_(node.AttrInt("rotary_interleaved", 0) == 1),
         smooth_(node.AttrInt("smooth_softmax", 0) == 1) {
-    if (shapes.empty() || shapes[kQuery].rank != 3) return;
-    const int64_t seq = shapes[kQuery].dims[1];
-    const int64_t past =
-        shapes.size() > kPastKey && shapes[kPastKey].rank == 4 ? shapes[kPastKey].dims[2] : 0;
-    const int64_t parts =
-        shapes.size() > kKey && shapes[kKey].rank == 3 ? heads_ : heads_ + 2 * kv_heads_;
-    const int64_t depth = shapes[kQuery].dims[2] / parts;
-    const bool widen = shapes[kQuery].dtype != NXRT_DTYPE_FLOAT32;
-    const int64_t rows = std::max(seq, heads_ / kv_heads_);
-    if (rotary_ || widen) Scratch(q_scratch_, seq * heads_ * depth);
-    Scratch(probs_scratch_, rows * (past + seq));
-    if (widen) {
-      Scratch(k_scratch_, (past + seq) * depth);
-      Scratch(v_scratch_, (past + seq) * depth);
-      Scratch(y_scratch_, rows * depth);
-    }
+    PresizeScratch(shapes);
   }
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
@@ -351,6 +338,26 @@ class GroupQueryAttentionKernel : public CpuKernel {
   }
 
  private:
+  // Sizes the scratch for `shapes` (a growing cache's total is past + new).
+  void PresizeScratch(std::span<const nxrt_shape> shapes) {
+    if (shapes.empty() || shapes[kQuery].rank != 3) return;
+    const int64_t seq = shapes[kQuery].dims[1];
+    const int64_t past =
+        shapes.size() > kPastKey && shapes[kPastKey].rank == 4 ? shapes[kPastKey].dims[2] : 0;
+    const int64_t parts =
+        shapes.size() > kKey && shapes[kKey].rank == 3 ? heads_ : heads_ + 2 * kv_heads_;
+    const int64_t depth = shapes[kQuery].dims[2] / parts;
+    const bool widen = shapes[kQuery].dtype != NXRT_DTYPE_FLOAT32;
+    const int64_t rows = std::max(seq, heads_ / kv_heads_);
+    if (rotary_ || widen) Scratch(q_scratch_, seq * heads_ * depth);
+    Scratch(probs_scratch_, rows * (past + seq));
+    if (widen) {
+      Scratch(k_scratch_, (past + seq) * depth);
+      Scratch(v_scratch_, (past + seq) * depth);
+      Scratch(y_scratch_, rows * depth);
+    }
+  }
+
   [[noreturn]] void Fail(const std::string& what) const { FailInvalid(name_ + ": " + what); }
 
   std::string name_;
@@ -493,6 +500,8 @@ class AttentionKernel : public CpuKernel {
                                   shapes[kQ].rank, PastLength(shapes));
     ReserveScratch(g);
   }
+  // Reads its geometry from each call and grows its scratch to it.
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {

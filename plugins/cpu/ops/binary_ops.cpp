@@ -1,12 +1,13 @@
 // Elementwise binary ops with numpy broadcasting: arithmetic, Pow with a
 // separately typed exponent, Mod, PRelu, SwiGLU, comparisons, logic and bit ops. The
-// broadcast plan is made once when the kernel is made (its shapes are
-// concrete then); the inner loop is specialised for equal, scalar-left and
-// scalar-right operands so the compiler vectorises the common cases.
+// broadcast plan is made with the kernel and again for a call at other
+// shapes, so one kernel serves every shape of the node's ranks; the inner loop is specialised for
+// equal, scalar-left and scalar-right operands so the compiler vectorises the common cases.
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <type_traits>
 
 #include "broadcast.hpp"
@@ -154,6 +155,8 @@ struct BitShift {
   }
 };
 
+// Serves every shape of its node's ranks: a call at other shapes than the
+// last makes the broadcast plan again.
 class BinaryKernel : public CpuKernel {
  public:
   // channel_b: b is a per-channel vector laid along a's axis 1 (the slope
@@ -166,28 +169,12 @@ class BinaryKernel : public CpuKernel {
         out_dtype_(out_dtype),
         a_rank_(inputs[0].rank),
         b_rank_(inputs[1].rank),
+        channel_b_(channel_b),
         op_(op) {
-    const Dims a_dims(inputs[0].dims, inputs[0].dims + inputs[0].rank);
-    const Dims b_dims(inputs[1].dims, inputs[1].dims + inputs[1].rank);
-    Dims b_plan = b_dims;
-    if (channel_b && b_dims.size() == 1 && a_dims.size() >= 2 && b_dims[0] == a_dims[1]) {
-      b_plan.assign(a_dims.size() - 1, 1);
-      b_plan[0] = b_dims[0];
-    }
-    plan_ = MakeBroadcastPlan<2>({a_dims, b_plan}, op_);
-    Dims all = a_dims;
-    all.insert(all.end(), b_dims.begin(), b_dims.end());
-    all.insert(all.end(), plan_.out_dims.begin(), plan_.out_dims.end());
-    dims_count_ = all.size();
-    if (dims_count_ <= inline_dims_.size()) {
-      std::copy(all.begin(), all.end(), inline_dims_.begin());
-      dims_ = inline_dims_.data();
-    } else {
-      heap_dims_ = std::move(all);
-      dims_ = heap_dims_.data();
-    }
+    Plan(std::span(inputs[0].dims, inputs[0].rank), std::span(inputs[1].dims, inputs[1].rank));
   }
   BinaryKernel(const BinaryKernel&) = delete;
+  bool ServesOtherShapes() const override { return true; }
   BinaryKernel& operator=(const BinaryKernel&) = delete;
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
@@ -197,7 +184,7 @@ class BinaryKernel : public CpuKernel {
     const std::span<const int64_t> a_dims(dims_, a_rank_);
     const std::span<const int64_t> b_dims(dims_ + a_rank_, b_rank_);
     if (!DimsEqual(DimsSpan(a), a_dims) || !DimsEqual(DimsSpan(b), b_dims)) {
-      FailShapes(a, b);
+      Plan(DimsSpan(a), DimsSpan(b));
     }
     const std::span<const int64_t> out_dims(dims_ + a_rank_ + b_rank_,
                                             dims_count_ - a_rank_ - b_rank_);
@@ -206,14 +193,34 @@ class BinaryKernel : public CpuKernel {
   }
 
  private:
-  // Out of line, so that the dispatch of a small node does not pay for
-  // building the message (registers saved, a large stack frame).
-  [[noreturn]] [[gnu::noinline, gnu::cold]] void FailShapes(const nxrt_tensor& a,
-                                                            const nxrt_tensor& b) const {
-    const std::span<const int64_t> a_dims(dims_, a_rank_);
-    const std::span<const int64_t> b_dims(dims_ + a_rank_, b_rank_);
-    FailInvalid(op_ + ": kernel made for " + DimsText(a_dims) + " and " + DimsText(b_dims) +
-                " got " + DimsText(DimsSpan(a)) + " and " + DimsText(DimsSpan(b)));
+  // The broadcast plan of operands of dims `a` and `b` (of the kernel's
+  // ranks). Out of line, so that the dispatch of a small node does not pay
+  // for it (registers saved, a large stack frame).
+  [[gnu::noinline]] void Plan(std::span<const int64_t> a, std::span<const int64_t> b) {
+    const Dims a_dims(a.begin(), a.end());
+    const Dims b_dims(b.begin(), b.end());
+    Dims b_plan = b_dims;
+    if (channel_b_ && b_dims.size() == 1 && a_dims.size() >= 2 && b_dims[0] == a_dims[1]) {
+      b_plan.assign(a_dims.size() - 1, 1);
+      b_plan[0] = b_dims[0];
+    }
+    if (a.size() != a_rank_ || b.size() != b_rank_) {
+      FailInvalid(op_ + ": a kernel for operands of ranks " + std::to_string(a_rank_) + " and " +
+                  std::to_string(b_rank_) + " got " + DimsText(a_dims) + " and " +
+                  DimsText(b_dims));
+    }
+    plan_ = MakeBroadcastPlan<2>({a_dims, b_plan}, op_);
+    Dims all = a_dims;
+    all.insert(all.end(), b_dims.begin(), b_dims.end());
+    all.insert(all.end(), plan_.out_dims.begin(), plan_.out_dims.end());
+    if (all.size() <= inline_dims_.size()) {
+      std::copy(all.begin(), all.end(), inline_dims_.begin());
+      dims_ = inline_dims_.data();
+    } else {
+      heap_dims_ = std::move(all);
+      dims_ = heap_dims_.data();
+    }
+    dims_count_ = a_rank_ + b_rank_ + plan_.out_dims.size();
   }
 
   // What every dispatch reads comes first, so a dispatch over a few
@@ -225,6 +232,7 @@ class BinaryKernel : public CpuKernel {
   nxrt_dtype out_dtype_;
   size_t a_rank_;
   size_t b_rank_;
+  bool channel_b_;
   size_t dims_count_ = 0;
   const int64_t* dims_ = nullptr;  // inline_dims_ or heap_dims_
   std::array<int64_t, 12> inline_dims_{};

@@ -148,6 +148,7 @@ class CastKernel : public CpuKernel {
         from_(from),
         to_(to),
         options_(options) {}
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {

@@ -7,7 +7,9 @@
 // element. Statistics accumulate in double, the variance as ONNX Runtime
 // takes it (E[x^2] - mean^2); elements are computed in float for the 16-bit
 // types.
-// Nothing is allocated per call, so a decode step of one short row is cheap.
+// Nothing is allocated per call, so a decode step of one short row is cheap,
+// and every extent is read from the call, so one kernel serves every shape
+// of a node's ranks.
 #include <algorithm>
 #include <cmath>
 #include <span>
@@ -169,6 +171,7 @@ class RmsNormKernel : public CpuKernel {
         axis_(axis),
         epsilon_(epsilon),
         statistics_(statistics) {}
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
@@ -234,6 +237,7 @@ class SkipNormKernel : public CpuKernel {
  public:
   SkipNormKernel(std::string op, nxrt_dtype dtype, float epsilon, bool centred)
       : CpuKernel(true), op_(std::move(op)), dtype_(dtype), epsilon_(epsilon), centred_(centred) {}
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {

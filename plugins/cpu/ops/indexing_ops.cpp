@@ -54,32 +54,23 @@ class IndexKernel : public CpuKernel {
 };
 
 // Gather's output dims follow from the input dims alone, so they are worked
-// out when the kernel is made and compute allocates nothing: capture-safe.
+// out when the kernel is made, and again for a call at other shapes (one
+// kernel serves every shape of the node's ranks); compute at repeated shapes
+// allocates nothing: capture-safe.
 class GatherKernel : public CpuKernel {
  public:
   GatherKernel(int64_t axis_attr, std::span<const nxrt_shape> inputs)
-      : CpuKernel(true),
-        data_dims_(inputs[0].dims, inputs[0].dims + inputs[0].rank),
-        index_dims_(inputs[1].dims, inputs[1].dims + inputs[1].rank) {
-    const int64_t axis =
-        NormalizeAxis(axis_attr, static_cast<int64_t>(data_dims_.size()), "Gather");
-    out_dims_.assign(data_dims_.begin(), data_dims_.begin() + axis);
-    out_dims_.insert(out_dims_.end(), index_dims_.begin(), index_dims_.end());
-    out_dims_.insert(out_dims_.end(), data_dims_.begin() + axis + 1, data_dims_.end());
-    for (int64_t i = 0; i < axis; ++i) outer_ *= data_dims_[i];
-    for (size_t i = axis + 1; i < data_dims_.size(); ++i) inner_ *= data_dims_[i];
-    extent_ = data_dims_[axis];
-    count_ = ElementCount(index_dims_);
+      : CpuKernel(true), axis_attr_(axis_attr) {
+    Configure(std::span(inputs[0].dims, inputs[0].rank), std::span(inputs[1].dims, inputs[1].rank));
   }
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& data = inputs[0].tensor;
     const nxrt_tensor& indices = inputs[1].tensor;
     if (!DimsEqual(DimsSpan(data), data_dims_) || !DimsEqual(DimsSpan(indices), index_dims_)) {
-      FailInvalid("Gather: kernel made for data " + DimsText(data_dims_) + " and indices " +
-                  DimsText(index_dims_) + " got " + DimsText(DimsSpan(data)) + " and " +
-                  DimsText(DimsSpan(indices)) + "; make a kernel for these shapes");
+      Configure(DimsSpan(data), DimsSpan(indices));
     }
     nxrt_tensor& y = PrepareOutput(ctx, outputs, 0, data.dtype, out_dims_);
     const size_t block = static_cast<size_t>(inner_) * ElementSize(data.dtype);
@@ -98,6 +89,21 @@ class GatherKernel : public CpuKernel {
   }
 
  private:
+  void Configure(std::span<const int64_t> data, std::span<const int64_t> indices) {
+    data_dims_.clear();  // matches no data until the gather is worked out
+    const int64_t axis = NormalizeAxis(axis_attr_, static_cast<int64_t>(data.size()), "Gather");
+    out_dims_.assign(data.begin(), data.begin() + axis);
+    out_dims_.insert(out_dims_.end(), indices.begin(), indices.end());
+    out_dims_.insert(out_dims_.end(), data.begin() + axis + 1, data.end());
+    outer_ = ElementCount(data.first(static_cast<size_t>(axis)));
+    inner_ = ElementCount(data.subspan(static_cast<size_t>(axis) + 1));
+    extent_ = data[static_cast<size_t>(axis)];
+    count_ = ElementCount(indices);
+    index_dims_.assign(indices.begin(), indices.end());
+    data_dims_.assign(data.begin(), data.end());
+  }
+
+  int64_t axis_attr_;
   Dims data_dims_;
   Dims index_dims_;
   Dims out_dims_;

@@ -175,44 +175,29 @@ void SliceView(const SliceSpec& spec, const Dims& in, Dims& dims, Dims& strides,
 
 // Every input's dims are known when the kernel is made, so the output dims
 // and each input's block are too, and compute allocates nothing.
+// Works out its copies for the inputs' dims when made, and again for a call
+// at other dims, so one kernel serves every shape of the node's ranks (a
+// growing KV cache's Concat among them).
 class ConcatKernel : public CpuKernel {
  public:
-  ConcatKernel(int64_t axis_attr, std::span<const nxrt_shape> inputs) : CpuKernel(true) {
-    for (const nxrt_shape& shape : inputs)
-      in_dims_.emplace_back(shape.dims, shape.dims + shape.rank);
-    const Dims& first = in_dims_.front();
-    const int64_t rank = static_cast<int64_t>(first.size());
-    const int64_t axis = NormalizeAxis(axis_attr, rank, "Concat");
-    out_dims_ = first;
-    out_dims_[axis] = 0;
-    for (size_t k = 0; k < in_dims_.size(); ++k) {
-      const Dims& d = in_dims_[k];
-      if (static_cast<int64_t>(d.size()) != rank) FailInvalid("Concat: ranks differ");
-      // An empty input adds nothing, so its other extents may differ.
-      for (int64_t i = 0; i < rank && ElementCount(d) > 0; ++i) {
-        if (i != axis && d[i] != first[i]) {
-          FailInvalid("Concat: input " + std::to_string(k) + " is " + DimsText(d) +
-                      " and input 0 " + DimsText(first) + "; they may differ only on axis " +
-                      std::to_string(axis));
-        }
-      }
-      out_dims_[axis] += d[axis];
-    }
-    for (int64_t i = 0; i < axis; ++i) outer_ *= first[i];
-    out_block_ = ElementCount(out_dims_) / std::max<int64_t>(outer_, 1);
-    for (const Dims& d : in_dims_) blocks_.push_back(outer_ ? ElementCount(d) / outer_ : 0);
+  ConcatKernel(int64_t axis_attr, std::span<const nxrt_shape> inputs)
+      : CpuKernel(true), axis_attr_(axis_attr) {
+    std::vector<Dims> dims;
+    for (const nxrt_shape& shape : inputs) dims.emplace_back(shape.dims, shape.dims + shape.rank);
+    Configure(std::move(dims));
   }
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
-    if (inputs.size() != in_dims_.size())
-      FailInvalid("Concat: input count differs from the kernel's");
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      if (!DimsEqual(DimsSpan(inputs[k].tensor), in_dims_[k])) {
-        FailInvalid("Concat: kernel made for input " + std::to_string(k) + " of " +
-                    DimsText(in_dims_[k]) + " got " + DimsText(DimsSpan(inputs[k].tensor)) +
-                    "; make a kernel for these shapes");
-      }
+    bool same = inputs.size() == in_dims_.size();
+    for (size_t k = 0; same && k < inputs.size(); ++k) {
+      same = DimsEqual(DimsSpan(inputs[k].tensor), in_dims_[k]);
+    }
+    if (!same) {
+      std::vector<Dims> dims;
+      for (const nxrt_value& input : inputs) dims.push_back(DimsOf(input.tensor));
+      Configure(std::move(dims));
     }
     const nxrt_dtype dtype = inputs[0].tensor.dtype;
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype, out_dims_);
@@ -230,6 +215,36 @@ class ConcatKernel : public CpuKernel {
   }
 
  private:
+  // Takes `in_dims` as the inputs' dims once they prove to concatenate.
+  void Configure(std::vector<Dims> in_dims) {
+    if (in_dims.empty()) FailInvalid("Concat: give it one input or more");
+    const Dims& first = in_dims.front();
+    const int64_t rank = static_cast<int64_t>(first.size());
+    const int64_t axis = NormalizeAxis(axis_attr_, rank, "Concat");
+    Dims out_dims = first;
+    out_dims[axis] = 0;
+    for (size_t k = 0; k < in_dims.size(); ++k) {
+      const Dims& d = in_dims[k];
+      if (static_cast<int64_t>(d.size()) != rank) FailInvalid("Concat: ranks differ");
+      // An empty input adds nothing, so its other extents may differ.
+      for (int64_t i = 0; i < rank && ElementCount(d) > 0; ++i) {
+        if (i != axis && d[i] != first[i]) {
+          FailInvalid("Concat: input " + std::to_string(k) + " is " + DimsText(d) +
+                      " and input 0 " + DimsText(first) + "; they may differ only on axis " +
+                      std::to_string(axis));
+        }
+      }
+      out_dims[axis] += d[axis];
+    }
+    outer_ = ElementCount(std::span(first).first(static_cast<size_t>(axis)));
+    out_block_ = ElementCount(out_dims) / std::max<int64_t>(outer_, 1);
+    blocks_.clear();
+    for (const Dims& d : in_dims) blocks_.push_back(outer_ ? ElementCount(d) / outer_ : 0);
+    out_dims_ = std::move(out_dims);
+    in_dims_ = std::move(in_dims);
+  }
+
+  int64_t axis_attr_;
   std::vector<Dims> in_dims_;
   Dims out_dims_;
   int64_t outer_ = 1;

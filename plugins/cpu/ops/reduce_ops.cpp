@@ -32,7 +32,8 @@ bool SameAxes(const nxrt_tensor& t, const Dims& axes) {
 // The plan (output dims, broadcast walk, accumulators) is made for the
 // kernel's input dims and the axes of its first eager run, so a replay with
 // the same axes allocates nothing: capture-safe. A replay whose axes input
-// changed throws instead of planning again.
+// changed throws instead of planning again. A call at other input dims
+// plans them, so one kernel serves every shape of the node's ranks.
 class ReduceKernel : public CpuKernel {
  public:
   ReduceKernel(Reduction reduction, nxrt_dtype dtype, std::string op, bool axes_from_input,
@@ -49,14 +50,12 @@ class ReduceKernel : public CpuKernel {
         dims_(dims.begin(), dims.end()) {
     if (!axes_from_input_) Plan(axes_);
   }
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
-    if (!DimsEqual(DimsSpan(in), dims_)) {
-      FailInvalid(op_ + ": kernel made for " + DimsText(dims_) + " got " + DimsText(DimsSpan(in)) +
-                  "; make a kernel for this shape");
-    }
+    if (!DimsEqual(DimsSpan(in), dims_)) Replan(DimsSpan(in));
     if (axes_from_input_) {
       const bool present = IsPresent(inputs, 1);
       const bool same =
@@ -80,6 +79,18 @@ class ReduceKernel : public CpuKernel {
   using AccOf =
       std::conditional_t<kIsFloat<T>, double,
                          std::conditional_t<std::is_signed_v<ComputeType<T>>, int64_t, uint64_t>>;
+
+  // Plans input dims `dims` with the axes planned last (or the attribute's).
+  [[gnu::noinline]] void Replan(std::span<const int64_t> dims) {
+    dims_.assign(dims.begin(), dims.end());
+    try {
+      Plan(planned_ ? planned_axes_ : axes_);
+    } catch (...) {
+      dims_.assign(1, -1);  // matches no input (no extent is negative) until a plan is made
+      planned_ = false;
+      throw;
+    }
+  }
 
   void Plan(Dims axes) {
     const int64_t rank = static_cast<int64_t>(dims_.size());

@@ -65,7 +65,8 @@ bool SameValues(const nxrt_tensor& t, const Dims& values) {
 // rule reads input 1 (Reshape's shape, Squeeze's and Unsqueeze's axes), for
 // the values of its first eager run; a replay with the same values allocates
 // nothing, and one whose values changed throws instead of working the dims
-// out again.
+// out again. A call at other input dims works them out for those, so one
+// kernel serves every shape of the node's ranks.
 class RelabelKernel : public CpuKernel {
  public:
   using Rule = Dims (*)(const RelabelAttributes&, int64_t opset, const Dims& in,
@@ -81,14 +82,12 @@ class RelabelKernel : public CpuKernel {
         in_dims_(in_dims.begin(), in_dims.end()) {
     if (!reads_input_1_) Plan({});
   }
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
-    if (!DimsEqual(DimsSpan(in), in_dims_)) {
-      FailInvalid(op_ + ": kernel made for " + DimsText(in_dims_) + " got " +
-                  DimsText(DimsSpan(in)) + "; make a kernel for this shape");
-    }
+    if (!DimsEqual(DimsSpan(in), in_dims_)) Replan(DimsSpan(in), inputs);
     if (reads_input_1_) {
       const bool present = IsPresent(inputs, 1);
       const bool same = planned_ && present == planned_present_ &&
@@ -105,6 +104,18 @@ class RelabelKernel : public CpuKernel {
   }
 
  private:
+  // Works the output dims out for input dims `dims`.
+  [[gnu::noinline]] void Replan(std::span<const int64_t> dims, std::span<const nxrt_value> inputs) {
+    in_dims_.assign(dims.begin(), dims.end());
+    try {
+      Plan(reads_input_1_ ? inputs : std::span<const nxrt_value>{});
+    } catch (...) {
+      in_dims_.assign(1, -1);  // matches no input (no extent is negative) until a plan is made
+      planned_ = false;
+      throw;
+    }
+  }
+
   void Plan(std::span<const nxrt_value> inputs) {
     Dims out_dims = rule_(attributes_, opset_, in_dims_, inputs);
     if (ElementCount(out_dims) != ElementCount(in_dims_)) {
