@@ -60,7 +60,7 @@ class ValueBuffer {
   size_t capacity() const { return capacity_; }
   uint64_t epoch() const { return epoch_; }
 
-  static constexpr int kSlackRunsBeforeShrink = 8;
+  static constexpr int kSlackRunsBeforeShrink = 64;
   static constexpr size_t kShrinkFloorBytes = 64 * 1024;
 
  private:
