@@ -353,6 +353,10 @@ void RegisterUnaryOps(OpRegistry& r) {
                       [](const sdk::Node& node) { return Alpha(node, 0.01f); });
   AddUnary<Swish>(r, "Swish", FloatTypes{},
                   [](const sdk::Node& node) { return Alpha(node, 1.0f); });
+  // The host's fusion of Sigmoid and Mul (partitioner/swish_fusion.hpp).
+  AddUnary<Swish>(
+      r, "Swish", FloatTypes{}, [](const sdk::Node& node) { return Alpha(node, 1.0f); },
+      std::nullopt, "pkg.nxrt");
   AddUnary<Elu>(r, "Elu", FloatTypes{}, [](const sdk::Node& node) { return Alpha(node, 1.0f); });
   AddUnary<Celu>(r, "Celu", FloatTypes{}, [](const sdk::Node& node) { return Alpha(node, 1.0f); });
   AddUnary<ThresholdedRelu>(r, "ThresholdedRelu", FloatTypes{},
