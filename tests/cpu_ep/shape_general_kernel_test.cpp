@@ -3,6 +3,7 @@
 // the values a kernel made for that shape would give.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -150,6 +151,51 @@ TEST(ShapeGeneralKernels, ShapeIdentityAndReshapeServeEveryShapeOfTheirRanks) {
   const nxrt::KernelCacheStats stats = session->kernel_cache_stats();
   EXPECT_EQ(stats.shape_general_entries, 3u);
   EXPECT_EQ(stats.entries, 3u);
+  EXPECT_EQ(stats.misses, 3u);
+}
+
+// Transpose, Slice and Clip work their copies out again at each new shape.
+TEST(ShapeGeneralKernels, TransposeSliceAndClipServeEveryShapeOfTheirRanks) {
+  IrModelBuilder b(13, "views");
+  const auto x = b.SymbolicInput("x", {"n", 6});
+  const auto starts = b.Int64s("starts", {1}, {1});
+  const auto ends = b.Int64s("ends", {1}, {4});
+  const auto axes = b.Int64s("axes", {1}, {1});
+  const auto low = b.Floats("low", {}, {-0.5f});
+  const auto high = b.Floats("high", {}, {0.5f});
+  b.Output(b.Tensor("Transpose", {x}, "transposed", DataType::kFloat32,
+                    {IntsAttribute("perm", {1, 0})}));
+  b.Output(b.Tensor("Slice", {x, starts, ends, axes}, "sliced"));
+  b.Output(b.Tensor("Clip", {x, low, high}, "clipped"));
+  auto session = SessionOf(b.Take());
+  ASSERT_NE(session, nullptr);
+  for (int64_t n : {3, 1, 7, 3}) {
+    std::vector<float> values = Wave(n * 6, 0.7, 1.0);
+    const nxrt::NamedTensor inputs[] = {
+        {"x", nxrt::Tensor::Borrow(DataType::kFloat32, {n, 6}, values.data(),
+                                   values.size() * sizeof(float))}};
+    auto outputs = session->Run(inputs, {});
+    ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+    ASSERT_EQ((*outputs)[0].shape(), (std::vector<int64_t>{6, n}));
+    ASSERT_EQ((*outputs)[1].shape(), (std::vector<int64_t>{n, 3}));
+    ASSERT_EQ((*outputs)[2].shape(), (std::vector<int64_t>{n, 6}));
+    const auto transposed = (*outputs)[0].values<float>();
+    const auto sliced = (*outputs)[1].values<float>();
+    const auto clipped = (*outputs)[2].values<float>();
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < 6; ++j) {
+        const float v = values[i * 6 + j];
+        EXPECT_EQ(transposed[j * n + i], v) << "n " << n;
+        EXPECT_EQ(clipped[i * 6 + j], std::clamp(v, -0.5f, 0.5f)) << "n " << n;
+        if (j >= 1 && j < 4) {
+          EXPECT_EQ(sliced[i * 3 + j - 1], v) << "n " << n;
+        }
+      }
+    }
+  }
+  const nxrt::KernelCacheStats stats = session->kernel_cache_stats();
+  EXPECT_EQ(stats.entries, 3u);
+  EXPECT_EQ(stats.shape_general_entries, 3u);
   EXPECT_EQ(stats.misses, 3u);
 }
 

@@ -42,22 +42,26 @@ bool SameValues(const nxrt_tensor& t, const Dims& values) {
 // The view is worked out for the kernel's input dims and the values of its
 // other inputs (Slice's starts and ends, Expand's shape, Tile's repeats) at
 // its first eager run; a replay with the same values allocates nothing, and
-// one whose values changed throws instead of working the view out again.
+// one whose values changed throws instead of working the view out again. A
+// call at other input dims works the view out for them, so one kernel
+// serves every shape of the node's ranks.
 class ViewCopyKernel : public CpuKernel {
  public:
-  ViewCopyKernel(std::string op, ViewFn view, std::span<const nxrt_shape> inputs)
+  // `serves_other_shapes`: false where the node's checks of its input dims
+  // were made with the kernel and `view` does not make them again.
+  ViewCopyKernel(std::string op, ViewFn view, std::span<const nxrt_shape> inputs,
+                 bool serves_other_shapes = true)
       : CpuKernel(true),
         op_(std::move(op)),
         view_(std::move(view)),
-        in_dims_(inputs[0].dims, inputs[0].dims + inputs[0].rank) {}
+        in_dims_(inputs[0].dims, inputs[0].dims + inputs[0].rank),
+        serves_other_shapes_(serves_other_shapes) {}
+  bool ServesOtherShapes() const override { return serves_other_shapes_; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
-    if (!DimsEqual(DimsSpan(in), in_dims_)) {
-      FailInvalid(op_ + ": kernel made for " + DimsText(in_dims_) + " got " +
-                  DimsText(DimsSpan(in)) + "; make a kernel for this shape");
-    }
+    if (!DimsEqual(DimsSpan(in), in_dims_)) Replan(inputs);
     if (!Planned(inputs)) {
       if (!ctx.available()) {
         FailInvalid(op_ + ": an input differs from the values the replayed graph was captured " +
@@ -73,6 +77,19 @@ class ViewCopyKernel : public CpuKernel {
   std::function<Dims(const Dims&, std::span<const nxrt_value>)> out_dims_from_view_;
 
  private:
+  // Works the view out for the call's input dims.
+  [[gnu::noinline]] void Replan(std::span<const nxrt_value> inputs) {
+    const std::span<const int64_t> dims = DimsSpan(inputs[0].tensor);
+    in_dims_.assign(dims.begin(), dims.end());
+    try {
+      Plan(inputs);
+    } catch (...) {
+      in_dims_.assign(1, -1);  // matches no input (no extent is negative) until a plan is made
+      planned_ = false;
+      throw;
+    }
+  }
+
   bool Planned(std::span<const nxrt_value> inputs) const {
     if (!planned_ || inputs.size() != planned_values_.size() + 1) return false;
     for (size_t i = 1; i < inputs.size(); ++i) {
@@ -100,6 +117,7 @@ class ViewCopyKernel : public CpuKernel {
   std::string op_;
   ViewFn view_;
   Dims in_dims_;
+  bool serves_other_shapes_;
   bool planned_ = false;
   std::vector<std::optional<Dims>> planned_values_;  // inputs 1 on; nullopt when absent
   Dims view_dims_;
@@ -591,7 +609,7 @@ void RegisterMovementOps(OpRegistry& r) {
               }
             }
           },
-          inputs);
+          inputs, false);
       kernel->out_dims_from_view_ = [to_space](const Dims& v, std::span<const nxrt_value>) {
         return to_space ? Dims{v[0], v[1], v[2] * v[3], v[4] * v[5]}
                         : Dims{v[0], v[1] * v[2] * v[3], v[4], v[5]};

@@ -262,6 +262,8 @@ class ClipKernel : public CpuKernel {
     }
   }
 
+  bool ServesOtherShapes() const override { return true; }
+
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
