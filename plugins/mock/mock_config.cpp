@@ -134,6 +134,8 @@ MockConfig MockConfig::Parse(const nxrt::sdk::Options& options) {
       config.share_constants = ParseBool(key, value);
     } else if (key == "any_shape") {
       config.serves_other_shapes = ParseBool(key, value);
+    } else if (key == "any_shape_from") {
+      config.serves_other_shapes_from = ParseCount(key, value);
     } else if (key == "device_graphs") {
       config.device_graphs = ParseBool(key, value);
     } else if (key == "telemetry") {
@@ -149,10 +151,11 @@ MockConfig MockConfig::Parse(const nxrt::sdk::Options& options) {
         }
       }
       if (!matched) {
-        throw Error(NXRT_STATUS_INVALID_ARGUMENT,
-                    "mock EP: unknown option '" + key +
-                        "'; known: log, claim, decline, capture_safe, share, any_shape, "
-                        "device_graphs, telemetry, unavailable, fail_<point>");
+        throw Error(
+            NXRT_STATUS_INVALID_ARGUMENT,
+            "mock EP: unknown option '" + key +
+                "'; known: log, claim, decline, capture_safe, share, any_shape, any_shape_from, "
+                "device_graphs, telemetry, unavailable, fail_<point>");
       }
     }
   }

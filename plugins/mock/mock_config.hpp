@@ -6,6 +6,8 @@
 //   capture_safe=0|1        kernels say they are capture-safe (default 1)
 //   share=0|1               kernels share prepared constants (default 0)
 //   any_shape=0|1           kernels serve other shapes of their ranks (default 0)
+//   any_shape_from=N        the Nth kernel made (from 1) and every later one
+//                           serve other shapes, the earlier ones do not
 //   device_graphs=0|1       the instance captures device graphs (default 1)
 //   fail_POINT=N            the Nth call (from 1) of POINT fails; POINT is one
 //                           of claim, create_kernel, prepare, adopt, compute,
@@ -49,6 +51,7 @@ struct MockConfig {
   bool capture_safe = true;
   bool share_constants = false;
   bool serves_other_shapes = false;
+  uint64_t serves_other_shapes_from = 0;  // 0: as serves_other_shapes says
   bool device_graphs = true;
   std::map<FaultPoint, uint64_t> fail_on_call;  // point -> failing call number
   std::optional<nxrt_telemetry> telemetry;

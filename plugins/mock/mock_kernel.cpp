@@ -124,7 +124,9 @@ bool MockKernel::CaptureSafe() const {
 }
 
 bool MockKernel::ServesOtherShapes() const {
-  return state_->config().serves_other_shapes;
+  const MockConfig& config = state_->config();
+  return config.serves_other_shapes ||
+         (config.serves_other_shapes_from > 0 && id_ >= config.serves_other_shapes_from);
 }
 
 bool MockKernel::TelemetryArm(uint32_t request_id) {

@@ -74,5 +74,32 @@ TEST(ShapeGeneralKernelTest, ShapeSpecificKernelsKeepEveryRuleOfTheBound) {
   EXPECT_EQ(resetter.calls.load(), 3);
 }
 
+TEST(ShapeGeneralKernelTest, AKernelServingOtherShapesDisplacesTheVariantsItStandsFor) {
+  auto ep = MakeMockEp({{"any_shape_from", "3"}});
+  TestGraph g;
+  const graph::NodeId node = g.AddNode("Add", "add", true);
+  SlotResetter resetter;
+  KernelCache cache(resetter, Bound(4));
+  PreBinding binding;
+  ASSERT_TRUE(cache.GetOrCreate(Request(g, node, ep, XwShapes(1)), binding).ok());
+  ASSERT_TRUE(cache.GetOrCreate(Request(g, node, ep, XwShapes(2)), binding).ok());
+  EXPECT_EQ(cache.stats(), (CacheStats{2, 0, 2, 0, 0, 0}));
+  // The third kernel serves every shape: the two variants leave, after the
+  // device graphs that may have captured them are reset.
+  auto general = cache.GetOrCreate(Request(g, node, ep, XwShapes(3)), binding);
+  ASSERT_TRUE(general.ok()) << general.status().ToString();
+  EXPECT_EQ(cache.stats(), (CacheStats{1, 0, 3, 0, 2, 1}));
+  EXPECT_EQ(resetter.calls.load(), 1);
+  // Every shape of its ranks now finds it, the displaced ones among them.
+  for (int64_t batch : {1, 2, 9}) {
+    auto kernel = cache.GetOrCreate(Request(g, node, ep, XwShapes(batch)), binding);
+    ASSERT_TRUE(kernel.ok()) << kernel.status().ToString();
+    EXPECT_EQ(*kernel, *general) << "batch " << batch;
+  }
+  EXPECT_EQ(ep.CallsStartingWith("create_kernel").size(), 3u);
+  EXPECT_EQ(cache.stats(), (CacheStats{1, 3, 3, 0, 2, 1}));
+  EXPECT_EQ(resetter.calls.load(), 1);
+}
+
 }  // namespace
 }  // namespace nxrt::kernel_cache
