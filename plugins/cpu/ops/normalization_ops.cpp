@@ -40,6 +40,8 @@ class BatchNormKernel : public CpuKernel {
         momentum_(momentum),
         training_(training),
         spatial_(spatial) {}
+  // Every extent is read from the call.
+  bool ServesOtherShapes() const override { return true; }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
