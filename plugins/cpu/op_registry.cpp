@@ -34,6 +34,7 @@ const OpRegistry& CpuOps() {
     RegisterDropoutOps(r);
     RegisterOptimizerOps(r);
     RegisterMovementOps(r);
+    RegisterConcatOps(r);
     RegisterIndexingOps(r);
     RegisterGeneratorOps(r);
     RegisterResizeOps(r);
@@ -43,6 +44,7 @@ const OpRegistry& CpuOps() {
     RegisterLossOps(r);
     RegisterNonMaxSuppressionOps(r);
     RegisterAttentionOps(r);
+    RegisterGroupQueryAttentionOps(r);
     RegisterFlexAttentionOps(r);
     RegisterRotaryOps(r);
     RegisterLinearAttentionOps(r);

@@ -1,7 +1,7 @@
-// Data movement: Transpose, Slice, Expand, Tile, Concat, Split, Pad,
-// DepthToSpace, SpaceToDepth and ReverseSequence, for every fixed-size dtype. Most are one
-// strided copy of a view of the input (see strided_copy.hpp); Concat copies
-// blocks and Pad maps each output element back to its source.
+// Data movement: Transpose, Slice, Expand, Tile, Split, Pad, DepthToSpace,
+// SpaceToDepth and ReverseSequence, for every fixed-size dtype (Concat is
+// concat_ops.cpp). Most are one strided copy of a view of the input (see
+// strided_copy.hpp); Pad maps each output element back to its source.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -190,85 +190,6 @@ void SliceView(const SliceSpec& spec, const Dims& in, Dims& dims, Dims& strides,
     strides[axis] = in_strides[axis] * step;
   }
 }
-
-// Every input's dims are known when the kernel is made, so the output dims
-// and each input's block are too, and compute allocates nothing.
-// Works out its copies for the inputs' dims when made, and again for a call
-// at other dims, so one kernel serves every shape of the node's ranks (a
-// growing KV cache's Concat among them).
-class ConcatKernel : public CpuKernel {
- public:
-  ConcatKernel(int64_t axis_attr, std::span<const nxrt_shape> inputs)
-      : CpuKernel(true), axis_attr_(axis_attr) {
-    std::vector<Dims> dims;
-    for (const nxrt_shape& shape : inputs) dims.emplace_back(shape.dims, shape.dims + shape.rank);
-    Configure(std::move(dims));
-  }
-  bool ServesOtherShapes() const override { return true; }
-
-  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
-               std::span<nxrt_value> outputs) override {
-    bool same = inputs.size() == in_dims_.size();
-    for (size_t k = 0; same && k < inputs.size(); ++k) {
-      same = DimsEqual(DimsSpan(inputs[k].tensor), in_dims_[k]);
-    }
-    if (!same) {
-      std::vector<Dims> dims;
-      for (const nxrt_value& input : inputs) dims.push_back(DimsOf(input.tensor));
-      Configure(std::move(dims));
-    }
-    const nxrt_dtype dtype = inputs[0].tensor.dtype;
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype, out_dims_);
-    const size_t size = ElementSize(dtype);
-    auto* y = static_cast<std::byte*>(out.data);
-    int64_t column = 0;
-    for (size_t k = 0; k < inputs.size(); ++k) {
-      const int64_t block = blocks_[k];
-      const auto* x = static_cast<const std::byte*>(inputs[k].tensor.data);
-      for (int64_t o = 0; o < outer_ && block > 0; ++o) {
-        std::memcpy(y + (o * out_block_ + column) * size, x + o * block * size, block * size);
-      }
-      column += block;
-    }
-  }
-
- private:
-  // Takes `in_dims` as the inputs' dims once they prove to concatenate.
-  void Configure(std::vector<Dims> in_dims) {
-    if (in_dims.empty()) FailInvalid("Concat: give it one input or more");
-    const Dims& first = in_dims.front();
-    const int64_t rank = static_cast<int64_t>(first.size());
-    const int64_t axis = NormalizeAxis(axis_attr_, rank, "Concat");
-    Dims out_dims = first;
-    out_dims[axis] = 0;
-    for (size_t k = 0; k < in_dims.size(); ++k) {
-      const Dims& d = in_dims[k];
-      if (static_cast<int64_t>(d.size()) != rank) FailInvalid("Concat: ranks differ");
-      // An empty input adds nothing, so its other extents may differ.
-      for (int64_t i = 0; i < rank && ElementCount(d) > 0; ++i) {
-        if (i != axis && d[i] != first[i]) {
-          FailInvalid("Concat: input " + std::to_string(k) + " is " + DimsText(d) +
-                      " and input 0 " + DimsText(first) + "; they may differ only on axis " +
-                      std::to_string(axis));
-        }
-      }
-      out_dims[axis] += d[axis];
-    }
-    outer_ = ElementCount(std::span(first).first(static_cast<size_t>(axis)));
-    out_block_ = ElementCount(out_dims) / std::max<int64_t>(outer_, 1);
-    blocks_.clear();
-    for (const Dims& d : in_dims) blocks_.push_back(outer_ ? ElementCount(d) / outer_ : 0);
-    out_dims_ = std::move(out_dims);
-    in_dims_ = std::move(in_dims);
-  }
-
-  int64_t axis_attr_;
-  std::vector<Dims> in_dims_;
-  Dims out_dims_;
-  int64_t outer_ = 1;
-  int64_t out_block_ = 0;
-  std::vector<int64_t> blocks_;  // elements each input adds per outer step
-};
 
 // Split. With its parts given by the split attribute, or as even parts from
 // num_outputs or the output count, the kernel made for one input shape works
@@ -619,18 +540,6 @@ void RegisterMovementOps(OpRegistry& r) {
   };
   r.Add("DepthToSpace", {1, ClaimFixedSize(), space_depth(true)});
   r.Add("SpaceToDepth", {1, ClaimFixedSize(), space_depth(false)});
-  r.Add("Concat", {4,
-                   [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-                     for (size_t i = 0; i < inputs.size(); ++i) {
-                       if (auto reason = CheckFixedSize(node, inputs, i)) {
-                         return sdk::ClaimResult::Declined(*reason);
-                       }
-                     }
-                     return sdk::ClaimResult::Claimed();
-                   },
-                   [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t) {
-                     return std::make_unique<ConcatKernel>(node.AttrInt("axis", 0), inputs);
-                   }});
   r.Add("Split", {2, ClaimFixedSize(),
                   [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
                     return std::make_unique<SplitKernel>(node, inputs, opset);
