@@ -20,6 +20,7 @@ const OpRegistry& CpuOps() {
     RegisterCastOps(r);
     RegisterMatMulOps(r);
     RegisterMatMulAddOps(r);
+    RegisterMatMulNBitsOps(r);
     RegisterConvOps(r);
     RegisterConvTransposeOps(r);
     RegisterConvPoolOps(r);

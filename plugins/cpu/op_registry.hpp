@@ -72,6 +72,7 @@ void RegisterVariadicOps(OpRegistry& registry);
 void RegisterCastOps(OpRegistry& registry);
 void RegisterMatMulOps(OpRegistry& registry);
 void RegisterMatMulAddOps(OpRegistry& registry);
+void RegisterMatMulNBitsOps(OpRegistry& registry);
 void RegisterConvOps(OpRegistry& registry);
 void RegisterConvTransposeOps(OpRegistry& registry);
 void RegisterConvPoolOps(OpRegistry& registry);
