@@ -3,10 +3,11 @@
 // weight-only form for decoders. The codes are read where the model keeps
 // them, so every shape of the node streams the one copy.
 //
-// A single row (a decode step) takes one pass over the codes, dequantizing
-// each block in registers against the row, its columns split into
-// contiguous runs across the EP's threads. Several rows dequantize panels of
-// columns into a small per-thread buffer that OpenBLAS multiplies. Every
+// A single row (a decode step) takes one pass over the codes, widening each
+// block in registers against the row, its columns split into contiguous
+// runs across the EP's threads; a few rows take one such pass per four.
+// Many rows dequantize panels of columns into a per-thread buffer that
+// OpenBLAS multiplies. Every
 // accuracy_level computes in float32, which meets each level's minimum.
 #include <cblas.h>
 
@@ -35,8 +36,12 @@ using NBitsFloatTypes = TypeList<float, Float16, BFloat16>;
 
 // The least share of the codes, in weights, worth handing to another thread.
 constexpr int64_t kWeightsPerThread = 64 * 1024;
-// Floats in one thread's panel of dequantized columns: stays in L2.
-constexpr int64_t kPanelFloats = 128 * 1024;
+// Below this many rows a product streams the codes once per four rows;
+// from it on, dequantized panels and OpenBLAS's product are faster.
+constexpr int64_t kStreamedRowsBelow = 5;
+// Floats in one thread's panel of dequantized columns, a megabyte: wider
+// panels measured no faster.
+constexpr int64_t kPanelFloats = 256 * 1024;
 
 int64_t RunStart(int64_t extent, int index, int count) {
   return extent * index / count;
@@ -145,13 +150,15 @@ class MatMulNBitsKernel : public CpuKernel {
   }
 
   void Multiply(int64_t rows, const float* a, float* y) {
-    if (rows == 1 && StreamsInBlocks(w_)) {
-      PrepareRow(w_, a, row_);
-      const int blocks = ThreadBlocks(w_.columns * w_.depth, w_.columns);
+    if (rows < kStreamedRowsBelow && StreamsInBlocks(w_)) {
+      if (rows_.size() < static_cast<size_t>(rows)) rows_.resize(static_cast<size_t>(rows));
+      for (int64_t r = 0; r < rows; ++r) PrepareRow(w_, a + r * w_.depth, rows_[r]);
+      const int blocks = ThreadBlocks(rows * w_.columns * w_.depth, w_.columns);
       RunBlocks(blocks, [&](int block) {
         const int64_t first = RunStart(w_.columns, block, blocks);
         const int64_t last = RunStart(w_.columns, block + 1, blocks);
-        RowTimesColumns(w_, row_, first, last, y + first);
+        RowsTimesColumns(w_, rows_.data(), static_cast<int>(rows), first, last, y + first,
+                         w_.columns);
       });
     } else {
       MultiplyPanels(rows, a, y);
@@ -163,10 +170,13 @@ class MatMulNBitsKernel : public CpuKernel {
     }
   }
 
-  // Several rows (or a g_idx): panels of dequantized columns times A.
+  // Many rows (or a g_idx): panels of dequantized columns times A, both in
+  // phase order.
   void MultiplyPanels(int64_t rows, const float* a, float* y) {
-    const int64_t k = w_.depth, n = w_.columns;
-    const int64_t width = std::clamp<int64_t>(kPanelFloats / std::max<int64_t>(k, 1), 8, n);
+    const int64_t k = PhaseOrderLength(w_), n = w_.columns;
+    float* ordered = Scratch(ordered_a_, rows * k);
+    for (int64_t r = 0; r < rows; ++r) ToPhaseOrder(w_, a + r * w_.depth, ordered + r * k);
+    const int64_t width = std::clamp<int64_t>(kPanelFloats / k, 8, n);
     const int64_t panels = (n + width - 1) / width;
     const int blocks = ThreadBlocks(rows * n * k, panels);
     float* scratch = Scratch(panel_, blocks * width * k);
@@ -178,8 +188,9 @@ class MatMulNBitsKernel : public CpuKernel {
         const int64_t count = std::min(width, n - first);
         DequantizeColumns(w_, first, first + count, panel);
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows),
-                    static_cast<int>(count), static_cast<int>(k), 1.0f, a, static_cast<int>(k),
-                    panel, static_cast<int>(k), 0.0f, y + first, static_cast<int>(n));
+                    static_cast<int>(count), static_cast<int>(k), 1.0f, ordered,
+                    static_cast<int>(k), panel, static_cast<int>(k), 0.0f, y + first,
+                    static_cast<int>(n));
       }
     });
   }
@@ -193,11 +204,12 @@ class MatMulNBitsKernel : public CpuKernel {
   std::string name_;
   nxrt_dtype dtype_;
   NBitsMatrix w_;
-  NBitsRow row_;
+  std::vector<NBitsRow> rows_;  // A's rows laid out for RowsTimesColumns
   const float* bias_ = nullptr;
   int threads_ = 1;
   Dims out_dims_;
   std::vector<float> wide_a_, wide_y_, wide_scales_, wide_zero_points_, wide_bias_;
+  std::vector<float> ordered_a_;  // A in phase order, for the panels
   std::vector<float> panel_;
 };
 

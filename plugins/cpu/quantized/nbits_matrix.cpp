@@ -9,9 +9,6 @@
 namespace nxrt::cpu {
 namespace {
 
-// Codes unpacked at a time: a stack buffer that stays in L1.
-constexpr int64_t kChunk = 64;
-
 float ZeroPoint(const NBitsMatrix& w, int64_t column, int64_t block) {
   if (w.float_zero_points != nullptr) {
     return w.float_zero_points[column * w.blocks_per_column + block];
@@ -21,29 +18,6 @@ float ZeroPoint(const NBitsMatrix& w, int64_t column, int64_t block) {
     return static_cast<float>(PackedCode(w.packed_zero_points + column * row_bytes, w.bits, block));
   }
   return static_cast<float>(1 << (w.bits - 1));
-}
-
-// `count` rounded up to whole bytes of codes.
-int64_t WholeBytes(int bits, int64_t count) {
-  const int64_t per_byte = 8 / bits;
-  return (count + per_byte - 1) / per_byte * per_byte;
-}
-
-// dst[i] = code i of `src` - zero for i < count, count a whole number of
-// bytes of codes.
-void Unpack(int bits, const uint8_t* src, int64_t count, float zero, float* dst) {
-  if (bits == 4) {
-    for (int64_t j = 0; j < count / 2; ++j) {
-      const uint8_t byte = src[j];
-      dst[2 * j] = static_cast<float>(byte & 15) - zero;
-      dst[2 * j + 1] = static_cast<float>(byte >> 4) - zero;
-    }
-  } else if (bits == 8) {
-    for (int64_t j = 0; j < count; ++j) dst[j] = static_cast<float>(src[j]) - zero;
-  } else {
-    for (int64_t i = 0; i < count; ++i)
-      dst[i] = static_cast<float>(PackedCode(src, bits, i)) - zero;
-  }
 }
 
 // Eight floats and eight codes as GCC vectors: AVX registers in the AVX2
@@ -56,119 +30,199 @@ using Ints8 = int32_t __attribute__((vector_size(32)));
 // vector of bytes it loads them one by one.
 constexpr Ints8 kByteShifts = {0, 8, 16, 24, 0, 8, 16, 24};
 
-// The products of a block's `bytes` bytes of codes with their row values,
-// the row split into phases `stride` apart (NBitsRow), in eight lanes
-// added to `total` times `scale`.
-// Codes are widened to 32 bits before they are shifted apart: SSE and AVX
-// have no byte shifts, and GCC would extract them one by one.
-template <int kBits>
-void AddBlock(const uint8_t* codes, const float* phases, int64_t stride, int64_t bytes, float scale,
-              Floats8& total) {
-  constexpr int kPhases = 8 / kBits;
-  constexpr int32_t kMask = (1 << kBits) - 1;
-  // One chain of sums per phase, so the adds of one step do not wait on
-  // each other.
-  Floats8 lanes[kPhases] = {};
-  int64_t j = 0;
-  for (; j + 8 <= bytes; j += 8) {
-    uint32_t word[2];
-    std::memcpy(word, codes + j, sizeof(word));
-    const Ints8 bytes4 = {static_cast<int32_t>(word[0]), static_cast<int32_t>(word[0]),
-                          static_cast<int32_t>(word[0]), static_cast<int32_t>(word[0]),
-                          static_cast<int32_t>(word[1]), static_cast<int32_t>(word[1]),
-                          static_cast<int32_t>(word[1]), static_cast<int32_t>(word[1])};
-#pragma GCC unroll 4
-    for (int p = 0; p < kPhases; ++p) {
-      const Ints8 code = (bytes4 >> (kByteShifts + p * kBits)) & kMask;
-      lanes[p] += __builtin_convertvector(code, Floats8) *
-                  *reinterpret_cast<const Floats8*>(phases + p * stride + j);
-    }
-  }
-  for (; j < bytes; ++j) {
-    for (int p = 0; p < kPhases; ++p) {
-      lanes[0][0] += static_cast<float>((codes[j] >> (p * kBits)) & kMask) * phases[p * stride + j];
-    }
-  }
-  Floats8 sum = lanes[0];
-#pragma GCC unroll 4
-  for (int p = 1; p < kPhases; ++p) sum += lanes[p];
-  total += scale * sum;
+// The products of a block's `bytes` bytes of codes with the values of
+// kRows rows, each split into phases `stride` apart (NBitsRow) and starting
+// at phases[r], in eight lanes per row added to totals[r] times `scale`.
+// Each byte's codes are widened once for all the rows. Codes are widened to
+// 32 bits before they are shifted apart: SSE and AVX have no byte shifts.
+// Bytes j..j+7 of `codes`, each in its lane's low byte and the bytes above
+// it: shifted right by kByteShifts + p * bits and masked, a lane holds the
+// code at place p of its byte.
+inline void LoadBytes(const uint8_t* codes, Ints8& bytes) {
+  uint32_t word[2];
+  std::memcpy(word, codes, sizeof(word));
+  const int32_t low = static_cast<int32_t>(word[0]), high = static_cast<int32_t>(word[1]);
+  bytes = Ints8{low, low, low, low, high, high, high, high};
 }
 
-// Column n's sum is the sum over blocks b of scale_b * (dot_b - zero_b *
-// block_sum_b); the dots stay in lanes until the column is done.
-template <int kBits>
-void ColumnsTimesRow(const NBitsMatrix& w, const NBitsRow& row, int64_t first, int64_t last,
-                     float* y) {
+template <int kBits, int kRows>
+void AddBlock(const uint8_t* codes, const float* const* phases, int64_t stride, int64_t bytes,
+              float scale, Floats8* totals) {
+  constexpr int kPhases = 8 / kBits;
+  constexpr int32_t kMask = (1 << kBits) - 1;
+  // One chain of sums per row and phase, so the adds of one step do not
+  // wait on each other.
+  Floats8 lanes[kRows][kPhases];
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 4
+    for (int p = 0; p < kPhases; ++p) lanes[r][p] = Floats8{};
+  }
+  int64_t j = 0;
+  for (; j + 8 <= bytes; j += 8) {
+    Ints8 bytes4;
+    LoadBytes(codes + j, bytes4);
+#pragma GCC unroll 4
+    for (int p = 0; p < kPhases; ++p) {
+      const Floats8 code =
+          __builtin_convertvector((bytes4 >> (kByteShifts + p * kBits)) & kMask, Floats8);
+#pragma GCC unroll 4
+      for (int r = 0; r < kRows; ++r) {
+        lanes[r][p] += code * *reinterpret_cast<const Floats8*>(phases[r] + p * stride + j);
+      }
+    }
+  }
+  // Blocks of 16 2-bit codes leave four bytes; their sums join lane 0.
+  float tail[kRows] = {};
+  for (; j < bytes; ++j) {
+    for (int p = 0; p < kPhases; ++p) {
+      const float code = static_cast<float>((codes[j] >> (p * kBits)) & kMask);
+      for (int r = 0; r < kRows; ++r) tail[r] += code * phases[r][p * stride + j];
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < kRows; ++r) {
+    Floats8 sum = lanes[r][0] + Floats8{tail[r]};
+#pragma GCC unroll 4
+    for (int p = 1; p < kPhases; ++p) sum += lanes[r][p];
+    totals[r] += scale * sum;
+  }
+}
+
+// Column n's sum for a row is the sum over blocks b of scale_b * (dot_b -
+// zero_b * block_sum_b); the dots stay in lanes until the column is done.
+template <int kBits, int kRows>
+void ColumnsTimesRows(const NBitsMatrix& w, const NBitsRow* rows, int64_t first, int64_t last,
+                      float* y, int64_t y_stride) {
   const int64_t bytes = w.BytesPerBlock();
   const int64_t stride = w.blocks_per_column * bytes;
   for (int64_t n = first; n < last; ++n) {
     const uint8_t* column = w.codes + n * stride;
     const float* scales = w.scales + n * w.blocks_per_column;
-    Floats8 lanes = {};
-    float zero_terms = 0.0f;
-    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
-      AddBlock<kBits>(column + b * bytes, row.phases.data() + b * bytes, stride, bytes, scales[b],
-                      lanes);
-      zero_terms += scales[b] * ZeroPoint(w, n, b) * row.block_sums[b];
+    Floats8 lanes[kRows];
+    float zero_terms[kRows];
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r) {
+      lanes[r] = Floats8{};
+      zero_terms[r] = 0.0f;
     }
-    y[n - first] = (((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
-                    ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))) -
-                   zero_terms;
+    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+      const float* phases[kRows];
+      for (int r = 0; r < kRows; ++r) phases[r] = rows[r].phases.data() + b * bytes;
+      AddBlock<kBits, kRows>(column + b * bytes, phases, stride, bytes, scales[b], lanes);
+      const float zero = scales[b] * ZeroPoint(w, n, b);
+      for (int r = 0; r < kRows; ++r) zero_terms[r] += zero * rows[r].block_sums[b];
+    }
+    for (int r = 0; r < kRows; ++r) {
+      const Floats8& l = lanes[r];
+      y[r * y_stride + n - first] =
+          (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) - zero_terms[r];
+    }
+  }
+}
+
+// Rows four at a time, then the rest.
+template <int kBits>
+void ColumnsTimesRows(const NBitsMatrix& w, const NBitsRow* rows, int count, int64_t first,
+                      int64_t last, float* y, int64_t y_stride) {
+  int r = 0;
+  for (; r + 4 <= count; r += 4) {
+    ColumnsTimesRows<kBits, 4>(w, rows + r, first, last, y + r * y_stride, y_stride);
+  }
+  switch (count - r) {
+    case 3:
+      return ColumnsTimesRows<kBits, 3>(w, rows + r, first, last, y + r * y_stride, y_stride);
+    case 2:
+      return ColumnsTimesRows<kBits, 2>(w, rows + r, first, last, y + r * y_stride, y_stride);
+    case 1:
+      return ColumnsTimesRows<kBits, 1>(w, rows + r, first, last, y + r * y_stride, y_stride);
+    default:
+      return;
+  }
+}
+
+template <int kBits>
+void DequantizeInPhaseOrder(const NBitsMatrix& w, int64_t first, int64_t last, float* out) {
+  constexpr int kPhases = 8 / kBits;
+  constexpr int32_t kMask = (1 << kBits) - 1;
+  const int64_t bytes = w.BytesPerBlock();
+  const int64_t stride = w.blocks_per_column * bytes;
+  for (int64_t n = first; n < last; ++n) {
+    const uint8_t* column = w.codes + n * stride;
+    const float* scales = w.scales + n * w.blocks_per_column;
+    float* dst = out + (n - first) * stride * kPhases;
+    if (w.block_of_k != nullptr) {
+      std::fill_n(dst, stride * kPhases, 0.0f);
+      for (int64_t k = 0; k < w.depth; ++k) {
+        const int64_t b = w.block_of_k[k];
+        dst[(k % kPhases) * stride + k / kPhases] =
+            (static_cast<float>(PackedCode(column, kBits, k)) - ZeroPoint(w, n, b)) * scales[b];
+      }
+      continue;
+    }
+    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+      const Floats8 zero = Floats8{} + ZeroPoint(w, n, b);
+      const Floats8 scale = Floats8{} + scales[b];
+      const uint8_t* codes = column + b * bytes;
+      float* block = dst + b * bytes;
+      int64_t j = 0;
+      for (; j + 8 <= bytes; j += 8) {
+        Ints8 bytes4;
+        LoadBytes(codes + j, bytes4);
+#pragma GCC unroll 4
+        for (int p = 0; p < kPhases; ++p) {
+          const Ints8 code = (bytes4 >> (kByteShifts + p * kBits)) & kMask;
+          *reinterpret_cast<Floats8*>(block + p * stride + j) =
+              (__builtin_convertvector(code, Floats8) - zero) * scale;
+        }
+      }
+      for (; j < bytes; ++j) {
+        for (int p = 0; p < kPhases; ++p) {
+          block[p * stride + j] =
+              (static_cast<float>((codes[j] >> (p * kBits)) & kMask) - zero[0]) * scale[0];
+        }
+      }
+    }
   }
 }
 
 }  // namespace
 
-void PrepareRow(const NBitsMatrix& w, const float* a, NBitsRow& row) {
+void ToPhaseOrder(const NBitsMatrix& w, const float* a, float* out) {
   const int per_byte = 8 / w.bits;
   const int64_t stride = w.blocks_per_column * w.BytesPerBlock();
-  row.phases.assign(static_cast<size_t>(stride * per_byte), 0.0f);
-  row.block_sums.assign(static_cast<size_t>(w.blocks_per_column), 0.0f);
-  for (int64_t k = 0; k < w.depth; ++k) {
-    row.phases[(k % per_byte) * stride + k / per_byte] = a[k];
-    row.block_sums[k / w.block] += a[k];
-  }
+  std::fill_n(out, PhaseOrderLength(w), 0.0f);
+  for (int64_t k = 0; k < w.depth; ++k) out[(k % per_byte) * stride + k / per_byte] = a[k];
 }
 
-NXRT_ISA_CLONES void RowTimesColumns(const NBitsMatrix& w, const NBitsRow& row, int64_t first,
-                                     int64_t last, float* y) {
+void PrepareRow(const NBitsMatrix& w, const float* a, NBitsRow& row) {
+  row.phases.resize(static_cast<size_t>(PhaseOrderLength(w)));
+  ToPhaseOrder(w, a, row.phases.data());
+  row.block_sums.assign(static_cast<size_t>(w.blocks_per_column), 0.0f);
+  for (int64_t k = 0; k < w.depth; ++k) row.block_sums[k / w.block] += a[k];
+}
+
+NXRT_ISA_CLONES void RowsTimesColumns(const NBitsMatrix& w, const NBitsRow* rows, int count,
+                                      int64_t first, int64_t last, float* y, int64_t y_stride) {
   switch (w.bits) {
     case 2:
-      return ColumnsTimesRow<2>(w, row, first, last, y);
+      return ColumnsTimesRows<2>(w, rows, count, first, last, y, y_stride);
     case 4:
-      return ColumnsTimesRow<4>(w, row, first, last, y);
+      return ColumnsTimesRows<4>(w, rows, count, first, last, y, y_stride);
     default:
-      return ColumnsTimesRow<8>(w, row, first, last, y);
+      return ColumnsTimesRows<8>(w, rows, count, first, last, y, y_stride);
   }
 }
 
 NXRT_ISA_CLONES void DequantizeColumns(const NBitsMatrix& w, int64_t first, int64_t last,
                                        float* out) {
-  const int64_t bytes = w.BytesPerBlock();
-  alignas(32) float codes[kChunk];
-  for (int64_t n = first; n < last; ++n) {
-    const uint8_t* column = w.codes + n * w.blocks_per_column * bytes;
-    const float* scales = w.scales + n * w.blocks_per_column;
-    float* dst = out + (n - first) * w.depth;
-    if (w.block_of_k != nullptr) {
-      for (int64_t k = 0; k < w.depth; ++k) {
-        const int64_t b = w.block_of_k[k];
-        dst[k] =
-            (static_cast<float>(PackedCode(column, w.bits, k)) - ZeroPoint(w, n, b)) * scales[b];
-      }
-      continue;
-    }
-    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
-      const int64_t start = b * w.block;
-      const int64_t length = std::min(w.block, w.depth - start);
-      const float zero = ZeroPoint(w, n, b);
-      for (int64_t c = 0; c < length; c += kChunk) {
-        const int64_t count = std::min(kChunk, length - c);
-        Unpack(w.bits, column + b * bytes + c * w.bits / 8, WholeBytes(w.bits, count), zero, codes);
-        for (int64_t i = 0; i < count; ++i) dst[start + c + i] = codes[i] * scales[b];
-      }
-    }
+  switch (w.bits) {
+    case 2:
+      return DequantizeInPhaseOrder<2>(w, first, last, out);
+    case 4:
+      return DequantizeInPhaseOrder<4>(w, first, last, out);
+    default:
+      return DequantizeInPhaseOrder<8>(w, first, last, out);
   }
 }
 

@@ -36,17 +36,28 @@ struct NBitsMatrix {
   int64_t BytesPerBlock() const { return block * bits / 8; }
 };
 
-// Whether RowTimesColumns serves the matrix: blocks follow k (no g_idx).
+// Whether RowsTimesColumns serves the matrix: blocks follow k (no g_idx).
 inline bool StreamsInBlocks(const NBitsMatrix& w) {
   return w.block_of_k == nullptr;
 }
 
-// A row of A laid out for RowTimesColumns. A byte of codes holds 8 / bits
-// consecutive elements, so the row is split by an element's place in its
-// byte: phases[p * bytes + j] = a[j * (8 / bits) + p], zero past K, with
-// `bytes` the codes' bytes per column. Each byte's codes then meet their
-// row values at equal offsets, a loop the vectoriser keeps in registers.
-// block_sums[b] is the sum of block b's values, which the zero points
+// Phase order: a byte of codes holds 8 / bits consecutive elements, so a
+// row of K values is split by an element's place in its byte: element
+// j * (8 / bits) + p goes to p * bytes + j, with `bytes` the codes' bytes
+// per column, and zeros fill the places past K. Codes widened a byte at a
+// time then meet their row values at equal offsets, a loop the vectoriser
+// keeps in registers. A dot product is the same in either order.
+//
+// The length of a row in phase order: K rounded up to whole blocks.
+inline int64_t PhaseOrderLength(const NBitsMatrix& w) {
+  return w.blocks_per_column * w.block;
+}
+
+// out[PhaseOrderLength(w)] = a [K] in phase order.
+void ToPhaseOrder(const NBitsMatrix& w, const float* a, float* out);
+
+// A row of A laid out for RowsTimesColumns: in phase order, and
+// block_sums[b] the sum of block b's values, which the zero points
 // multiply.
 struct NBitsRow {
   std::vector<float> phases;
@@ -56,14 +67,17 @@ struct NBitsRow {
 // Lays `a` [K] out in `row`; grows its buffers only past their size.
 void PrepareRow(const NBitsMatrix& w, const float* a, NBitsRow& row);
 
-// y[j] = sum over k of a[k] * W(first + j, k), for the columns
-// [first, last), with `row` prepared from a: one pass over those columns'
-// codes. Needs StreamsInBlocks(w). Allocates nothing.
-void RowTimesColumns(const NBitsMatrix& w, const NBitsRow& row, int64_t first, int64_t last,
-                     float* y);
+// y[i * y_stride + j] = sum over k of a_i[k] * W(first + j, k) for the
+// `count` rows a_i prepared in rows[i] and the columns [first, last): one
+// pass over those columns' codes for every four rows, each block's codes
+// widened once for the four. Needs StreamsInBlocks(w). Allocates nothing.
+void RowsTimesColumns(const NBitsMatrix& w, const NBitsRow* rows, int count, int64_t first,
+                      int64_t last, float* y, int64_t y_stride);
 
-// out[j * K + k] = W(first + j, k) for the columns [first, last): a panel
-// of float columns for a product of several rows. Allocates nothing.
+// Columns [first, last) of W as floats in phase order: out[j * L + i] is
+// W(first + j, k) with i the place of k in phase order and L =
+// PhaseOrderLength(w), zero past K. Multiplied by rows in phase order, a
+// panel for a product of several rows. Allocates nothing.
 void DequantizeColumns(const NBitsMatrix& w, int64_t first, int64_t last, float* out);
 
 }  // namespace nxrt::cpu
