@@ -92,7 +92,7 @@ FORMS = [
 
 
 @pytest.mark.parametrize("bits,block,zero_points,g_idx,bias", FORMS)
-@pytest.mark.parametrize("rows", [1, 7])
+@pytest.mark.parametrize("rows", [1, 4, 7])
 def test_matches_the_dequantized_product_and_onnxruntime(bits, block, zero_points, g_idx, bias,
                                                          rows):
     k = 3 * block + 8  # a last block that is only partly used
@@ -113,7 +113,7 @@ def test_one_session_serves_every_row_count_and_both_threads_agree(threads):
     model, weights, offset = quantized_matmul(512, 300, 4, 32, "packed", False, True)
     nx = session(nxrt, model, threads)
     rng = np.random.default_rng(2)
-    for rows in (1, 9, 1, 64, 3, 1):
+    for rows in (1, 9, 1, 64, 3, 4, 2, 1):
         a = rng.normal(size=(1, rows, 512)).astype(np.float32)
         want = expected(a, weights, offset)
         np.testing.assert_allclose(nx.run(None, {"A": a})[0], want, rtol=1e-5,

@@ -91,53 +91,65 @@ void AddBlock(const uint8_t* codes, const float* const* phases, int64_t stride, 
 
 // Column n's sum for a row is the sum over blocks b of scale_b * (dot_b -
 // zero_b * block_sum_b); the dots stay in lanes until the column is done.
+// Even and odd blocks add into sums of their own: a block of 32 codes is
+// two steps of AddBlock, too short to hide the latency of one chain.
 template <int kBits, int kRows>
 void ColumnsTimesRows(const NBitsMatrix& w, const NBitsRow* rows, int64_t first, int64_t last,
                       float* y, int64_t y_stride) {
   const int64_t bytes = w.BytesPerBlock();
   const int64_t stride = w.blocks_per_column * bytes;
+  const float* row_phases[kRows];
+  const float* row_sums[kRows];
+  for (int r = 0; r < kRows; ++r) {
+    row_phases[r] = rows[r].phases.data();
+    row_sums[r] = rows[r].block_sums.data();
+  }
   for (int64_t n = first; n < last; ++n) {
     const uint8_t* column = w.codes + n * stride;
     const float* scales = w.scales + n * w.blocks_per_column;
-    Floats8 lanes[kRows];
-    float zero_terms[kRows];
+    Floats8 even[kRows], odd[kRows];
+    float even_zero[kRows], odd_zero[kRows];
 #pragma GCC unroll 4
     for (int r = 0; r < kRows; ++r) {
-      lanes[r] = Floats8{};
-      zero_terms[r] = 0.0f;
+      even[r] = odd[r] = Floats8{};
+      even_zero[r] = odd_zero[r] = 0.0f;
     }
-    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+    const auto add_block = [&](int64_t b, Floats8* lanes, float* zero_terms) {
       const float* phases[kRows];
-      for (int r = 0; r < kRows; ++r) phases[r] = rows[r].phases.data() + b * bytes;
+      for (int r = 0; r < kRows; ++r) phases[r] = row_phases[r] + b * bytes;
       AddBlock<kBits, kRows>(column + b * bytes, phases, stride, bytes, scales[b], lanes);
       const float zero = scales[b] * ZeroPoint(w, n, b);
-      for (int r = 0; r < kRows; ++r) zero_terms[r] += zero * rows[r].block_sums[b];
+      for (int r = 0; r < kRows; ++r) zero_terms[r] += zero * row_sums[r][b];
+    };
+    int64_t b = 0;
+    for (; b + 2 <= w.blocks_per_column; b += 2) {
+      add_block(b, even, even_zero);
+      add_block(b + 1, odd, odd_zero);
     }
+    if (b < w.blocks_per_column) add_block(b, even, even_zero);
     for (int r = 0; r < kRows; ++r) {
-      const Floats8& l = lanes[r];
+      const Floats8 l = even[r] + odd[r];
       y[r * y_stride + n - first] =
-          (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) - zero_terms[r];
+          (((l[0] + l[1]) + (l[2] + l[3])) + ((l[4] + l[5]) + (l[6] + l[7]))) -
+          (even_zero[r] + odd_zero[r]);
     }
   }
 }
 
-// Rows four at a time, then the rest.
-template <int kBits>
-void ColumnsTimesRows(const NBitsMatrix& w, const NBitsRow* rows, int count, int64_t first,
-                      int64_t last, float* y, int64_t y_stride) {
-  int r = 0;
-  for (; r + 4 <= count; r += 4) {
-    ColumnsTimesRows<kBits, 4>(w, rows + r, first, last, y + r * y_stride, y_stride);
-  }
-  switch (count - r) {
-    case 3:
-      return ColumnsTimesRows<kBits, 3>(w, rows + r, first, last, y + r * y_stride, y_stride);
+// One group of kRows rows, a function of its own for each group size: the
+// clones' flattening would otherwise inline every size into one function,
+// which GCC then allocates registers for worse (a single row ran at two
+// thirds of its speed).
+template <int kRows>
+NXRT_ISA_CLONES void GroupTimesColumns(const NBitsMatrix& w, const NBitsRow* rows, int64_t first,
+                                       int64_t last, float* y, int64_t y_stride) {
+  switch (w.bits) {
     case 2:
-      return ColumnsTimesRows<kBits, 2>(w, rows + r, first, last, y + r * y_stride, y_stride);
-    case 1:
-      return ColumnsTimesRows<kBits, 1>(w, rows + r, first, last, y + r * y_stride, y_stride);
+      return ColumnsTimesRows<2, kRows>(w, rows, first, last, y, y_stride);
+    case 4:
+      return ColumnsTimesRows<4, kRows>(w, rows, first, last, y, y_stride);
     default:
-      return;
+      return ColumnsTimesRows<8, kRows>(w, rows, first, last, y, y_stride);
   }
 }
 
@@ -202,15 +214,21 @@ void PrepareRow(const NBitsMatrix& w, const float* a, NBitsRow& row) {
   for (int64_t k = 0; k < w.depth; ++k) row.block_sums[k / w.block] += a[k];
 }
 
-NXRT_ISA_CLONES void RowsTimesColumns(const NBitsMatrix& w, const NBitsRow* rows, int count,
-                                      int64_t first, int64_t last, float* y, int64_t y_stride) {
-  switch (w.bits) {
+void RowsTimesColumns(const NBitsMatrix& w, const NBitsRow* rows, int count, int64_t first,
+                      int64_t last, float* y, int64_t y_stride) {
+  int r = 0;
+  for (; r + 4 <= count; r += 4) {
+    GroupTimesColumns<4>(w, rows + r, first, last, y + r * y_stride, y_stride);
+  }
+  switch (count - r) {
+    case 3:
+      return GroupTimesColumns<3>(w, rows + r, first, last, y + r * y_stride, y_stride);
     case 2:
-      return ColumnsTimesRows<2>(w, rows, count, first, last, y, y_stride);
-    case 4:
-      return ColumnsTimesRows<4>(w, rows, count, first, last, y, y_stride);
+      return GroupTimesColumns<2>(w, rows + r, first, last, y + r * y_stride, y_stride);
+    case 1:
+      return GroupTimesColumns<1>(w, rows + r, first, last, y + r * y_stride, y_stride);
     default:
-      return ColumnsTimesRows<8>(w, rows, count, first, last, y, y_stride);
+      return;
   }
 }
 
