@@ -33,6 +33,12 @@ ROWS = [
     ("cnn 1x3x64x64", "cnn.onnx", {}),
     ("bert_layer batch 1 seq 128", "bert_layer.onnx", {"batch": 1, "seq": 128}),
     ("decoder_2l_h512 decode, KV 128", "decoder_2l_h512.onnx", decoder_dims(past=128, new=1)),
+    ("decoder_2l_h512 int4 decode, KV 128", "decoder_2l_h512_int4_b32.onnx",
+     decoder_dims(past=128, new=1)),
+    ("decoder_2l_h512 prefill 128", "decoder_2l_h512.onnx", decoder_dims(past=0, new=128)),
+    ("decoder_2l_h512 int4 prefill 128", "decoder_2l_h512_int4_b32.onnx",
+     decoder_dims(past=0, new=128)),
+    ("decoder int4 decode, KV 128", "decoder_int4_b32.onnx", decoder_dims(past=128, new=1)),
 ]
 
 # Extra `nxrt bench` flags of a row: a replay row runs on the Primary

@@ -1,7 +1,8 @@
 """Checks `nxrt generate` against ONNX Runtime, step by step.
 
 For each generated decoder (decoder.onnx with a growing KV cache,
-decoder_fixed_kv256.onnx with a fixed-capacity one) this runs
+decoder_fixed_kv256.onnx with a fixed-capacity one, and both with int4
+weights through MatMulNBits) this runs
 `nxrt generate --ep cpu --json --output-dir D` (one thread, or `--threads`),
 then the same greedy decode of the same prompt in onnxruntime
 (CPUExecutionProvider, one thread). A
@@ -26,7 +27,9 @@ from onnx import numpy_helper
 
 SKIP_EXIT_CODE = 77
 RTOL, ATOL = 1e-3, 1e-5
-MODELS = (("decoder.onnx", "growing"), ("decoder_fixed_kv256.onnx", "fixed"))
+MODELS = (("decoder.onnx", "growing"), ("decoder_fixed_kv256.onnx", "fixed"),
+          ("decoder_int4_b32.onnx", "growing"), ("decoder_int4_b128.onnx", "growing"),
+          ("decoder_fixed_kv256_int4_b32.onnx", "fixed"))
 
 
 def run_nxrt(nxrt, model_path, kv, prompt_tokens, steps, threads, output_dir):

@@ -1,6 +1,9 @@
 """Writes nxrt's generated models into a folder, checks each with
-onnx.checker and runs each once with onnxruntime's CPU execution provider."""
+onnx.checker and runs each once with onnxruntime's CPU execution provider.
+The int4 decoders are the float ones after onnxruntime's own weight-only
+quantizer (MatMulNBits, asymmetric, as ONNX Runtime GenAI ships CPU models)."""
 import argparse
+import logging
 import os
 import sys
 
@@ -14,6 +17,16 @@ from model_inputs import decoder_dims, random_feeds
 DEFAULT_DECODER = model_zoo.DecoderConfig()
 FIXED_KV_CAPACITY = 256
 
+
+def int4(model, block_size):
+    """`model` with every constant-weight MatMul as a 4-bit MatMulNBits."""
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+    logging.getLogger("onnxruntime.quantization.matmul_nbits_quantizer").setLevel(logging.WARNING)
+    quantizer = MatMulNBitsQuantizer(model, block_size=block_size, is_symmetric=False)
+    quantizer.process()
+    return quantizer.model.model
+
+
 # file name -> (builder, the dim bindings each probe run uses)
 MODELS = {
     "add_chain_1000.onnx": (lambda: model_zoo.add_chain(1000), [{}]),
@@ -25,8 +38,18 @@ MODELS = {
     f"decoder_fixed_kv{FIXED_KV_CAPACITY}.onnx": (
         lambda: model_zoo.decoder(model_zoo.DecoderConfig(kv_capacity=FIXED_KV_CAPACITY)),
         [decoder_dims(past=0, new=8), decoder_dims(past=8, new=1)]),
+    "decoder_int4_b32.onnx": (lambda: int4(model_zoo.decoder(DEFAULT_DECODER), 32),
+                              [decoder_dims(past=0, new=8), decoder_dims(past=8, new=1)]),
+    "decoder_int4_b128.onnx": (lambda: int4(model_zoo.decoder(DEFAULT_DECODER), 128),
+                               [decoder_dims(past=0, new=8), decoder_dims(past=8, new=1)]),
+    f"decoder_fixed_kv{FIXED_KV_CAPACITY}_int4_b32.onnx": (
+        lambda: int4(model_zoo.decoder(model_zoo.DecoderConfig(kv_capacity=FIXED_KV_CAPACITY)), 32),
+        [decoder_dims(past=0, new=8), decoder_dims(past=8, new=1)]),
     "decoder_2l_h512.onnx": (
         lambda: model_zoo.decoder(model_zoo.DecoderConfig(layers=2, hidden=512, heads=8, kv_heads=2, ffn=1536)),
+        [decoder_dims(past=0, new=8), decoder_dims(past=128, new=1)]),
+    "decoder_2l_h512_int4_b32.onnx": (
+        lambda: int4(model_zoo.decoder(model_zoo.DecoderConfig(layers=2, hidden=512, heads=8, kv_heads=2, ffn=1536)), 32),
         [decoder_dims(past=0, new=8), decoder_dims(past=128, new=1)]),
 }
 
