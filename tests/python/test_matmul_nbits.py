@@ -2,6 +2,7 @@
 zero point form, g_idx and bias, float32 and float16, against the product
 of the dequantized weights in float64 and against ONNX Runtime."""
 
+import ml_dtypes
 import numpy as np
 import onnxruntime
 import pytest
@@ -54,7 +55,8 @@ def quantized_matmul(k, n, bits, block, zero_points, g_idx, bias, accuracy_level
     while inputs[-1] == "":
         inputs.pop()
     weights = (codes[:, :k] - zero[:, block_of_k]) * scales.astype(np.float64)[:, block_of_k]
-    elem = TensorProto.FLOAT if dtype == np.float32 else TensorProto.FLOAT16
+    elem = {np.float32: TensorProto.FLOAT, np.float16: TensorProto.FLOAT16,
+            ml_dtypes.bfloat16: TensorProto.BFLOAT16}[dtype]
     node = helper.make_node("MatMulNBits", inputs, ["Y"], domain="com.microsoft", K=k, N=n,
                             bits=bits, block_size=block, accuracy_level=accuracy_level)
     graph = helper.make_graph(
@@ -131,6 +133,18 @@ def test_float16_activations_scales_and_bias():
     theirs = session(onnxruntime, model).run(None, {"A": a})[0]
     np.testing.assert_allclose(y.astype(np.float32), theirs.astype(np.float32), rtol=4e-3,
                                atol=4e-3 * np.abs(want).max())
+
+
+def test_bfloat16_activations_scales_and_zero_points():
+    """Checked against the dequantized product alone: ONNX Runtime's CPU
+    kernel has no bfloat16 form."""
+    model, weights, offset = quantized_matmul(128, 24, 4, 32, "float", False, False,
+                                              dtype=ml_dtypes.bfloat16)
+    a = np.random.default_rng(5).normal(size=(1, 3, 128)).astype(ml_dtypes.bfloat16)
+    y = session(nxrt, model).run(None, {"A": a})[0]
+    assert y.dtype == ml_dtypes.bfloat16
+    want = expected(a, weights, offset)
+    np.testing.assert_allclose(y.astype(np.float64), want, rtol=1e-2, atol=1e-2 * np.abs(want).max())
 
 
 def test_int8_activation_accuracy_level_is_at_least_as_close_as_onnxruntime():
