@@ -147,15 +147,24 @@ def test_bfloat16_activations_scales_and_zero_points():
     np.testing.assert_allclose(y.astype(np.float64), want, rtol=1e-2, atol=1e-2 * np.abs(want).max())
 
 
-def test_int8_activation_accuracy_level_is_at_least_as_close_as_onnxruntime():
-    """accuracy_level 4 allows int8 activations; nxrt computes in float32."""
-    model, weights, offset = quantized_matmul(256, 64, 4, 32, "packed", False, False,
+@pytest.mark.parametrize("block,zero_points", [(16, "none"), (32, "packed"), (64, "packed"),
+                                               (128, "float")])
+@pytest.mark.parametrize("rows", [1, 3, 7, 40])
+def test_int8_activations_at_accuracy_level_4_match_onnxruntime(block, zero_points, rows):
+    """Level 4 lets A be int8: quantized per block as ONNX Runtime does, a
+    row's result is ONNX Runtime's up to float rounding, whatever the row
+    count."""
+    k = 3 * block + 8
+    model, weights, offset = quantized_matmul(k, 40, 4, block, zero_points, False, True,
                                               accuracy_level=4)
-    a = np.random.default_rng(4).normal(size=(1, 3, 256)).astype(np.float32)
-    want = expected(a, weights, offset)
-    ours = np.abs(session(nxrt, model).run(None, {"A": a})[0] - want).max()
-    theirs = np.abs(session(onnxruntime, model).run(None, {"A": a})[0] - want).max()
-    assert ours <= theirs + 1e-6
+    a = np.random.default_rng(4).normal(size=(1, rows, k)).astype(np.float32)
+    ours = session(nxrt, model).run(None, {"A": a})[0]
+    theirs = session(onnxruntime, model).run(None, {"A": a})[0]
+    scale = np.abs(expected(a, weights, offset)).max()
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=2e-6 * scale)
+    if rows > 1:  # the first row alone gets the same values
+        alone = session(nxrt, model).run(None, {"A": a[:, :1]})[0]
+        np.testing.assert_allclose(alone[0, 0], ours[0, 0], rtol=1e-5, atol=2e-6 * scale)
 
 
 def test_a_wrong_inner_dim_is_a_one_line_error_and_the_session_stays_usable():

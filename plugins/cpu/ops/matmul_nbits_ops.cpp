@@ -7,8 +7,11 @@
 // block in registers against the row, its columns split into contiguous
 // runs across the EP's threads; a few rows take one such pass per four.
 // Many rows dequantize panels of columns into a per-thread buffer that
-// OpenBLAS multiplies. Every
-// accuracy_level computes in float32, which meets each level's minimum.
+// OpenBLAS multiplies. At accuracy_level 4, 4-bit codes with code zero
+// points meet rows quantized to int8 per block (quantized/int8_row.hpp), as
+// in ONNX Runtime: in integers for a few rows, widened back to float for
+// the panels. Everything else computes in float32, which meets every
+// level's minimum.
 #include <cblas.h>
 
 #include <algorithm>
@@ -18,6 +21,7 @@
 #include "attention/kernel_support.hpp"
 #include "cpu_kernel.hpp"
 #include "parallel_blocks.hpp"
+#include "quantized/int8_row.hpp"
 #include "quantized/nbits_matrix.hpp"
 
 namespace nxrt::cpu {
@@ -56,6 +60,11 @@ class MatMulNBitsKernel : public CpuKernel {
     w_.bits = static_cast<int>(node.AttrInt("bits", 4));
     w_.block = node.AttrInt("block_size", 0);
     w_.blocks_per_column = (w_.depth + w_.block - 1) / w_.block;
+    // accuracy_level 4 allows int8 activations, which 4-bit codes multiply
+    // exactly in integers; the other levels compute in float32.
+    int8_rows_ =
+        node.AttrInt("accuracy_level", 0) == 4 && w_.bits == 4 &&
+        !(kBlockIndex < shapes.size() && shapes[kBlockIndex].dtype != NXRT_DTYPE_UNDEFINED);
     const int64_t n = w_.columns, blocks = w_.blocks_per_column;
     const std::string op = name_;
     RequireElements(shapes, kCodes, n * blocks * w_.BytesPerBlock(), op,
@@ -150,7 +159,18 @@ class MatMulNBitsKernel : public CpuKernel {
   }
 
   void Multiply(int64_t rows, const float* a, float* y) {
-    if (rows < kStreamedRowsBelow && StreamsInBlocks(w_)) {
+    if (int8_rows_ && TakesInt8Rows(w_) && rows < kStreamedRowsBelow) {
+      for (int64_t r = 0; r < rows; ++r) {
+        QuantizeRow(w_, a + r * w_.depth, int8_row_);
+        float* out = y + r * w_.columns;
+        const int blocks = ThreadBlocks(w_.columns * w_.depth, w_.columns);
+        RunBlocks(blocks, [&](int block) {
+          const int64_t first = RunStart(w_.columns, block, blocks);
+          const int64_t last = RunStart(w_.columns, block + 1, blocks);
+          Int8RowTimesColumns(w_, int8_row_, first, last, out + first);
+        });
+      }
+    } else if (rows < kStreamedRowsBelow && StreamsInBlocks(w_)) {
       if (rows_.size() < static_cast<size_t>(rows)) rows_.resize(static_cast<size_t>(rows));
       for (int64_t r = 0; r < rows; ++r) PrepareRow(w_, a + r * w_.depth, rows_[r]);
       const int blocks = ThreadBlocks(rows * w_.columns * w_.depth, w_.columns);
@@ -160,6 +180,14 @@ class MatMulNBitsKernel : public CpuKernel {
         RowsTimesColumns(w_, rows_.data(), static_cast<int>(rows), first, last, y + first,
                          w_.columns);
       });
+    } else if (int8_rows_ && TakesInt8Rows(w_)) {
+      // The int8 rows' values in float, so a row's result does not depend
+      // on how many rows came with it.
+      float* rounded = Scratch(rounded_a_, rows * w_.depth);
+      for (int64_t r = 0; r < rows; ++r) {
+        RoundThroughInt8(w_, a + r * w_.depth, rounded + r * w_.depth);
+      }
+      MultiplyPanels(rows, rounded, y);
     } else {
       MultiplyPanels(rows, a, y);
     }
@@ -204,11 +232,14 @@ class MatMulNBitsKernel : public CpuKernel {
   std::string name_;
   nxrt_dtype dtype_;
   NBitsMatrix w_;
+  bool int8_rows_ = false;  // a few rows go through Int8RowTimesColumns
+  Int8Row int8_row_;
   std::vector<NBitsRow> rows_;  // A's rows laid out for RowsTimesColumns
   const float* bias_ = nullptr;
   int threads_ = 1;
   Dims out_dims_;
   std::vector<float> wide_a_, wide_y_, wide_scales_, wide_zero_points_, wide_bias_;
+  std::vector<float> rounded_a_;  // A through int8, for the panels at accuracy_level 4
   std::vector<float> ordered_a_;  // A in phase order, for the panels
   std::vector<float> panel_;
 };

@@ -9,17 +9,6 @@
 namespace nxrt::cpu {
 namespace {
 
-float ZeroPoint(const NBitsMatrix& w, int64_t column, int64_t block) {
-  if (w.float_zero_points != nullptr) {
-    return w.float_zero_points[column * w.blocks_per_column + block];
-  }
-  if (w.packed_zero_points != nullptr) {
-    const int64_t row_bytes = (w.blocks_per_column * w.bits + 7) / 8;
-    return static_cast<float>(PackedCode(w.packed_zero_points + column * row_bytes, w.bits, block));
-  }
-  return static_cast<float>(1 << (w.bits - 1));
-}
-
 // Eight floats and eight codes as GCC vectors: AVX registers in the AVX2
 // clone, pairs of SSE registers in the baseline one, the same arithmetic
 // in both. Loads need no alignment.
@@ -118,7 +107,7 @@ void ColumnsTimesRows(const NBitsMatrix& w, const NBitsRow* rows, int64_t first,
       const float* phases[kRows];
       for (int r = 0; r < kRows; ++r) phases[r] = row_phases[r] + b * bytes;
       AddBlock<kBits, kRows>(column + b * bytes, phases, stride, bytes, scales[b], lanes);
-      const float zero = scales[b] * ZeroPoint(w, n, b);
+      const float zero = scales[b] * BlockZeroPoint(w, n, b);
       for (int r = 0; r < kRows; ++r) zero_terms[r] += zero * row_sums[r][b];
     };
     int64_t b = 0;
@@ -168,12 +157,13 @@ void DequantizeInPhaseOrder(const NBitsMatrix& w, int64_t first, int64_t last, f
       for (int64_t k = 0; k < w.depth; ++k) {
         const int64_t b = w.block_of_k[k];
         dst[(k % kPhases) * stride + k / kPhases] =
-            (static_cast<float>(PackedCode(column, kBits, k)) - ZeroPoint(w, n, b)) * scales[b];
+            (static_cast<float>(PackedCode(column, kBits, k)) - BlockZeroPoint(w, n, b)) *
+            scales[b];
       }
       continue;
     }
     for (int64_t b = 0; b < w.blocks_per_column; ++b) {
-      const Floats8 zero = Floats8{} + ZeroPoint(w, n, b);
+      const Floats8 zero = Floats8{} + BlockZeroPoint(w, n, b);
       const Floats8 scale = Floats8{} + scales[b];
       const uint8_t* codes = column + b * bytes;
       float* block = dst + b * bytes;

@@ -36,6 +36,23 @@ struct NBitsMatrix {
   int64_t BytesPerBlock() const { return block * bits / 8; }
 };
 
+// The zero point of block `block` of column `column`.
+inline float BlockZeroPoint(const NBitsMatrix& w, int64_t column, int64_t block) {
+  if (w.float_zero_points != nullptr) {
+    return w.float_zero_points[column * w.blocks_per_column + block];
+  }
+  if (w.packed_zero_points != nullptr) {
+    // Shifts, not PackedCode's divisions by a run-time count: this runs
+    // once per block of every column.
+    const int log_per_byte = w.bits == 2 ? 2 : w.bits == 4 ? 1 : 0;
+    const int64_t row_bytes = (w.blocks_per_column * w.bits + 7) / 8;
+    const uint8_t byte = w.packed_zero_points[column * row_bytes + (block >> log_per_byte)];
+    const int shift = static_cast<int>(block & ((1 << log_per_byte) - 1)) * w.bits;
+    return static_cast<float>((byte >> shift) & ((1 << w.bits) - 1));
+  }
+  return static_cast<float>(1 << (w.bits - 1));
+}
+
 // Whether RowsTimesColumns serves the matrix: blocks follow k (no g_idx).
 inline bool StreamsInBlocks(const NBitsMatrix& w) {
   return w.block_of_k == nullptr;

@@ -1,0 +1,154 @@
+#include "quantized/int8_row.hpp"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace nxrt::cpu {
+namespace {
+
+// A block's dot products, in four partial sums: lane l takes bytes l * 4 to
+// l * 4 + 3 of every sixteen, as pmaddwd leaves them, so both forms below
+// add the same integers in the same float order. Low codes meet phase 0 of
+// the row, high codes phase 1 (`stride` further on); `bytes` is a multiple
+// of 8.
+using Dots = int32_t[4];
+
+// Sum over a column of scale_b * (dot_b - zero_b * sum_b), its four lanes
+// added last in a fixed order.
+inline float ColumnSum(const float lanes[4], float zero_terms) {
+  return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) - zero_terms;
+}
+
+void ColumnsPlain(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64_t last, float* y) {
+  const int64_t bytes = w.BytesPerBlock();
+  const int64_t stride = w.blocks_per_column * bytes;
+  for (int64_t n = first; n < last; ++n) {
+    const uint8_t* column = w.codes + n * stride;
+    const float* scales = w.scales + n * w.blocks_per_column;
+    float lanes[4] = {};
+    float zero_terms = 0.0f;
+    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+      const uint8_t* codes = column + b * bytes;
+      const int8_t* phases = row.phases.data() + b * bytes;
+      Dots dots = {};
+      for (int64_t j = 0; j < bytes; ++j) {
+        dots[(j % 16) / 4] += (codes[j] & 15) * phases[j] + (codes[j] >> 4) * phases[stride + j];
+      }
+      const float scale = scales[b] * row.scales[b];
+      for (int l = 0; l < 4; ++l) lanes[l] += static_cast<float>(dots[l]) * scale;
+      zero_terms += scale * BlockZeroPoint(w, n, b) * static_cast<float>(row.sums[b]);
+    }
+    y[n - first] = ColumnSum(lanes, zero_terms);
+  }
+}
+
+// pmaddubsw multiplies unsigned bytes (the codes) by signed ones (the row)
+// and adds neighbouring pairs into 16 bits: at most 2 * 15 * 127 per pair,
+// two such sums per lane before pmaddwd widens them.
+__attribute__((target("avx2"))) inline __m128i AddCodeDots(__m128i sums, __m128i codes,
+                                                           __m128i low_row, __m128i high_row) {
+  const __m128i nibble = _mm_set1_epi8(15);
+  const __m128i low = _mm_and_si128(codes, nibble);
+  const __m128i high = _mm_and_si128(_mm_srli_epi16(codes, 4), nibble);
+  const __m128i pairs =
+      _mm_add_epi16(_mm_maddubs_epi16(low, low_row), _mm_maddubs_epi16(high, high_row));
+  return _mm_add_epi32(sums, _mm_madd_epi16(pairs, _mm_set1_epi16(1)));
+}
+
+__attribute__((target("avx2"))) void ColumnsAvx2(const NBitsMatrix& w, const Int8Row& row,
+                                                 int64_t first, int64_t last, float* y) {
+  const int64_t bytes = w.BytesPerBlock();
+  const int64_t stride = w.blocks_per_column * bytes;
+  for (int64_t n = first; n < last; ++n) {
+    const uint8_t* column = w.codes + n * stride;
+    const float* scales = w.scales + n * w.blocks_per_column;
+    __m128 lanes = _mm_setzero_ps();
+    float zero_terms = 0.0f;
+    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+      const uint8_t* codes = column + b * bytes;
+      const int8_t* phases = row.phases.data() + b * bytes;
+      __m128i dots = _mm_setzero_si128();
+      int64_t j = 0;
+      for (; j + 16 <= bytes; j += 16) {
+        dots = AddCodeDots(dots, _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + j)),
+                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(phases + j)),
+                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(phases + stride + j)));
+      }
+      if (j < bytes) {  // the 8 bytes of a block of 16
+        dots = AddCodeDots(dots, _mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + j)),
+                           _mm_loadl_epi64(reinterpret_cast<const __m128i*>(phases + j)),
+                           _mm_loadl_epi64(reinterpret_cast<const __m128i*>(phases + stride + j)));
+      }
+      const float scale = scales[b] * row.scales[b];
+      lanes = _mm_add_ps(lanes, _mm_mul_ps(_mm_cvtepi32_ps(dots), _mm_set1_ps(scale)));
+      zero_terms += scale * BlockZeroPoint(w, n, b) * static_cast<float>(row.sums[b]);
+    }
+    float sums[4];
+    _mm_storeu_ps(sums, lanes);
+    y[n - first] = ColumnSum(sums, zero_terms);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Block `b` of `a`: its scale, and 1 / scale (0 for a block of zeros).
+struct BlockScale {
+  float scale;
+  float inverse;
+};
+BlockScale ScaleOfBlock(const NBitsMatrix& w, const float* a, int64_t b) {
+  const int64_t start = b * w.block, end = std::min(start + w.block, w.depth);
+  float largest = 0.0f;
+  for (int64_t k = start; k < end; ++k) largest = std::max(largest, std::fabs(a[k]));
+  const float scale = largest / 127.0f;
+  return {scale, scale != 0.0f ? 1.0f / scale : 0.0f};
+}
+
+int8_t Int8Code(float value, float inverse) {
+  return static_cast<int8_t>(std::clamp(std::nearbyint(value * inverse), -127.0f, 127.0f));
+}
+
+}  // namespace
+
+void QuantizeRow(const NBitsMatrix& w, const float* a, Int8Row& row) {
+  const int64_t stride = w.blocks_per_column * w.BytesPerBlock();
+  row.phases.assign(static_cast<size_t>(2 * stride), 0);
+  row.scales.resize(static_cast<size_t>(w.blocks_per_column));
+  row.sums.resize(static_cast<size_t>(w.blocks_per_column));
+  for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+    const BlockScale block = ScaleOfBlock(w, a, b);
+    int32_t sum = 0;
+    for (int64_t k = b * w.block; k < std::min((b + 1) * w.block, w.depth); ++k) {
+      const int8_t code = Int8Code(a[k], block.inverse);
+      row.phases[(k % 2) * stride + k / 2] = code;
+      sum += code;
+    }
+    row.scales[b] = block.scale;
+    row.sums[b] = sum;
+  }
+}
+
+void RoundThroughInt8(const NBitsMatrix& w, const float* a, float* out) {
+  for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+    const BlockScale block = ScaleOfBlock(w, a, b);
+    for (int64_t k = b * w.block; k < std::min((b + 1) * w.block, w.depth); ++k) {
+      out[k] = static_cast<float>(Int8Code(a[k], block.inverse)) * block.scale;
+    }
+  }
+}
+
+void Int8RowTimesColumns(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64_t last,
+                         float* y) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) {
+    ColumnsAvx2(w, row, first, last, y);
+  } else {
+    ColumnsPlain(w, row, first, last, y);
+  }
+}
+
+}  // namespace nxrt::cpu
