@@ -9,8 +9,9 @@ if(EXISTS ${_nxrt_models_python})
   set(_nxrt_model_files
     add_chain_1000.onnx mlp.onnx cnn.onnx bert_layer.onnx
     decoder.onnx decoder_fixed_kv256.onnx decoder_2l_h512.onnx
-    decoder_int4_b32.onnx decoder_int4_b128.onnx decoder_fixed_kv256_int4_b32.onnx
-    decoder_2l_h512_int4_b32.onnx)
+    decoder_int4_b32.onnx decoder_int4_b32_int8.onnx decoder_int4_b128.onnx
+    decoder_fixed_kv256_int4_b32.onnx decoder_2l_h512_int4_b32.onnx
+    decoder_2l_h512_int4_b32_int8.onnx)
   list(TRANSFORM _nxrt_model_files PREPEND ${NXRT_MODELS_DIR}/)
   set(_nxrt_model_sources graph_builder.py model_zoo.py model_inputs.py make_models.py)
   list(TRANSFORM _nxrt_model_sources PREPEND ${PROJECT_SOURCE_DIR}/scripts/lib/)

@@ -35,6 +35,8 @@ ROWS = [
     ("decoder_2l_h512 decode, KV 128", "decoder_2l_h512.onnx", decoder_dims(past=128, new=1)),
     ("decoder_2l_h512 int4 decode, KV 128", "decoder_2l_h512_int4_b32.onnx",
      decoder_dims(past=128, new=1)),
+    ("decoder_2l_h512 int4 int8-activation decode, KV 128", "decoder_2l_h512_int4_b32_int8.onnx",
+     decoder_dims(past=128, new=1)),
     ("decoder_2l_h512 prefill 128", "decoder_2l_h512.onnx", decoder_dims(past=0, new=128)),
     ("decoder_2l_h512 int4 prefill 128", "decoder_2l_h512_int4_b32.onnx",
      decoder_dims(past=0, new=128)),

@@ -2,7 +2,7 @@
 
 For each generated decoder (decoder.onnx with a growing KV cache,
 decoder_fixed_kv256.onnx with a fixed-capacity one, and both with int4
-weights through MatMulNBits) this runs
+weights through MatMulNBits, one with int8 activations) this runs
 `nxrt generate --ep cpu --json --output-dir D` (one thread, or `--threads`),
 then the same greedy decode of the same prompt in onnxruntime
 (CPUExecutionProvider, one thread). A
@@ -27,8 +27,16 @@ from onnx import numpy_helper
 
 SKIP_EXIT_CODE = 77
 RTOL, ATOL = 1e-3, 1e-5
+# int8 activations (MatMulNBits at accuracy_level 4) round each block of a
+# product's input to 1/127 of its largest value; inputs that differ in the
+# last bit between the engines can round a code the other way, one
+# quantisation step, which the following layers carry into the logits. So
+# their logits may differ by up to this share of the step's largest logit.
+INT8_LOGIT_SHARE = 2e-2
+INT8_MODELS = {"decoder_int4_b32_int8.onnx"}
 MODELS = (("decoder.onnx", "growing"), ("decoder_fixed_kv256.onnx", "fixed"),
-          ("decoder_int4_b32.onnx", "growing"), ("decoder_int4_b128.onnx", "growing"),
+          ("decoder_int4_b32.onnx", "growing"), ("decoder_int4_b32_int8.onnx", "growing"),
+          ("decoder_int4_b128.onnx", "growing"),
           ("decoder_fixed_kv256_int4_b32.onnx", "fixed"))
 
 
@@ -108,7 +116,8 @@ def check_model(nxrt, models_dir, file_name, kv, prompt_tokens, steps, threads):
         ids = [ort_tokens[-1]]
         difference = np.abs(logits - expected)
         worst = int(np.argmax(difference - RTOL * np.abs(expected)))
-        close = np.allclose(logits, expected, rtol=RTOL, atol=ATOL)
+        atol = INT8_LOGIT_SHARE * np.abs(expected).max() if file_name in INT8_MODELS else ATOL
+        close = np.allclose(logits, expected, rtol=RTOL, atol=atol)
         ok &= close
         print(f"  step {run:3d}: worst |nxrt - ort| {difference.max():.3g} "
               f"(at {worst}: {logits[worst]:.6g} vs {expected[worst]:.6g})"

@@ -18,11 +18,14 @@ DEFAULT_DECODER = model_zoo.DecoderConfig()
 FIXED_KV_CAPACITY = 256
 
 
-def int4(model, block_size):
-    """`model` with every constant-weight MatMul as a 4-bit MatMulNBits."""
+def int4(model, block_size, accuracy_level=None):
+    """`model` with every constant-weight MatMul as a 4-bit MatMulNBits;
+    accuracy_level 4 lets the products quantize activations to int8, as
+    ONNX Runtime GenAI's CPU models do."""
     from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
     logging.getLogger("onnxruntime.quantization.matmul_nbits_quantizer").setLevel(logging.WARNING)
-    quantizer = MatMulNBitsQuantizer(model, block_size=block_size, is_symmetric=False)
+    quantizer = MatMulNBitsQuantizer(model, block_size=block_size, is_symmetric=False,
+                                     accuracy_level=accuracy_level)
     quantizer.process()
     return quantizer.model.model
 
@@ -40,6 +43,8 @@ MODELS = {
         [decoder_dims(past=0, new=8), decoder_dims(past=8, new=1)]),
     "decoder_int4_b32.onnx": (lambda: int4(model_zoo.decoder(DEFAULT_DECODER), 32),
                               [decoder_dims(past=0, new=8), decoder_dims(past=8, new=1)]),
+    "decoder_int4_b32_int8.onnx": (lambda: int4(model_zoo.decoder(DEFAULT_DECODER), 32, 4),
+                                   [decoder_dims(past=0, new=8), decoder_dims(past=8, new=1)]),
     "decoder_int4_b128.onnx": (lambda: int4(model_zoo.decoder(DEFAULT_DECODER), 128),
                                [decoder_dims(past=0, new=8), decoder_dims(past=8, new=1)]),
     f"decoder_fixed_kv{FIXED_KV_CAPACITY}_int4_b32.onnx": (
@@ -50,6 +55,9 @@ MODELS = {
         [decoder_dims(past=0, new=8), decoder_dims(past=128, new=1)]),
     "decoder_2l_h512_int4_b32.onnx": (
         lambda: int4(model_zoo.decoder(model_zoo.DecoderConfig(layers=2, hidden=512, heads=8, kv_heads=2, ffn=1536)), 32),
+        [decoder_dims(past=0, new=8), decoder_dims(past=128, new=1)]),
+    "decoder_2l_h512_int4_b32_int8.onnx": (
+        lambda: int4(model_zoo.decoder(model_zoo.DecoderConfig(layers=2, hidden=512, heads=8, kv_heads=2, ffn=1536)), 32, 4),
         [decoder_dims(past=0, new=8), decoder_dims(past=128, new=1)]),
 }
 

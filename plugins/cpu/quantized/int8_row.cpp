@@ -104,8 +104,9 @@ BlockScale ScaleOfBlock(const NBitsMatrix& w, const float* a, int64_t b) {
   const int64_t start = b * w.block, end = std::min(start + w.block, w.depth);
   float largest = 0.0f;
   for (int64_t k = start; k < end; ++k) largest = std::max(largest, std::fabs(a[k]));
-  const float scale = largest / 127.0f;
-  return {scale, scale != 0.0f ? 1.0f / scale : 0.0f};
+  // 127 / largest rather than 1 / scale: the two differ in the last bit,
+  // which moves codes that sit near a half, and ONNX Runtime takes this one.
+  return {largest / 127.0f, largest != 0.0f ? 127.0f / largest : 0.0f};
 }
 
 int8_t Int8Code(float value, float inverse) {
