@@ -15,8 +15,9 @@ namespace {
 // of 8.
 using Dots = int32_t[4];
 
-// Sum over a column of scale_b * (dot_b - zero_b * sum_b), its four lanes
-// added last in a fixed order.
+// A column's sum over blocks b of weight scale_b * (row scale_b * dot_b -
+// zero_b * zero_weight_b): the dots' four lanes added last in a fixed order,
+// less the zero terms, summed apart.
 inline float ColumnSum(const float lanes[4], float zero_terms) {
   return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) - zero_terms;
 }
@@ -38,7 +39,9 @@ void ColumnsPlain(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64
       }
       const float scale = scales[b] * row.scales[b];
       for (int l = 0; l < 4; ++l) lanes[l] += static_cast<float>(dots[l]) * scale;
-      zero_terms += scale * BlockZeroPoint(w, n, b) * static_cast<float>(row.sums[b]);
+    }
+    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+      zero_terms += scales[b] * BlockZeroPoint(w, n, b) * row.zero_weights[b];
     }
     y[n - first] = ColumnSum(lanes, zero_terms);
   }
@@ -46,48 +49,65 @@ void ColumnsPlain(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64
 
 // pmaddubsw multiplies unsigned bytes (the codes) by signed ones (the row)
 // and adds neighbouring pairs into 16 bits: at most 2 * 15 * 127 per pair,
-// two such sums per lane before pmaddwd widens them.
-__attribute__((target("avx2"))) inline __m128i AddCodeDots(__m128i sums, __m128i codes,
-                                                           __m128i low_row, __m128i high_row) {
-  const __m128i nibble = _mm_set1_epi8(15);
-  const __m128i low = _mm_and_si128(codes, nibble);
-  const __m128i high = _mm_and_si128(_mm_srli_epi16(codes, 4), nibble);
-  const __m128i pairs =
-      _mm_add_epi16(_mm_maddubs_epi16(low, low_row), _mm_maddubs_epi16(high, high_row));
-  return _mm_add_epi32(sums, _mm_madd_epi16(pairs, _mm_set1_epi16(1)));
+// two such sums per lane before pmaddwd widens them. The low half of each
+// register holds one column, the high half the next, against the same row.
+__attribute__((target("avx2"))) inline __m256i AddCodeDots(__m256i sums, __m256i codes,
+                                                           __m256i low_row, __m256i high_row) {
+  const __m256i nibble = _mm256_set1_epi8(15);
+  const __m256i low = _mm256_and_si256(codes, nibble);
+  const __m256i high = _mm256_and_si256(_mm256_srli_epi16(codes, 4), nibble);
+  const __m256i pairs =
+      _mm256_add_epi16(_mm256_maddubs_epi16(low, low_row), _mm256_maddubs_epi16(high, high_row));
+  return _mm256_add_epi32(sums, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
 }
 
+// Bytes `bytes` (16, or 8 of a block of 16) from each of two places, one per
+// half.
+__attribute__((target("avx2"))) inline __m256i LoadPair(const void* low, const void* high,
+                                                        int64_t bytes) {
+  const auto load = [](const void* p, int64_t count) __attribute__((target("avx2"))) {
+    return count == 16 ? _mm_loadu_si128(static_cast<const __m128i*>(p))
+                       : _mm_loadl_epi64(static_cast<const __m128i*>(p));
+  };
+  return _mm256_inserti128_si256(_mm256_castsi128_si256(load(low, bytes)), load(high, bytes), 1);
+}
+
+// Columns two at a time, an odd last one paired with itself.
 __attribute__((target("avx2"))) void ColumnsAvx2(const NBitsMatrix& w, const Int8Row& row,
                                                  int64_t first, int64_t last, float* y) {
   const int64_t bytes = w.BytesPerBlock();
   const int64_t stride = w.blocks_per_column * bytes;
-  for (int64_t n = first; n < last; ++n) {
-    const uint8_t* column = w.codes + n * stride;
-    const float* scales = w.scales + n * w.blocks_per_column;
-    __m128 lanes = _mm_setzero_ps();
-    float zero_terms = 0.0f;
+  for (int64_t n = first; n < last; n += 2) {
+    const int64_t m = std::min(n + 1, last - 1);
+    const uint8_t* columns[2] = {w.codes + n * stride, w.codes + m * stride};
+    const float* scales[2] = {w.scales + n * w.blocks_per_column,
+                              w.scales + m * w.blocks_per_column};
+    __m256 lanes = _mm256_setzero_ps();
+    float zero_terms[2] = {0.0f, 0.0f};
     for (int64_t b = 0; b < w.blocks_per_column; ++b) {
-      const uint8_t* codes = column + b * bytes;
       const int8_t* phases = row.phases.data() + b * bytes;
-      __m128i dots = _mm_setzero_si128();
-      int64_t j = 0;
-      for (; j + 16 <= bytes; j += 16) {
-        dots = AddCodeDots(dots, _mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + j)),
-                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(phases + j)),
-                           _mm_loadu_si128(reinterpret_cast<const __m128i*>(phases + stride + j)));
+      __m256i dots = _mm256_setzero_si256();
+      for (int64_t j = 0; j < bytes; j += 16) {
+        const int64_t count = std::min<int64_t>(16, bytes - j);
+        dots = AddCodeDots(dots,
+                           LoadPair(columns[0] + b * bytes + j, columns[1] + b * bytes + j, count),
+                           LoadPair(phases + j, phases + j, count),
+                           LoadPair(phases + stride + j, phases + stride + j, count));
       }
-      if (j < bytes) {  // the 8 bytes of a block of 16
-        dots = AddCodeDots(dots, _mm_loadl_epi64(reinterpret_cast<const __m128i*>(codes + j)),
-                           _mm_loadl_epi64(reinterpret_cast<const __m128i*>(phases + j)),
-                           _mm_loadl_epi64(reinterpret_cast<const __m128i*>(phases + stride + j)));
-      }
-      const float scale = scales[b] * row.scales[b];
-      lanes = _mm_add_ps(lanes, _mm_mul_ps(_mm_cvtepi32_ps(dots), _mm_set1_ps(scale)));
-      zero_terms += scale * BlockZeroPoint(w, n, b) * static_cast<float>(row.sums[b]);
+      const float scale0 = scales[0][b] * row.scales[b];
+      const float scale1 = scales[1][b] * row.scales[b];
+      lanes = _mm256_add_ps(
+          lanes, _mm256_mul_ps(_mm256_cvtepi32_ps(dots),
+                               _mm256_set_m128(_mm_set1_ps(scale1), _mm_set1_ps(scale0))));
     }
-    float sums[4];
-    _mm_storeu_ps(sums, lanes);
-    y[n - first] = ColumnSum(sums, zero_terms);
+    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+      zero_terms[0] += scales[0][b] * BlockZeroPoint(w, n, b) * row.zero_weights[b];
+      zero_terms[1] += scales[1][b] * BlockZeroPoint(w, m, b) * row.zero_weights[b];
+    }
+    float sums[8];
+    _mm256_storeu_ps(sums, lanes);
+    y[n - first] = ColumnSum(sums, zero_terms[0]);
+    if (m != n) y[m - first] = ColumnSum(sums + 4, zero_terms[1]);
   }
 }
 
@@ -119,7 +139,7 @@ void QuantizeRow(const NBitsMatrix& w, const float* a, Int8Row& row) {
   const int64_t stride = w.blocks_per_column * w.BytesPerBlock();
   row.phases.assign(static_cast<size_t>(2 * stride), 0);
   row.scales.resize(static_cast<size_t>(w.blocks_per_column));
-  row.sums.resize(static_cast<size_t>(w.blocks_per_column));
+  row.zero_weights.resize(static_cast<size_t>(w.blocks_per_column));
   for (int64_t b = 0; b < w.blocks_per_column; ++b) {
     const BlockScale block = ScaleOfBlock(w, a, b);
     int32_t sum = 0;
@@ -129,7 +149,7 @@ void QuantizeRow(const NBitsMatrix& w, const float* a, Int8Row& row) {
       sum += code;
     }
     row.scales[b] = block.scale;
-    row.sums[b] = sum;
+    row.zero_weights[b] = block.scale * static_cast<float>(sum);
   }
 }
 

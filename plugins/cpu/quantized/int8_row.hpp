@@ -15,12 +15,12 @@
 namespace nxrt::cpu {
 
 // The row in phase order (nbits_matrix.hpp) as int8 codes, zero past K;
-// per block its scale and the sum of its codes, which the weights' zero
-// points multiply.
+// per block its scale, and its scale times the sum of its codes, which the
+// weights' zero points multiply.
 struct Int8Row {
   std::vector<int8_t> phases;
   std::vector<float> scales;
-  std::vector<int32_t> sums;
+  std::vector<float> zero_weights;
 };
 
 // Whether Int8RowTimesColumns serves `w`: 4-bit codes in blocks along k,
