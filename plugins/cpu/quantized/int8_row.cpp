@@ -72,6 +72,12 @@ __attribute__((target("avx2"))) inline __m256i LoadPair(const void* low, const v
   return _mm256_inserti128_si256(_mm256_castsi128_si256(load(low, bytes)), load(high, bytes), 1);
 }
 
+// The same `bytes` bytes in both halves.
+__attribute__((target("avx2"))) inline __m256i LoadBoth(const void* p, int64_t bytes) {
+  return bytes == 16 ? _mm256_broadcastsi128_si256(_mm_loadu_si128(static_cast<const __m128i*>(p)))
+                     : _mm256_broadcastq_epi64(_mm_loadl_epi64(static_cast<const __m128i*>(p)));
+}
+
 // Columns two at a time, an odd last one paired with itself.
 __attribute__((target("avx2"))) void ColumnsAvx2(const NBitsMatrix& w, const Int8Row& row,
                                                  int64_t first, int64_t last, float* y) {
@@ -91,8 +97,7 @@ __attribute__((target("avx2"))) void ColumnsAvx2(const NBitsMatrix& w, const Int
         const int64_t count = std::min<int64_t>(16, bytes - j);
         dots = AddCodeDots(dots,
                            LoadPair(columns[0] + b * bytes + j, columns[1] + b * bytes + j, count),
-                           LoadPair(phases + j, phases + j, count),
-                           LoadPair(phases + stride + j, phases + stride + j, count));
+                           LoadBoth(phases + j, count), LoadBoth(phases + stride + j, count));
       }
       const float scale0 = scales[0][b] * row.scales[b];
       const float scale1 = scales[1][b] * row.scales[b];
