@@ -22,31 +22,6 @@ inline float ColumnSum(const float lanes[4], float zero_terms) {
   return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) - zero_terms;
 }
 
-void ColumnsPlain(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64_t last, float* y) {
-  const int64_t bytes = w.BytesPerBlock();
-  const int64_t stride = w.blocks_per_column * bytes;
-  for (int64_t n = first; n < last; ++n) {
-    const uint8_t* column = w.codes + n * stride;
-    const float* scales = w.scales + n * w.blocks_per_column;
-    float lanes[4] = {};
-    float zero_terms = 0.0f;
-    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
-      const uint8_t* codes = column + b * bytes;
-      const int8_t* phases = row.phases.data() + b * bytes;
-      Dots dots = {};
-      for (int64_t j = 0; j < bytes; ++j) {
-        dots[(j % 16) / 4] += (codes[j] & 15) * phases[j] + (codes[j] >> 4) * phases[stride + j];
-      }
-      const float scale = scales[b] * row.scales[b];
-      for (int l = 0; l < 4; ++l) lanes[l] += static_cast<float>(dots[l]) * scale;
-    }
-    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
-      zero_terms += scales[b] * BlockZeroPoint(w, n, b) * row.zero_weights[b];
-    }
-    y[n - first] = ColumnSum(lanes, zero_terms);
-  }
-}
-
 // pmaddubsw multiplies unsigned bytes (the codes) by signed ones (the row)
 // and adds neighbouring pairs into 16 bits: at most 2 * 15 * 127 per pair,
 // two such sums per lane before pmaddwd widens them. The low half of each
@@ -116,10 +91,6 @@ __attribute__((target("avx2"))) void ColumnsAvx2(const NBitsMatrix& w, const Int
   }
 }
 
-}  // namespace
-
-namespace {
-
 // Block `b` of `a`: its scale, and 1 / scale (0 for a block of zeros).
 struct BlockScale {
   float scale;
@@ -167,13 +138,39 @@ void RoundThroughInt8(const NBitsMatrix& w, const float* a, float* out) {
   }
 }
 
+void Int8RowTimesColumnsPortable(const NBitsMatrix& w, const Int8Row& row, int64_t first,
+                                 int64_t last, float* y) {
+  const int64_t bytes = w.BytesPerBlock();
+  const int64_t stride = w.blocks_per_column * bytes;
+  for (int64_t n = first; n < last; ++n) {
+    const uint8_t* column = w.codes + n * stride;
+    const float* scales = w.scales + n * w.blocks_per_column;
+    float lanes[4] = {};
+    float zero_terms = 0.0f;
+    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+      const uint8_t* codes = column + b * bytes;
+      const int8_t* phases = row.phases.data() + b * bytes;
+      Dots dots = {};
+      for (int64_t j = 0; j < bytes; ++j) {
+        dots[(j % 16) / 4] += (codes[j] & 15) * phases[j] + (codes[j] >> 4) * phases[stride + j];
+      }
+      const float scale = scales[b] * row.scales[b];
+      for (int l = 0; l < 4; ++l) lanes[l] += static_cast<float>(dots[l]) * scale;
+    }
+    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+      zero_terms += scales[b] * BlockZeroPoint(w, n, b) * row.zero_weights[b];
+    }
+    y[n - first] = ColumnSum(lanes, zero_terms);
+  }
+}
+
 void Int8RowTimesColumns(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64_t last,
                          float* y) {
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) {
     ColumnsAvx2(w, row, first, last, y);
   } else {
-    ColumnsPlain(w, row, first, last, y);
+    Int8RowTimesColumnsPortable(w, row, first, last, y);
   }
 }
 

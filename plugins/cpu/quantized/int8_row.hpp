@@ -41,5 +41,8 @@ void RoundThroughInt8(const NBitsMatrix& w, const float* a, float* out);
 // are exact, so every ISA gives the same bits. Allocates nothing.
 void Int8RowTimesColumns(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64_t last,
                          float* y);
+// The form Int8RowTimesColumns takes on CPUs without AVX2, in plain loops.
+void Int8RowTimesColumnsPortable(const NBitsMatrix& w, const Int8Row& row, int64_t first,
+                                 int64_t last, float* y);
 
 }  // namespace nxrt::cpu
