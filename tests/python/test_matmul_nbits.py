@@ -183,3 +183,26 @@ def test_codes_of_the_wrong_size_are_refused_when_the_session_is_made():
     proto.graph.node[0].attribute[1].i = 17  # N no longer matches B and scales
     with pytest.raises(nxrt.Error, match=r"input 1 \(B, .*\) has 512 elements; it needs 544"):
         session(nxrt, proto.SerializeToString()).run(None, {"A": np.ones((1, 1, 64), np.float32)})
+
+
+def test_weights_fed_as_inputs_are_checked_on_every_run():
+    """One kernel serves every shape, so weights that are graph inputs are
+    checked on each call, not only when it was made."""
+    node = helper.make_node("MatMulNBits", ["A", "B", "scales"], ["Y"], domain="com.microsoft",
+                            K=64, N=16, bits=4, block_size=32)
+    graph = helper.make_graph(
+        [node], "nbits",
+        [helper.make_tensor_value_info("A", TensorProto.FLOAT, ["rows", 64]),
+         helper.make_tensor_value_info("B", TensorProto.UINT8, ["n", "blocks", 16]),
+         helper.make_tensor_value_info("scales", TensorProto.FLOAT, ["count"])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, ["rows", 16])])
+    model = helper.make_model(graph, ir_version=10, opset_imports=[
+        helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]).SerializeToString()
+    nx = session(nxrt, model)
+    a = np.ones((2, 64), np.float32)
+    good = {"A": a, "B": np.full((16, 2, 16), 0x99, np.uint8), "scales": np.ones(32, np.float32)}
+    np.testing.assert_array_equal(nx.run(None, good)[0], np.full((2, 16), 64.0, np.float32))
+    short = {**good, "B": np.full((8, 2, 16), 0x99, np.uint8)}
+    with pytest.raises(nxrt.InvalidArgument, match=r"MatMulNBits .*B has 256 elements; it needs 512"):
+        nx.run(None, short)
+    np.testing.assert_array_equal(nx.run(None, good)[0], np.full((2, 16), 64.0, np.float32))

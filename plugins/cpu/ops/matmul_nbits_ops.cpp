@@ -119,6 +119,18 @@ class MatMulNBitsKernel : public CpuKernel {
   // widening the 16-bit float ones.
   void BindWeights(std::span<const nxrt_value> inputs) {
     const int64_t per_column = w_.columns * w_.blocks_per_column;
+    // The kernel serves other shapes of A; weights fed as inputs are
+    // checked on every call, since it reads them by position.
+    RequireCount(inputs, kCodes, per_column * w_.BytesPerBlock(), "B");
+    RequireCount(inputs, kScales, per_column, "scales");
+    if (IsPresent(inputs, kZeroPoints)) {
+      const bool packed = inputs[kZeroPoints].tensor.dtype == NXRT_DTYPE_UINT8;
+      RequireCount(inputs, kZeroPoints,
+                   packed ? w_.columns * ((w_.blocks_per_column * w_.bits + 7) / 8) : per_column,
+                   "zero_points");
+    }
+    RequireCount(inputs, kBlockIndex, w_.depth, "g_idx");
+    RequireCount(inputs, kBias, w_.columns, "bias");
     w_.codes = DataAs<uint8_t>(inputs[kCodes].tensor);
     w_.scales = FloatView(inputs[kScales].tensor, per_column, wide_scales_);
     w_.packed_zero_points = nullptr;
@@ -144,6 +156,14 @@ class MatMulNBitsKernel : public CpuKernel {
     }
     bias_ = IsPresent(inputs, kBias) ? FloatView(inputs[kBias].tensor, w_.columns, wide_bias_)
                                      : nullptr;
+  }
+
+  void RequireCount(std::span<const nxrt_value> inputs, size_t index, int64_t count,
+                    const char* what) const {
+    if (IsPresent(inputs, index) && ElementCount(inputs[index].tensor) != count) {
+      Fail(std::string(what) + " has " + std::to_string(ElementCount(inputs[index].tensor)) +
+           " elements; it needs " + std::to_string(count));
+    }
   }
 
   // `t`'s `count` values as float: in place for float, else widened into
