@@ -3,9 +3,10 @@ tokens, per-step latency, kernel-cache stats and device-graph counters.
 
 A label may be given several times, one report per repeated run. Its column
 then shows the first run's counters and the median over runs of the per-step
-latencies, and with two labels whose runs were interleaved (A B A B ...) the
-speed-up is the median of the pairwise ratios, so that a slow spell on a
-shared machine moves one pair rather than the verdict.
+latencies, and for labels whose runs were interleaved (A B C A B C ...) each
+label's speed-up over the first is the median of the pairwise ratios, so
+that a slow spell on a shared machine moves one pair rather than the
+verdict. Runs of one model's weights must generate the same tokens.
 
 usage: decode_summary.py LABEL=REPORT.json [LABEL=REPORT.json ...]
 """
@@ -77,23 +78,25 @@ def merge(runs):
     return merged
 
 
-def print_speed_up(labels, runs_by_label):
-    if len(labels) != 2:
-        return
-    slow, fast = (runs_by_label[label] for label in labels)
-    if len(slow) != len(fast):
-        return
-    ratios = []
-    for a, b in zip(slow, fast):
-        m_a, m_b = a.get("median_us"), b.get("median_us")
-        if not (isinstance(m_a, (int, float)) and isinstance(m_b, (int, float)) and m_b > 0):
-            return
-        ratios.append(m_a / m_b)
-    line = f"decode step speed-up, {labels[1]} over {labels[0]}: {statistics.median(ratios):.2f}x"
-    if len(ratios) > 1:
-        line += (f" (median of {len(ratios)} interleaved pairs; "
-                 f"pairs ranged {min(ratios):.2f}x to {max(ratios):.2f}x)")
-    print(line)
+def print_speed_ups(labels, runs_by_label):
+    """Each label's decode step against the first label's, pair by pair."""
+    base = runs_by_label[labels[0]]
+    for label in labels[1:]:
+        runs = runs_by_label[label]
+        if len(runs) != len(base):
+            continue
+        ratios = []
+        for a, b in zip(base, runs):
+            m_a, m_b = a.get("median_us"), b.get("median_us")
+            if not (isinstance(m_a, (int, float)) and isinstance(m_b, (int, float)) and m_b > 0):
+                break
+            ratios.append(m_a / m_b)
+        else:
+            line = f"decode step speed-up, {label} over {labels[0]}: {statistics.median(ratios):.2f}x"
+            if len(ratios) > 1:
+                line += (f" (median of {len(ratios)} interleaved pairs; "
+                         f"pairs ranged {min(ratios):.2f}x to {max(ratios):.2f}x)")
+            print(line)
 
 
 def main():
@@ -111,14 +114,23 @@ def main():
     columns = [max(len(row[1][i]) for row in table) for i in range(len(reports))]
     for name, cells in table:
         print(name.ljust(width), *(cell.rjust(w) for cell, w in zip(cells, columns)), sep="  ")
-    tokens = {(label, i): run.get("tokens")
-              for label, runs in runs_by_label.items() for i, run in enumerate(runs)}
-    if len({json.dumps(t) for t in tokens.values()}) == 1:
-        print(f"\nsame generated tokens in every run: {next(iter(tokens.values()))}")
-    else:
-        for (label, i), generated in tokens.items():
-            print(f"\n{label} run {i + 1} tokens: {generated}")
-    print_speed_up(labels, runs_by_label)
+    # Runs over the same weights must agree; int4 weights (make-models names
+    # those models *_int4_*) generate tokens of their own.
+    by_weights = {}
+    for label, runs in runs_by_label.items():
+        weights = "int4" if "_int4" in os.path.basename(str(runs[0].get("model"))) else "float"
+        by_weights.setdefault(weights, []).append(label)
+    print()
+    for labels_of_model in by_weights.values():
+        tokens = {(label, i): run.get("tokens") for label in labels_of_model
+                  for i, run in enumerate(runs_by_label[label])}
+        names = " and ".join(labels_of_model)
+        if len({json.dumps(t) for t in tokens.values()}) == 1:
+            print(f"{names}: same generated tokens in every run: {next(iter(tokens.values()))}")
+        else:
+            for (label, i), generated in tokens.items():
+                print(f"{label} run {i + 1} tokens: {generated}")
+    print_speed_ups(labels, runs_by_label)
 
 
 if __name__ == "__main__":
