@@ -19,9 +19,11 @@ const OpRegistry& CpuOps() {
     RegisterVariadicOps(r);
     RegisterCastOps(r);
     RegisterMatMulOps(r);
+    RegisterIntegerMatMulOps(r);
     RegisterMatMulAddOps(r);
     RegisterMatMulNBitsOps(r);
     RegisterConvOps(r);
+    RegisterIntegerConvOps(r);
     RegisterConvTransposeOps(r);
     RegisterConvPoolOps(r);
     RegisterCausalConvOps(r);

@@ -440,7 +440,7 @@ TEST(CpuEpLinearAlgebra, IntegerProductsRefuseZeroPointsOfTheWrongSize) {
                     {"b_zero", Values<uint8_t>({0}, {})}};
   integer.outputs = {DataType::kInt32};
   ExpectRefused(integer,
-                "MatMulInteger: b_zero_point holds 0 values; it takes one, or one per "
+                "MatMulInteger 'node': b_zero_point holds 0 values; give one, or one per "
                 "column of B (2)");
 
   TensorNode linear;
@@ -452,7 +452,7 @@ TEST(CpuEpLinearAlgebra, IntegerProductsRefuseZeroPointsOfTheWrongSize) {
       {"b_scale", Values<float>({}, {1.0f})}, {"b_zero", Values<uint8_t>({}, {0})},
       {"y_scale", Values<float>({}, {1.0f})}, {"y_zero", Values<uint8_t>({0}, {})}};
   linear.outputs = {DataType::kUint8};
-  ExpectRefused(linear, "QLinearMatMul: y_zero_point must hold one value");
+  ExpectRefused(linear, "QLinearMatMul 'node': y_zero_point must hold one value");
 }
 
 // A convolution's zero points are one per tensor (w's also one per output
@@ -469,8 +469,7 @@ TEST(CpuEpLinearAlgebra, IntegerConvolutionsRefuseZeroPointsAndScalesOfTheWrongS
                     {"w_zero", Values<uint8_t>({2}, {1, 1})}};
   integer.outputs = {DataType::kInt32};
   ExpectRefused(integer,
-                "ConvInteger: a zero point holds 2 values; it takes one, or one per "
-                "output map (4)");
+                "ConvInteger 'node': w_zero_point holds 2 values; give one, or one per map (4)");
 
   TensorNode linear;
   linear.op = "QLinearConv";
@@ -480,7 +479,9 @@ TEST(CpuEpLinearAlgebra, IntegerConvolutionsRefuseZeroPointsAndScalesOfTheWrongS
                    {"w_scale", Values<float>({}, {1.0f})},  {"w_zero", Values<uint8_t>({}, {0})},
                    {"y_scale", Values<float>({0}, {})},     {"y_zero", Values<uint8_t>({}, {0})}};
   linear.outputs = {DataType::kUint8};
-  ExpectRefused(linear, "QLinearConv: input 6 (x_scale, y_scale, y_zero_point) holds 0 values");
+  ExpectRefused(linear,
+                "QLinearConv 'node': input 6 (a scale or zero point per tensor) has 0 elements; "
+                "it needs 1");
 }
 
 }  // namespace

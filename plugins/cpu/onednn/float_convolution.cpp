@@ -1,5 +1,6 @@
 #include "float_convolution.hpp"
 
+#include "convolution_dims.hpp"
 #include "float_layouts.hpp"
 #include "thread_workspace.hpp"
 
@@ -23,17 +24,6 @@ Desc Output(const memory::dims& dims) {
       memory::format_tag::nCw16c, memory::format_tag::nChw16c, memory::format_tag::nCdhw16c};
   if (dims[1] % 16 != 0) return AnyFloat(dims);
   return Desc(dims, memory::data_type::f32, kBlocked[dims.size() - 3]);
-}
-
-PrimitiveRunner ReorderRunner(const Desc& from, const Desc& to) {
-  const dnnl::reorder::primitive_desc plan(Engine(), from, Engine(), to, PlanningAttributes());
-  const std::pair<int, Desc> args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
-  return PrimitiveRunner(dnnl::reorder(plan), plan.scratchpad_desc(), args);
-}
-
-memory::dims Concat(memory::dims head, const Dims& tail) {
-  head.insert(head.end(), tail.begin(), tail.end());
-  return head;
 }
 
 bool AllOnes(const Dims& dims) {
@@ -137,27 +127,25 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& g
   if (shape.blocked_output && shape.maps % 16 != 0) return std::nullopt;
   FloatConvolution c;
   const WindowGeometry& g = shape.geometry;
-  const memory::dims x_dims = Concat({shape.batch, shape.channels}, g.in);
-  const memory::dims y_dims = Concat({shape.batch, shape.maps}, g.out);
+  const memory::dims x_dims = WithSpatial({shape.batch, shape.channels}, g.in);
+  const memory::dims y_dims = WithSpatial({shape.batch, shape.maps}, g.out);
   const int64_t group_channels = shape.channels / shape.group;
-  const memory::dims w_plain = Concat({shape.maps, group_channels}, g.kernel);
+  const memory::dims w_plain = WithSpatial({shape.maps, group_channels}, g.kernel);
   const memory::dims w_dims =
-      shape.group == 1 ? w_plain
-                       : Concat({shape.group, shape.maps / shape.group, group_channels}, g.kernel);
-  memory::dims dilations;
-  for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
-  const memory::dims strides(g.strides.begin(), g.strides.end());
-  const memory::dims pad_begin(g.pad_begin.begin(), g.pad_begin.end());
-  const memory::dims pad_end(g.pad_end.begin(), g.pad_end.end());
+      shape.group == 1
+          ? w_plain
+          : WithSpatial({shape.group, shape.maps / shape.group, group_channels}, g.kernel);
+  const WindowDims window = WindowDimsOf(g);
   try {
     const auto kind = dnnl::prop_kind::forward_inference;
     using Conv = dnnl::convolution_forward;
     const auto describe = [&](dnnl::algorithm algorithm, const Layouts& layouts) {
-      return shape.bias ? Conv::desc(kind, algorithm, layouts.x, AnyFloat(w_dims),
-                                     PlainFloat({shape.maps}), layouts.y, strides, dilations,
-                                     pad_begin, pad_end)
-                        : Conv::desc(kind, algorithm, layouts.x, AnyFloat(w_dims), layouts.y,
-                                     strides, dilations, pad_begin, pad_end);
+      return shape.bias
+                 ? Conv::desc(kind, algorithm, layouts.x, AnyFloat(w_dims),
+                              PlainFloat({shape.maps}), layouts.y, window.strides, window.dilations,
+                              window.pad_begin, window.pad_end)
+                 : Conv::desc(kind, algorithm, layouts.x, AnyFloat(w_dims), layouts.y,
+                              window.strides, window.dilations, window.pad_begin, window.pad_end);
     };
     dnnl::primitive_attr attributes = PlanningAttributes();
     if (shape.relu) {
@@ -214,14 +202,14 @@ void FloatConvolution::Install(dnnl::primitive primitive, const PlannedDescs& de
   if (reorder_x_) {
     // Rounded up so that Y's copy after it stays 64-byte aligned.
     x_blocked_bytes_ = (descs.src.get_size() + 63) / 64 * 64;
-    x_reorder_ = ReorderRunner(PlainFloat(x_dims), descs.src);
+    x_reorder_ = PlanReorder(PlainFloat(x_dims), descs.src);
   }
   keep_blocked_ = keep_blocked;
   reorder_y_ = !keep_blocked_ && descs.dst != PlainFloat(y_dims);
   if (keep_blocked_) y_blocked_ = memory(descs.dst, Engine());
   if (reorder_y_) {
     y_blocked_bytes_ = descs.dst.get_size();
-    y_reorder_ = ReorderRunner(descs.dst, PlainFloat(y_dims));
+    y_reorder_ = PlanReorder(descs.dst, PlainFloat(y_dims));
   }
   std::vector<std::pair<int, Desc>> args = {
       {DNNL_ARG_SRC, descs.src}, {DNNL_ARG_WEIGHTS, w_desc_}, {DNNL_ARG_DST, descs.dst}};
@@ -252,7 +240,7 @@ void FloatConvolution::Run(const float* x, const float* w, const PreparedWeights
     // them, and a plan made at every new shape should not plan it).
     if (!w_prepared_) {
       w_prepared_ = memory(w_desc_, Engine());
-      w_reorder_ = ReorderRunner(given_w_desc_, w_desc_);
+      w_reorder_ = PlanReorder(given_w_desc_, w_desc_);
     }
     w_in = w_prepared_.get_data_handle();
     const void* buffers[] = {w, w_in};

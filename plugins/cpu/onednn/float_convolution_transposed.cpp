@@ -3,6 +3,7 @@
 // with the same strides, dilations and pads.
 #include <vector>
 
+#include "convolution_dims.hpp"
 #include "float_convolution.hpp"
 #include "float_layouts.hpp"
 
@@ -11,11 +12,6 @@ namespace {
 
 using Desc = dnnl::memory::desc;
 using dnnl::memory;
-
-memory::dims Concat(memory::dims head, const Dims& tail) {
-  head.insert(head.end(), tail.begin(), tail.end());
-  return head;
-}
 
 // W as ONNX lays it out, [channels, maps / group, kernel...], described in
 // oneDNN's order of dims ([maps, channels, kernel...], or per group
@@ -44,23 +40,21 @@ Desc GivenWeights(const ConvolutionShape& shape) {
 std::optional<FloatConvolution> FloatConvolution::PlanTransposed(const ConvolutionShape& shape) {
   const WindowGeometry& g = shape.geometry;
   if (g.in.empty() || g.in.size() > 3 || shape.relu || shape.blocked_output) return std::nullopt;
-  const memory::dims x_dims = Concat({shape.batch, shape.channels}, g.out);
-  const memory::dims y_dims = Concat({shape.batch, shape.maps}, g.in);
+  const memory::dims x_dims = WithSpatial({shape.batch, shape.channels}, g.out);
+  const memory::dims y_dims = WithSpatial({shape.batch, shape.maps}, g.in);
   const Desc given_w = GivenWeights(shape);
-  memory::dims dilations;
-  for (int64_t d : g.dilations) dilations.push_back(d - 1);  // oneDNN counts the gaps
-  const memory::dims strides(g.strides.begin(), g.strides.end());
-  const memory::dims pad_begin(g.pad_begin.begin(), g.pad_begin.end());
-  const memory::dims pad_end(g.pad_end.begin(), g.pad_end.end());
+  const WindowDims window = WindowDimsOf(g);
   using Deconv = dnnl::deconvolution_forward;
   const auto kind = dnnl::prop_kind::forward_inference;
   const auto algorithm = dnnl::algorithm::deconvolution_direct;
   const Desc x = AnyFloat(x_dims), w = AnyFloat(given_w.dims()), y = AnyFloat(y_dims);
   try {
     const Deconv::primitive_desc plan(
-        shape.bias ? Deconv::desc(kind, algorithm, x, w, PlainFloat({shape.maps}), y, strides,
-                                  dilations, pad_begin, pad_end)
-                   : Deconv::desc(kind, algorithm, x, w, y, strides, dilations, pad_begin, pad_end),
+        shape.bias
+            ? Deconv::desc(kind, algorithm, x, w, PlainFloat({shape.maps}), y, window.strides,
+                           window.dilations, window.pad_begin, window.pad_end)
+            : Deconv::desc(kind, algorithm, x, w, y, window.strides, window.dilations,
+                           window.pad_begin, window.pad_end),
         PlanningAttributes(), Engine());
     if (IsReference(plan.impl_info_str())) return std::nullopt;
     FloatConvolution c;

@@ -97,6 +97,12 @@ void PrimitiveRunner::Rebind(size_t index, const dnnl::memory::desc& desc) {
   args_[index].memory = memories_[index].get();
 }
 
+PrimitiveRunner PlanReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  const dnnl::reorder::primitive_desc plan(Engine(), from, Engine(), to, PlanningAttributes());
+  const std::pair<int, dnnl::memory::desc> args[] = {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  return PrimitiveRunner(dnnl::reorder(plan), plan.scratchpad_desc(), args);
+}
+
 void ReorderOnce(const dnnl::memory::desc& from_desc, const void* from,
                  const dnnl::memory::desc& to_desc, void* to) {
   dnnl::memory source(from_desc, Engine(), const_cast<void*>(from));

@@ -61,6 +61,10 @@ class PrimitiveRunner {
   std::vector<dnnl_exec_arg_t> args_;
 };
 
+// A runner reordering a buffer laid out as `from` into one laid out as `to`,
+// on the compute path.
+PrimitiveRunner PlanReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
+
 // Reorders `from` (a buffer in layout `from_desc`) into `to` (in `to_desc`),
 // once: for preparing constants, not for the compute path.
 void ReorderOnce(const dnnl::memory::desc& from_desc, const void* from,

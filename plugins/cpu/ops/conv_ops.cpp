@@ -1,8 +1,7 @@
 // Conv for float, double and (through float) the 16-bit floats, any number
 // of spatial axes, with groups, pads, strides, dilations and auto_pad
-// (ConvTranspose is conv_transpose_ops.cpp); ConvInteger and QLinearConv run the
-// double Conv on zero-point-shifted 8-bit data (exact: every partial sum is an
-// integer far below 2^53), QLinearConv then requantising. A float 1x1 Conv
+// (ConvTranspose is conv_transpose_ops.cpp, the 8-bit ConvInteger and
+// QLinearConv integer_conv_ops.cpp). A float 1x1 Conv
 // is a product serving every image size (ops/pointwise_conv.hpp); another
 // with one to three spatial axes runs on oneDNN (onednn/float_convolution.hpp),
 // its constant weights prepared once and shared between shape variants; the
@@ -10,15 +9,14 @@
 // GEMM. Buffers are sized when the kernel is made, so compute allocates
 // nothing.
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <limits>
 
 #include <optional>
 
 #include "cpu_kernel.hpp"
 #include "onednn/float_convolution.hpp"
 #include "onednn/reference_notice.hpp"
+#include "ops/conv_layout.hpp"
 #include "ops/pointwise_conv.hpp"
 #include "ops/window_columns.hpp"
 #include "window_geometry.hpp"
@@ -35,20 +33,14 @@ class ConvKernel : public CpuKernel {
         relu_(node.op_type() == "FusedConv") {
     const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
     const Dims w(inputs[1].dims, inputs[1].dims + inputs[1].rank);
-    if (x.size() < 3 || w.size() != x.size()) FailInvalid("Conv: X and W need rank 3 or more");
-    WindowAttributes attributes = WindowAttributes::Read(node);
     const Dims kernel(w.begin() + 2, w.end());
-    geometry_ = ResolveWindow(attributes, Dims(x.begin() + 2, x.end()), kernel, "Conv");
-    batch_ = x[0];
-    channels_ = x[1];
-    maps_ = w[0];
-    if (group_ < 1) FailInvalid("Conv: group must be positive; fix the group attribute");
-    if (channels_ % group_ != 0 || maps_ % group_ != 0 || w[1] * group_ != channels_) {
-      FailInvalid("Conv: channels do not split into groups");
-    }
+    ConvLayout layout = ResolveConvLayout(node, x, w, "Conv");
+    geometry_ = std::move(layout.geometry);
+    batch_ = layout.batch;
+    channels_ = layout.channels;
+    maps_ = layout.maps;
     RequireElements(inputs, 2, maps_, "Conv", "B, one value per output map");
-    out_dims_ = {batch_, maps_};
-    out_dims_.insert(out_dims_.end(), geometry_.out.begin(), geometry_.out.end());
+    out_dims_ = std::move(layout.out_dims);
     if (dtype_ != NXRT_DTYPE_FLOAT64 && ElementCount(out_dims_) > 0 && ElementCount(w) > 0) {
       const bool bias = inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED;
       onednn_ = onednn::FloatConvolution::Plan(
@@ -128,8 +120,6 @@ class ConvKernel : public CpuKernel {
     }
   }
 
-  const Dims& out_dims() const { return out_dims_; }
-
  private:
   template <typename T>
   void Run(const T* x, const T* w, const T* bias, T* y) {
@@ -187,141 +177,6 @@ class ConvKernel : public CpuKernel {
   std::vector<float> wide_x_, wide_w_, wide_bias_, wide_y_;
 };
 
-// ConvInteger (int32 out), or QLinearConv when `qlinear`: the int32 bias
-// added, then rescaled per output map by x_scale * w_scale / y_scale, rounded
-// half to even, shifted by y_zero and saturated.
-class ConvIntegerKernel : public CpuKernel {
- public:
-  ConvIntegerKernel(const sdk::Host& host, const sdk::Node& node,
-                    std::span<const nxrt_shape> inputs, bool qlinear)
-      : CpuKernel(false),
-        qlinear_(qlinear),
-        w_input_(qlinear ? 3 : 1),
-        x_dims_(inputs[0].dims, inputs[0].dims + inputs[0].rank),
-        w_dims_(inputs[w_input_].dims, inputs[w_input_].dims + inputs[w_input_].rank) {
-    const std::vector<nxrt_shape> as_double{
-        {sizeof(nxrt_shape), NXRT_DTYPE_FLOAT64, x_dims_.size(), x_dims_.data()},
-        {sizeof(nxrt_shape), NXRT_DTYPE_FLOAT64, w_dims_.size(), w_dims_.data()}};
-    conv_ = std::make_unique<ConvKernel>(host, node, as_double);
-  }
-
-  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
-               std::span<nxrt_value> outputs) override {
-    const std::vector<double> x = Shifted(inputs, 0, 2, 1);
-    const int64_t maps = w_dims_[0];
-    const std::vector<double> w = Shifted(inputs, w_input_, qlinear_ ? 5 : 3, maps);
-    std::vector<nxrt_value> shifted(2);
-    const Dims* dims[2] = {&x_dims_, &w_dims_};
-    const std::vector<double>* data[2] = {&x, &w};
-    for (size_t i = 0; i < 2; ++i) {
-      shifted[i].struct_size = sizeof(nxrt_value);
-      shifted[i].kind = NXRT_VALUE_TENSOR;
-      shifted[i].tensor = {sizeof(nxrt_tensor),
-                           NXRT_DTYPE_FLOAT64,
-                           NXRT_MEMORY_HOST,
-                           dims[i]->size(),
-                           dims[i]->data(),
-                           const_cast<double*>(data[i]->data()),
-                           data[i]->size() * sizeof(double)};
-    }
-    const Dims& out_dims = conv_->out_dims();
-    std::vector<double> result(ElementCount(out_dims));
-    nxrt_value out{};
-    out.struct_size = sizeof(out);
-    out.kind = NXRT_VALUE_TENSOR;
-    out.tensor = {sizeof(nxrt_tensor),
-                  NXRT_DTYPE_FLOAT64,
-                  NXRT_MEMORY_HOST,
-                  out_dims.size(),
-                  out_dims.data(),
-                  result.data(),
-                  result.size() * sizeof(double)};
-    conv_->Compute(ctx, shifted, std::span<nxrt_value>(&out, 1));
-    if (qlinear_) {
-      Requantize(ctx, inputs, outputs, result, maps);
-      return;
-    }
-    int32_t* y = MutableDataAs<int32_t>(PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT32, out_dims));
-    for (size_t i = 0; i < result.size(); ++i) y[i] = static_cast<int32_t>(std::llround(result[i]));
-  }
-
- private:
-  // Input `index` minus its zero point (input `zero`: a scalar, or one per
-  // leading-axis slice when it has `per_slice` entries).
-  std::vector<double> Shifted(std::span<const nxrt_value> inputs, size_t index, size_t zero,
-                              int64_t per_slice) const {
-    const nxrt_tensor& t = inputs[index].tensor;
-    const int64_t count = ElementCount(t);
-    std::vector<double> zeros{0.0};
-    if (IsPresent(inputs, zero) && ElementCount(inputs[zero].tensor) > 0) {
-      zeros.clear();
-      const nxrt_tensor& z = inputs[zero].tensor;
-      for (int64_t i = 0; i < ElementCount(z); ++i) {
-        zeros.push_back(z.dtype == NXRT_DTYPE_UINT8 ? DataAs<uint8_t>(z)[i] : DataAs<int8_t>(z)[i]);
-      }
-    }
-    if (zeros.size() != 1 && static_cast<int64_t>(zeros.size()) != per_slice) {
-      FailInvalid(std::string(qlinear_ ? "QLinearConv" : "ConvInteger") + ": a zero point holds " +
-                  std::to_string(zeros.size()) + " values; it takes one, or one per " +
-                  (per_slice == 1 ? "tensor" : "output map") + " (" + std::to_string(per_slice) +
-                  ")");
-    }
-    const int64_t slices = zeros.size() == 1 ? 1 : per_slice;
-    const int64_t slice = count / std::max<int64_t>(slices, 1);
-    std::vector<double> v(count);
-    for (int64_t i = 0; i < count; ++i) {
-      const double raw = t.dtype == NXRT_DTYPE_UINT8 ? DataAs<uint8_t>(t)[i] : DataAs<int8_t>(t)[i];
-      v[i] = raw - zeros[zeros.size() == 1 ? 0 : i / slice];
-    }
-    return v;
-  }
-
-  void Requantize(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
-                  std::span<nxrt_value> outputs, const std::vector<double>& result, int64_t maps) {
-    const nxrt_tensor& w_scale = inputs[4].tensor;
-    const int64_t w_scales = ElementCount(w_scale);
-    if (w_scales != 1 && w_scales != maps) FailInvalid("QLinearConv: w_scale per tensor or map");
-    for (size_t i : {size_t{1}, size_t{6}, size_t{7}}) {
-      if (ElementCount(inputs[i].tensor) != 1) {
-        FailInvalid("QLinearConv: input " + std::to_string(i) +
-                    " (x_scale, y_scale, y_zero_point) holds " +
-                    std::to_string(ElementCount(inputs[i].tensor)) + " values; it is one");
-      }
-    }
-    if (IsPresent(inputs, 8) && ElementCount(inputs[8].tensor) != maps) {
-      FailInvalid("QLinearConv: the bias holds " + std::to_string(ElementCount(inputs[8].tensor)) +
-                  " values for " + std::to_string(maps) + " output maps");
-    }
-    const float x_scale = *DataAs<float>(inputs[1].tensor);
-    const float y_scale = *DataAs<float>(inputs[6].tensor);
-    const nxrt_tensor& y_zero = inputs[7].tensor;
-    const int32_t* bias = IsPresent(inputs, 8) ? DataAs<int32_t>(inputs[8].tensor) : nullptr;
-    const Dims& out_dims = conv_->out_dims();
-    const int64_t plane = ElementCount(out_dims) / std::max<int64_t>(out_dims[0] * maps, 1);
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, y_zero.dtype, out_dims);
-    Dispatch(TypeList<int8_t, uint8_t>{}, y_zero.dtype, "QLinearConv", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      const double offset = *DataAs<T>(y_zero);
-      T* y = MutableDataAs<T>(out);
-      for (size_t i = 0; i < result.size(); ++i) {
-        const int64_t map = static_cast<int64_t>(i) / plane % maps;
-        const float multiplier =
-            x_scale * DataAs<float>(w_scale)[w_scales == 1 ? 0 : map] / y_scale;
-        const double acc = result[i] + (bias ? bias[map] : 0);
-        const double v = std::nearbyint(acc * multiplier) + offset;
-        y[i] = static_cast<T>(
-            std::clamp<double>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
-      }
-    });
-  }
-
-  bool qlinear_;
-  size_t w_input_;
-  Dims x_dims_;
-  Dims w_dims_;
-  std::unique_ptr<ConvKernel> conv_;
-};
-
 // A pointwise float convolution's kernel serves every image size; the
 // others are planned for their shape.
 std::unique_ptr<CpuKernel> MakeConv(const sdk::Host& host, const sdk::Node& node,
@@ -358,22 +213,6 @@ void RegisterConvOps(OpRegistry& r) {
          [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
             int64_t) { return MakeConv(host, node, inputs, true); }},
         "com.microsoft");
-  r.Add("ConvInteger",
-        {10, ClaimConv(TypeList<int8_t, uint8_t>{}),
-         [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
-            int64_t) { return std::make_unique<ConvIntegerKernel>(host, node, inputs, false); }});
-  r.Add("QLinearConv",
-        {10,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           using Int8Types = TypeList<int8_t, uint8_t>;
-           std::optional<std::string> reason = CheckAutoPad(node);
-           if (!reason) reason = CheckInputDtype(node, inputs, 0, Int8Types{});
-           if (!reason) reason = CheckInputDtype(node, inputs, 3, Int8Types{});
-           if (!reason) reason = CheckInputDtype(node, inputs, 1, TypeList<float>{});
-           return ClaimUnless(reason);
-         },
-         [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
-            int64_t) { return std::make_unique<ConvIntegerKernel>(host, node, inputs, true); }});
 }
 
 }  // namespace nxrt::cpu

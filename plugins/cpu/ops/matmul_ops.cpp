@@ -1,17 +1,16 @@
-// MatMul (numpy batched broadcasting, 1-D promotion), Gemm, MatMulInteger and
-// QLinearMatMul. float products of several rows run on a oneDNN plan made
-// with the kernel (onednn/float_matmul.hpp), a single row (every decode step)
-// on OpenBLAS's gemv, float16 and bfloat16 widened to float around them;
-// double goes through OpenBLAS; integer MatMul and MatMulInteger use plain
-// loops, QLinearMatMul exact float or double GEMM. A constant B is kept in a
-// ConstantMatrix the node's shape variants share: the oneDNN product of
-// several rows reads it in oneDNN's blocked layout, gemv as given.
+// MatMul (numpy batched broadcasting, 1-D promotion) and Gemm; the 8-bit
+// products are integer_matmul_ops.cpp. float products of several rows run
+// on a oneDNN plan made with the kernel (onednn/float_matmul.hpp), a single
+// row (every decode step) on OpenBLAS's gemv, float16 and bfloat16 widened
+// to float around them; double goes through OpenBLAS; integer MatMul uses
+// plain loops. A constant B is kept in a ConstantMatrix the node's shape
+// variants share: the oneDNN product of several rows reads it in oneDNN's
+// blocked layout, gemv as given.
 #include <cblas.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
@@ -37,17 +36,9 @@ void BlasGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, doubl
               static_cast<int>(trans_b ? k : n), beta, c, static_cast<int>(n));
 }
 
-// Out[M,N] = A[M,K] x B[K,N] for 8-bit values minus their zero points
-// (|v| <= 255), exactly: every partial sum is an integer of magnitude below
-// K * 255^2, which dgemm holds exactly under 2^53.
-void ShiftedByteGemm(int64_t m, int64_t n, int64_t k, const double* a, const double* b,
-                     double* out) {
-  BlasGemm(false, false, m, n, k, 1.0, a, b, 0.0, out);
-}
-
 // Integer C[M,N] = op(A) * op(B) (+ C when accumulate), in loops: the
 // integer MatMul wraps on overflow like the integer type, which no BLAS
-// routine offers (8-bit operands take ShiftedByteGemm instead).
+// routine offers.
 template <typename T>
 void LoopGemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const T* a, const T* b,
               bool accumulate, T* c) {
@@ -309,153 +300,6 @@ class GemmKernel : public PackingKernel {
 using MatMulTypes =
     TypeList<float, double, Float16, BFloat16, int32_t, int64_t, uint32_t, uint64_t>;
 
-// MatMulInteger: (A - a_zero) x (B - b_zero) in int32; 2-D B with scalar or
-// per-column zero points, A batched.
-class MatMulIntegerKernel : public CpuKernel {
- public:
-  MatMulIntegerKernel() : CpuKernel(false) {}
-
-  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
-               std::span<nxrt_value> outputs) override {
-    const nxrt_tensor& a = inputs[0].tensor;
-    const nxrt_tensor& b = inputs[1].tensor;
-    if (a.rank < 1 || b.rank != 2) FailUnsupported("MatMulInteger: B must be 2-D");
-    const int64_t k = b.dims[0];
-    const int64_t n = b.dims[1];
-    if (a.dims[a.rank - 1] != k) FailInvalid("MatMulInteger: inner dimensions differ");
-    const int64_t rows = ElementCount(a) / std::max<int64_t>(k, 1);
-    Dims out_dims = DimsOf(a);
-    out_dims.back() = n;
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT32, out_dims);
-    const std::vector<int32_t> av = Widened(a);
-    const std::vector<int32_t> bv = Widened(b);
-    std::vector<int32_t> a_zero =
-        IsPresent(inputs, 2) ? Widened(inputs[2].tensor) : std::vector<int32_t>{0};
-    std::vector<int32_t> b_zero =
-        IsPresent(inputs, 3) ? Widened(inputs[3].tensor) : std::vector<int32_t>{0};
-    if (a_zero.empty()) FailInvalid("MatMulInteger: a_zero_point is empty; give it one value");
-    if (a_zero.size() != 1) FailUnsupported("MatMulInteger: per-row a_zero_point not implemented");
-    if (b_zero.size() != 1 && static_cast<int64_t>(b_zero.size()) != n) {
-      FailInvalid("MatMulInteger: b_zero_point holds " + std::to_string(b_zero.size()) +
-                  " values; it takes one, or one per column of B (" + std::to_string(n) + ")");
-    }
-    std::vector<double> a_shifted(av.size());
-    for (size_t i = 0; i < av.size(); ++i) a_shifted[i] = av[i] - a_zero[0];
-    std::vector<double> b_shifted(bv.size());
-    for (int64_t p = 0; p < k; ++p) {
-      for (int64_t j = 0; j < n; ++j) {
-        b_shifted[p * n + j] = bv[p * n + j] - b_zero[b_zero.size() == 1 ? 0 : j];
-      }
-    }
-    std::vector<double> product(static_cast<size_t>(rows * n));
-    ShiftedByteGemm(rows, n, k, a_shifted.data(), b_shifted.data(), product.data());
-    int32_t* y = MutableDataAs<int32_t>(out);
-    for (size_t i = 0; i < product.size(); ++i) y[i] = static_cast<int32_t>(product[i]);
-  }
-
- private:
-  static std::vector<int32_t> Widened(const nxrt_tensor& t) {
-    std::vector<int32_t> v(ElementCount(t));
-    if (t.dtype == NXRT_DTYPE_UINT8) {
-      Widen(DataAs<uint8_t>(t), v.size(), v.data());
-    } else {
-      Widen(DataAs<int8_t>(t), v.size(), v.data());
-    }
-    return v;
-  }
-};
-
-// QLinearMatMul: (A - a_zero) x (B - b_zero), rescaled by a_scale * b_scale /
-// y_scale (worked out in the scales' dtype), rounded half to even, shifted by
-// y_zero and saturated. The shifted 8-bit operands go through sgemm, exact
-// while K * 255^2 stays below 2^24, else through dgemm (exact to 2^53).
-// Scales and zero points per tensor, b's also per column; B is 2-D or has A's
-// leading dims.
-class QLinearMatMulKernel : public CpuKernel {
- public:
-  QLinearMatMulKernel() : CpuKernel(false) {}
-
-  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
-               std::span<nxrt_value> outputs) override {
-    const nxrt_tensor& a = inputs[0].tensor;
-    const nxrt_tensor& b = inputs[3].tensor;
-    if (a.rank < 2 || b.rank < 2) FailUnsupported("QLinearMatMul: A and B must be 2-D or more");
-    const int64_t m = a.dims[a.rank - 2], k = a.dims[a.rank - 1], n = b.dims[b.rank - 1];
-    if (b.dims[b.rank - 2] != k) FailInvalid("QLinearMatMul: inner dimensions differ");
-    const int64_t batch = ElementCount(a) / std::max<int64_t>(m * k, 1);
-    const bool shared_b = b.rank == 2;
-    if (!shared_b && (b.rank != a.rank || !std::equal(a.dims, a.dims + a.rank - 2, b.dims))) {
-      FailUnsupported("QLinearMatMul: B must be 2-D or have A's leading dims");
-    }
-    Dims out_dims = DimsOf(a);
-    out_dims.back() = n;
-    const nxrt_tensor& y_zero = inputs[7].tensor;
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, y_zero.dtype, out_dims);
-    const std::vector<double> multiplier = Multipliers(inputs, n);
-    const std::vector<double> a_zero = Values(inputs[2].tensor);
-    const std::vector<double> b_zero = Values(inputs[5].tensor);
-    if (a_zero.size() != 1 || (b_zero.size() != 1 && static_cast<int64_t>(b_zero.size()) != n)) {
-      FailUnsupported("QLinearMatMul: zero points per tensor (or per column of B) only");
-    }
-    if (ElementCount(y_zero) != 1) FailInvalid("QLinearMatMul: y_zero_point must hold one value");
-    const double y_offset = Values(y_zero)[0];
-    std::vector<double> as = Values(a), bs = Values(b);
-    for (double& v : as) v -= a_zero[0];
-    for (size_t i = 0; i < bs.size(); ++i) bs[i] -= b_zero[b_zero.size() == 1 ? 0 : i % n];
-    std::vector<double> acc(static_cast<size_t>(batch * m * n));
-    for (int64_t i = 0; i < batch; ++i) {
-      ShiftedByteGemm(m, n, k, as.data() + i * m * k, bs.data() + (shared_b ? 0 : i * k * n),
-                      acc.data() + i * m * n);
-    }
-    Dispatch(TypeList<int8_t, uint8_t>{}, y_zero.dtype, "QLinearMatMul", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      T* y = MutableDataAs<T>(out);
-      for (size_t i = 0; i < acc.size(); ++i) {
-        const double v = std::nearbyint(acc[i] * multiplier[i % n]) + y_offset;
-        y[i] = static_cast<T>(
-            std::clamp<double>(v, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
-      }
-    });
-  }
-
- private:
-  // The values of an 8-bit integer or float tensor, as double.
-  static std::vector<double> Values(const nxrt_tensor& t) {
-    std::vector<double> v(ElementCount(t));
-    Dispatch(TypeList<int8_t, uint8_t, float, Float16, BFloat16>{}, t.dtype, "QLinearMatMul",
-             [&](auto tag) {
-               using T = typename decltype(tag)::type;
-               for (size_t i = 0; i < v.size(); ++i) {
-                 v[i] = static_cast<double>(static_cast<ComputeType<T>>(DataAs<T>(t)[i]));
-               }
-             });
-    return v;
-  }
-
-  // a_scale * b_scale / y_scale per output column, each step rounded to the
-  // scales' dtype.
-  static std::vector<double> Multipliers(std::span<const nxrt_value> inputs, int64_t n) {
-    const nxrt_tensor& b_scale = inputs[4].tensor;
-    if (ElementCount(inputs[1].tensor) != 1 || ElementCount(inputs[6].tensor) != 1 ||
-        (ElementCount(b_scale) != 1 && ElementCount(b_scale) != n)) {
-      FailUnsupported("QLinearMatMul: scales per tensor (or per column of B) only");
-    }
-    std::vector<double> out(n);
-    Dispatch(TypeList<float, Float16, BFloat16>{}, b_scale.dtype, "QLinearMatMul", [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      using C = ComputeType<T>;
-      const C a = static_cast<C>(*DataAs<T>(inputs[1].tensor));
-      const C y = static_cast<C>(*DataAs<T>(inputs[6].tensor));
-      for (int64_t j = 0; j < n; ++j) {
-        const C b = static_cast<C>(DataAs<T>(b_scale)[ElementCount(b_scale) == 1 ? 0 : j]);
-        const T product = static_cast<T>(a * b);
-        out[j] = static_cast<double>(static_cast<C>(static_cast<T>(static_cast<C>(product) / y)));
-      }
-    });
-    return out;
-  }
-};
-
 }  // namespace
 
 void RegisterMatMulOps(OpRegistry& r) {
@@ -498,37 +342,6 @@ void RegisterMatMulOps(OpRegistry& r) {
            return std::make_unique<GemmKernel>(node, inputs[0].dtype, inputs, 13);
          }},
         "com.microsoft");
-  using Int8Types = TypeList<int8_t, uint8_t>;
-  r.Add("MatMulInteger",
-        {10,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           if (auto reason = CheckInputDtype(node, inputs, 0, Int8Types{})) {
-             return sdk::ClaimResult::Declined(*reason);
-           }
-           if (inputs.size() > 1 && inputs[1].rank != 2) {
-             return sdk::ClaimResult::Declined("MatMulInteger: B of rank " +
-                                               std::to_string(inputs[1].rank) +
-                                               " not implemented (2-D only)");
-           }
-           return ClaimUnless(CheckInputDtype(node, inputs, 1, Int8Types{}));
-         },
-         [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
-           return std::make_unique<MatMulIntegerKernel>();
-         }});
-  r.Add("QLinearMatMul",
-        {10,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           if (auto reason = CheckInputDtype(node, inputs, 0, Int8Types{})) {
-             return sdk::ClaimResult::Declined(*reason);
-           }
-           if (auto reason = CheckInputDtype(node, inputs, 3, Int8Types{})) {
-             return sdk::ClaimResult::Declined(*reason);
-           }
-           return ClaimUnless(CheckInputDtype(node, inputs, 7, Int8Types{}));
-         },
-         [](const sdk::Node&, std::span<const nxrt_shape>, int64_t) {
-           return std::make_unique<QLinearMatMulKernel>();
-         }});
 }
 
 }  // namespace nxrt::cpu
