@@ -4,7 +4,9 @@
 // int4/uint4/int2/uint2, the float8 formats and float4e2m1; and
 // DynamicQuantizeLinear, which picks a uint8 scale and zero point from the
 // data's range. Integer results round to nearest even, then saturate; float8
-// results convert by the `saturate` attribute (small_float.hpp).
+// results convert by the `saturate` attribute (small_float.hpp). Between
+// float32 and the 8-bit integers, per tensor or per axis, the int8 models'
+// form, they run in vectorised loops (quantized/byte_quantization.hpp).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,6 +14,8 @@
 
 #include "cpu_kernel.hpp"
 #include "packed_int.hpp"
+#include "quantized/byte_quantization.hpp"
+#include "quantized/saturating_round.hpp"
 #include "small_float.hpp"
 
 namespace nxrt::cpu {
@@ -180,6 +184,21 @@ class QuantizeKernel : public CpuKernel {
                   std::to_string(ElementCount(scale)) + "; give them one shape");
     }
     const nxrt_dtype out_dtype = OutputDtype(inputs);
+    if (RunsOnBytes(x, scale, out_dtype)) {
+      nxrt_tensor& y = PrepareOutput(ctx, outputs, 0, out_dtype, dims);
+      const ChannelView view{m.outer, m.channels, m.inner};
+      const nxrt_dtype bytes = quantize_ ? out_dtype : x.dtype;
+      Dispatch(TypeList<uint8_t, int8_t>{}, bytes, op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        const T* zero = has_zero ? DataAs<T>(inputs[2].tensor) : nullptr;
+        if (quantize_) {
+          QuantizeBytes(DataAs<float>(x), view, DataAs<float>(scale), zero, MutableDataAs<T>(y));
+        } else {
+          DequantizeBytes(DataAs<T>(x), view, DataAs<float>(scale), zero, MutableDataAs<float>(y));
+        }
+      });
+      return;
+    }
     const bool integer_out = !IsSmallFloat(out_dtype);
     std::vector<double> values(static_cast<size_t>(ElementCount(dims)));
     for (int64_t o = 0; o < m.outer; ++o) {
@@ -215,6 +234,15 @@ class QuantizeKernel : public CpuKernel {
   }
 
  private:
+  // Whether the call is between float32 and an 8-bit integer with float32
+  // scales, per tensor or per axis.
+  bool RunsOnBytes(const nxrt_tensor& x, const nxrt_tensor& scale, nxrt_dtype out_dtype) const {
+    const auto is_byte = [](nxrt_dtype d) { return d == NXRT_DTYPE_UINT8 || d == NXRT_DTYPE_INT8; };
+    if (options_.block_size > 0 || scale.dtype != NXRT_DTYPE_FLOAT32) return false;
+    return quantize_ ? x.dtype == NXRT_DTYPE_FLOAT32 && is_byte(out_dtype)
+                     : is_byte(x.dtype) && out_dtype == NXRT_DTYPE_FLOAT32;
+  }
+
   // QuantizeLinear: the zero point's dtype, else `output_dtype`, else uint8.
   // DequantizeLinear: `output_dtype`, else the scale's dtype.
   nxrt_dtype OutputDtype(std::span<const nxrt_value> inputs) const {
@@ -241,20 +269,17 @@ class DynamicQuantizeKernel : public CpuKernel {
     const int64_t n = ElementCount(dims);
     float lo = 0;
     float hi = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      lo = std::min(lo, xp[i]);
-      hi = std::max(hi, xp[i]);
-    }
+    RangeWithZero(xp, n, lo, hi);
     const float scale = (hi - lo) / 255.0f;
-    const float zero = scale == 0 ? 0.0f : std::clamp(std::nearbyint(-lo / scale), 0.0f, 255.0f);
+    const uint8_t zero = scale == 0 ? 0 : SaturatingRound<uint8_t>(-lo / scale, 0.0f);
     uint8_t* y = MutableDataAs<uint8_t>(PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_UINT8, dims));
-    for (int64_t i = 0; i < n; ++i) {
-      const float q = scale == 0 ? zero : std::nearbyint(xp[i] / scale) + zero;
-      y[i] = static_cast<uint8_t>(std::clamp(q, 0.0f, 255.0f));
+    if (scale == 0) {
+      std::fill_n(y, n, zero);
+    } else {
+      QuantizeBytes(xp, ChannelView{1, 1, n}, &scale, &zero, y);
     }
     *MutableDataAs<float>(PrepareOutput(ctx, outputs, 1, NXRT_DTYPE_FLOAT32, Dims{})) = scale;
-    *MutableDataAs<uint8_t>(PrepareOutput(ctx, outputs, 2, NXRT_DTYPE_UINT8, Dims{})) =
-        static_cast<uint8_t>(zero);
+    *MutableDataAs<uint8_t>(PrepareOutput(ctx, outputs, 2, NXRT_DTYPE_UINT8, Dims{})) = zero;
   }
 };
 

@@ -1,0 +1,65 @@
+#include "quantized/byte_quantization.hpp"
+
+#include <algorithm>
+
+#include "quantized/saturating_round.hpp"
+
+namespace nxrt::cpu {
+
+template <typename T>
+void QuantizeBytes(const float* x, const ChannelView& view, const float* scale, const T* zero,
+                   T* y) {
+  for (int64_t o = 0; o < view.outer; ++o) {
+    for (int64_t c = 0; c < view.channels; ++c) {
+      const int64_t at = (o * view.channels + c) * view.inner;
+      const float s = scale[c];
+      const float z = zero ? static_cast<float>(zero[c]) : 0.0f;
+      for (int64_t i = 0; i < view.inner; ++i) y[at + i] = SaturatingRound<T>(x[at + i] / s, z);
+    }
+  }
+}
+
+template <typename T>
+void DequantizeBytes(const T* x, const ChannelView& view, const float* scale, const T* zero,
+                     float* y) {
+  for (int64_t o = 0; o < view.outer; ++o) {
+    for (int64_t c = 0; c < view.channels; ++c) {
+      const int64_t at = (o * view.channels + c) * view.inner;
+      const float s = scale[c];
+      const int32_t z = zero ? zero[c] : 0;
+      for (int64_t i = 0; i < view.inner; ++i) {
+        y[at + i] = static_cast<float>(static_cast<int32_t>(x[at + i]) - z) * s;
+      }
+    }
+  }
+}
+
+template void QuantizeBytes(const float*, const ChannelView&, const float*, const uint8_t*,
+                            uint8_t*);
+template void QuantizeBytes(const float*, const ChannelView&, const float*, const int8_t*, int8_t*);
+template void DequantizeBytes(const uint8_t*, const ChannelView&, const float*, const uint8_t*,
+                              float*);
+template void DequantizeBytes(const int8_t*, const ChannelView&, const float*, const int8_t*,
+                              float*);
+
+void RangeWithZero(const float* x, int64_t count, float& lowest, float& highest) {
+  // Eight independent lanes, so the loop vectorises without reassociating.
+  constexpr int kLanes = 8;
+  float low[kLanes] = {}, high[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= count; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const float v = x[i + j];
+      low[j] = v < low[j] ? v : low[j];
+      high[j] = v > high[j] ? v : high[j];
+    }
+  }
+  for (; i < count; ++i) {
+    low[0] = x[i] < low[0] ? x[i] : low[0];
+    high[0] = x[i] > high[0] ? x[i] : high[0];
+  }
+  lowest = *std::min_element(low, low + kLanes);
+  highest = *std::max_element(high, high + kLanes);
+}
+
+}  // namespace nxrt::cpu
