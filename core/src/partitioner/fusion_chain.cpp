@@ -1,5 +1,7 @@
 #include "partitioner/fusion_chain.hpp"
 
+#include <algorithm>
+
 #include "nxrt/support/log.hpp"
 
 namespace nxrt::partitioner {
@@ -19,8 +21,11 @@ std::optional<std::string> Offer(const graph::Graph& graph, graph::NodeId head,
                                  std::span<const RankedProvider> providers, Partition& partition) {
   const size_t provider = partition.provider_of_node[head.index];
   auto view = std::make_shared<const plugin_host::NodeView>(graph, head, candidate.node);
-  Result<plugin_host::ClaimDecision> claim =
-      providers[provider].provider->Claim(*view, kFusedOpset);
+  // A fused node of the default domain is an ONNX op, claimed at the
+  // model's opset; the others are at their domain's opset 1.
+  const int64_t opset =
+      candidate.node->is_default_domain() ? partition.opset_of_node[head.index] : kFusedOpset;
+  Result<plugin_host::ClaimDecision> claim = providers[provider].provider->Claim(*view, opset);
   if (!claim.ok()) {
     GetLogger()->warn("{}; the nodes stay apart", claim.status().message());
     return std::nullopt;
@@ -36,7 +41,7 @@ std::optional<std::string> Offer(const graph::Graph& graph, graph::NodeId head,
     line += (i + 1 == absorbed.size() ? " and " : ", ") + taken.op_type + " '" + taken.name + "'";
   }
   views[head.index] = std::move(view);
-  partition.opset_of_node[head.index] = kFusedOpset;
+  partition.opset_of_node[head.index] = opset;
   return line + " fused as " + Label(*candidate.node) + " on " + providers[provider].label;
 }
 
@@ -55,21 +60,47 @@ ChainRules::ChainRules(const graph::Graph& graph, const graph::CapturePlan& capt
 std::optional<graph::NodeId> ChainRules::Next(graph::NodeId last, std::string_view op) const {
   const graph::Node& node = graph_.node(last);
   if (!HasOneOutput(node)) return std::nullopt;
-  const graph::ValueId between = *node.outputs[0];
-  const auto readers = consumers_.Of(between);
-  if (readers.size() != 1 || outputs_.contains(between.index) ||
-      outer_reads_.contains(graph_.value(between).name)) {
-    return std::nullopt;
-  }
+  const auto readers = consumers_.Of(*node.outputs[0]);
+  if (readers.size() != 1) return std::nullopt;
   const graph::NodeId next = readers[0].node;
   const graph::Node& candidate = graph_.node(next);
   if (candidate.op_type != op || !candidate.is_default_domain() || !HasOneOutput(candidate) ||
-      partition_.absorbed[next.index] ||
-      partition_.provider_of_node[next.index] != partition_.provider_of_node[last.index] ||
-      capture_plan_.IsEligible(next) != capture_plan_.IsEligible(last)) {
+      !MayAbsorb(last, next) || partition_.absorbed[next.index]) {
     return std::nullopt;
   }
   return next;
+}
+
+std::optional<graph::NodeId> ChainRules::Producer(graph::NodeId node, size_t input,
+                                                  std::string_view op) const {
+  const graph::Node& reader = graph_.node(node);
+  if (input >= reader.inputs.size() || !reader.inputs[input]) return std::nullopt;
+  const graph::NodeId producer = graph_.value(*reader.inputs[input]).producer;
+  if (!producer.valid()) return std::nullopt;
+  const graph::Node& made_by = graph_.node(producer);
+  if (made_by.op_type != op || !made_by.is_default_domain() || !HasOneOutput(made_by)) {
+    return std::nullopt;
+  }
+  return producer;
+}
+
+bool ChainRules::MayAbsorb(graph::NodeId producer, graph::NodeId reader) const {
+  return ReadOnlyBy(producer, reader) && !partition_.absorbed[producer.index] &&
+         partition_.provider_of_node[producer.index] == partition_.provider_of_node[reader.index] &&
+         capture_plan_.IsEligible(producer) == capture_plan_.IsEligible(reader);
+}
+
+bool ChainRules::ReadOnlyBy(graph::NodeId node, graph::NodeId reader) const {
+  const graph::Node& n = graph_.node(node);
+  if (!HasOneOutput(n)) return false;
+  const graph::ValueId between = *n.outputs[0];
+  const auto readers = consumers_.Of(between);
+  if (outputs_.contains(between.index) || outer_reads_.contains(graph_.value(between).name)) {
+    return false;
+  }
+  return std::all_of(readers.begin(), readers.end(),
+                     [&](const auto& r) { return r.node == reader; }) &&
+         !readers.empty();
 }
 
 bool ChainRules::HasOneOutput(const graph::Node& node) {

@@ -36,8 +36,19 @@ class ChainRules {
   // The node of default-domain `op` that may join the chain ending at `last`.
   std::optional<graph::NodeId> Next(graph::NodeId last, std::string_view op) const;
 
+  // The default-domain `op` node that makes input `input` of `node`, if any
+  // (a fused node may read the producer's inputs in its place).
+  std::optional<graph::NodeId> Producer(graph::NodeId node, size_t input,
+                                        std::string_view op) const;
+  // Whether a fused node in `reader`'s place may absorb `producer`: by the
+  // rule chains join by, `reader` alone reads its output.
+  bool MayAbsorb(graph::NodeId producer, graph::NodeId reader) const;
+
  private:
   static bool HasOneOutput(const graph::Node& node);
+  // Whether `node`'s one output is read by `reader` alone, and nothing
+  // outside the node list (a graph output, a subgraph) reads it.
+  bool ReadOnlyBy(graph::NodeId node, graph::NodeId reader) const;
 
   const graph::Graph& graph_;
   const graph::CapturePlan& capture_plan_;

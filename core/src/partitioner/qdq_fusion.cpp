@@ -1,0 +1,222 @@
+#include "partitioner/qdq_fusion.hpp"
+
+#include <cstring>
+#include <optional>
+
+#include "nxrt/graph/weight_store.hpp"
+#include "partitioner/fusion_chain.hpp"
+
+namespace nxrt::partitioner {
+namespace {
+
+using graph::DataType;
+using graph::NodeId;
+using graph::ValueId;
+
+// The tensor, scale and zero point a DequantizeLinear or QuantizeLinear reads.
+struct Quantization {
+  ValueId data, scale, zero;
+  int64_t axis = 1;
+};
+
+// `node`'s operands, when it quantizes per tensor or per axis with a float32
+// scale and a zero point given.
+std::optional<Quantization> OperandsOf(const graph::Graph& graph, const graph::Node& node) {
+  if (node.inputs.size() != 3 || !node.inputs[0] || !node.inputs[1] || !node.inputs[2]) {
+    return std::nullopt;
+  }
+  const graph::Attribute* block = node.FindAttribute("block_size");
+  if (block != nullptr && block->i != 0) return std::nullopt;
+  if (graph.value(*node.inputs[1]).dtype != DataType::kFloat32) return std::nullopt;
+  const graph::Attribute* axis = node.FindAttribute("axis");
+  return Quantization{*node.inputs[0], *node.inputs[1], *node.inputs[2], axis ? axis->i : 1};
+}
+
+bool IsByte(DataType dtype) {
+  return dtype == DataType::kUint8 || dtype == DataType::kInt8;
+}
+
+// The static element count of `id`, or nullopt.
+std::optional<int64_t> StaticCount(const graph::Graph& graph, ValueId id) {
+  const std::optional<graph::Shape>& shape = graph.value(id).shape;
+  if (!shape) return std::nullopt;
+  int64_t count = 1;
+  for (const graph::Dim& d : *shape) {
+    if (!d.is_static()) return std::nullopt;
+    count *= d.extent();
+  }
+  return count;
+}
+
+size_t RankOf(const graph::Graph& graph, ValueId id) {
+  const std::optional<graph::Shape>& shape = graph.value(id).shape;
+  return shape ? shape->size() : 0;
+}
+
+bool PerTensor(const graph::Graph& graph, const Quantization& q) {
+  return StaticCount(graph, q.scale) == 1 && StaticCount(graph, q.zero) == 1;
+}
+
+// Per tensor, or one scale and zero point per slice of axis `axis` of a
+// tensor of rank `rank` with `slices` of them.
+bool PerTensorOrAxis(const graph::Graph& graph, const Quantization& q, int64_t axis, size_t rank,
+                     int64_t slices) {
+  if (PerTensor(graph, q)) return true;
+  const int64_t given = q.axis < 0 ? q.axis + static_cast<int64_t>(rank) : q.axis;
+  return given == axis && RankOf(graph, q.scale) == 1 && StaticCount(graph, q.scale) == slices &&
+         StaticCount(graph, q.zero) == slices;
+}
+
+// The quantized operand of a DequantizeLinear that reads an 8-bit tensor,
+// its zero point of the same dtype.
+std::optional<Quantization> ByteDequantize(const graph::Graph& graph, NodeId id) {
+  std::optional<Quantization> q = OperandsOf(graph, graph.node(id));
+  if (!q || !IsByte(graph.value(q->data).dtype) ||
+      graph.value(q->zero).dtype != graph.value(q->data).dtype) {
+    return std::nullopt;
+  }
+  return q;
+}
+
+// A constant's elements, for a constant of dtype `dtype` with element type T.
+template <typename T>
+std::optional<std::vector<T>> ConstantValues(const graph::Graph& graph, ValueId id,
+                                             DataType dtype) {
+  const graph::Value& value = graph.value(id);
+  if (!value.is_constant() || value.dtype != dtype) return std::nullopt;
+  const graph::TensorData& data = graph.weights->Get(*value.initializer);
+  std::vector<T> values(data.bytes.size() / sizeof(T));
+  std::memcpy(values.data(), data.bytes.data(), values.size() * sizeof(T));
+  return values;
+}
+
+// Whether the bias DequantizeLinear `b` makes exactly the int32 bias
+// QLinearConv adds: no zero point but 0, and a scale of x_scale * w_scale.
+bool IsAccumulatorBias(const graph::Graph& graph, const Quantization& b, const Quantization& x,
+                       const Quantization& w, int64_t maps) {
+  const auto zeros = ConstantValues<int32_t>(graph, b.zero, DataType::kInt32);
+  const auto scales = ConstantValues<float>(graph, b.scale, DataType::kFloat32);
+  const auto x_scale = ConstantValues<float>(graph, x.scale, DataType::kFloat32);
+  const auto w_scale = ConstantValues<float>(graph, w.scale, DataType::kFloat32);
+  if (graph.value(b.data).dtype != DataType::kInt32 || !zeros || !scales || !x_scale || !w_scale ||
+      x_scale->size() != 1 || w_scale->empty() || StaticCount(graph, b.data) != maps) {
+    return false;
+  }
+  for (int32_t z : *zeros) {
+    if (z != 0) return false;
+  }
+  for (int64_t m = 0; m < maps; ++m) {
+    const float want = (*x_scale)[0] * (*w_scale)[w_scale->size() == 1 ? 0 : m];
+    if ((*scales)[scales->size() == 1 ? 0 : m] != want) return false;
+  }
+  return true;
+}
+
+// The chain around `head`: its quantized inputs (with their DequantizeLinear
+// nodes) and the QuantizeLinear of its result.
+struct QdqChain {
+  NodeId quantize;
+  Quantization y;
+  std::vector<NodeId> dequantizes;  // those a fused node may absorb
+};
+
+std::optional<QdqChain> OutputChain(const graph::Graph& graph, NodeId head,
+                                    const ChainRules& rules) {
+  const std::optional<NodeId> q = rules.Next(head, "QuantizeLinear");
+  if (!q) return std::nullopt;
+  const std::optional<Quantization> y = OperandsOf(graph, graph.node(*q));
+  if (!y || !IsByte(graph.value(y->zero).dtype) || !PerTensor(graph, *y)) return std::nullopt;
+  return QdqChain{*q, *y, {}};
+}
+
+// Notes `dq` for absorption when `head` alone reads it.
+void Absorb(QdqChain& chain, NodeId dq, NodeId head, const ChainRules& rules) {
+  if (rules.MayAbsorb(dq, head)) chain.dequantizes.push_back(dq);
+}
+
+FusionCandidate Fused(const graph::Node& head, const char* op, std::vector<ValueId> inputs,
+                      const QdqChain& chain, const graph::Graph& graph) {
+  auto fused = std::make_shared<graph::Node>(head);
+  fused->op_type = op;
+  fused->domain.clear();
+  fused->inputs.assign(inputs.begin(), inputs.end());
+  fused->outputs = {graph.node(chain.quantize).outputs[0]};
+  std::vector<NodeId> absorbed = chain.dequantizes;
+  absorbed.push_back(chain.quantize);
+  return {std::move(fused), std::move(absorbed)};
+}
+
+std::vector<FusionCandidate> ConvCandidates(const graph::Graph& graph, NodeId conv_id,
+                                            const ChainRules& rules) {
+  const graph::Node& conv = graph.node(conv_id);
+  const std::optional<NodeId> x_dq = rules.Producer(conv_id, 0, "DequantizeLinear");
+  const std::optional<NodeId> w_dq = rules.Producer(conv_id, 1, "DequantizeLinear");
+  std::optional<QdqChain> chain = OutputChain(graph, conv_id, rules);
+  if (!x_dq || !w_dq || !chain) return {};
+  const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
+  const std::optional<Quantization> w = ByteDequantize(graph, *w_dq);
+  if (!x || !w || !PerTensor(graph, *x)) return {};
+  const size_t w_rank = RankOf(graph, w->data);
+  const graph::Value& weights = graph.value(w->data);
+  if (w_rank < 3 || !weights.shape || !(*weights.shape)[0].is_static()) return {};
+  const int64_t maps = (*weights.shape)[0].extent();
+  if (!PerTensorOrAxis(graph, *w, 0, w_rank, maps)) return {};
+  std::vector<ValueId> inputs = {x->data,  x->scale, x->zero,        w->data,
+                                 w->scale, w->zero,  chain->y.scale, chain->y.zero};
+  Absorb(*chain, *x_dq, conv_id, rules);
+  Absorb(*chain, *w_dq, conv_id, rules);
+  if (conv.inputs.size() > 2 && conv.inputs[2]) {
+    const std::optional<NodeId> b_dq = rules.Producer(conv_id, 2, "DequantizeLinear");
+    if (!b_dq) return {};
+    const std::optional<Quantization> b = OperandsOf(graph, graph.node(*b_dq));
+    if (!b || !IsAccumulatorBias(graph, *b, *x, *w, maps)) return {};
+    inputs.push_back(b->data);
+    Absorb(*chain, *b_dq, conv_id, rules);
+  }
+  return {Fused(conv, "QLinearConv", std::move(inputs), *chain, graph)};
+}
+
+std::vector<FusionCandidate> MatMulCandidates(const graph::Graph& graph, NodeId matmul_id,
+                                              const ChainRules& rules) {
+  const graph::Node& matmul = graph.node(matmul_id);
+  const std::optional<NodeId> a_dq = rules.Producer(matmul_id, 0, "DequantizeLinear");
+  const std::optional<NodeId> b_dq = rules.Producer(matmul_id, 1, "DequantizeLinear");
+  std::optional<QdqChain> chain = OutputChain(graph, matmul_id, rules);
+  if (!a_dq || !b_dq || !chain) return {};
+  const std::optional<Quantization> a = ByteDequantize(graph, *a_dq);
+  const std::optional<Quantization> b = ByteDequantize(graph, *b_dq);
+  if (!a || !b || !PerTensor(graph, *a)) return {};
+  // Per-column scales only for a 2-D B of known columns.
+  const graph::Value& b_value = graph.value(b->data);
+  const bool matrix = RankOf(graph, b->data) == 2 && (*b_value.shape)[1].is_static();
+  if (!PerTensor(graph, *b) &&
+      !(matrix && PerTensorOrAxis(graph, *b, 1, 2, (*b_value.shape)[1].extent()))) {
+    return {};
+  }
+  Absorb(*chain, *a_dq, matmul_id, rules);
+  Absorb(*chain, *b_dq, matmul_id, rules);
+  return {
+      Fused(matmul, "QLinearMatMul",
+            {a->data, a->scale, a->zero, b->data, b->scale, b->zero, chain->y.scale, chain->y.zero},
+            *chain, graph)};
+}
+
+}  // namespace
+
+std::vector<std::string> FuseQdqChains(
+    const graph::Graph& graph, std::vector<std::shared_ptr<const plugin_host::NodeView>>& views,
+    std::span<const RankedProvider> providers, const graph::CapturePlan& capture_plan,
+    Partition& partition) {
+  std::vector<std::string> lines = FuseChains(
+      graph, views, providers, capture_plan, partition, "Conv",
+      [&](NodeId head, const ChainRules& rules) { return ConvCandidates(graph, head, rules); });
+  for (std::string& line : FuseChains(graph, views, providers, capture_plan, partition, "MatMul",
+                                      [&](NodeId head, const ChainRules&rules) {
+                                        return MatMulCandidates(graph, head, rules);
+                                      })) {
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+}  // namespace nxrt::partitioner

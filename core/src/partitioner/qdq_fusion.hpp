@@ -1,0 +1,41 @@
+// Fusion of the QDQ form ONNX Runtime's quantizers write, an op between
+// DequantizeLinear of its 8-bit inputs and QuantizeLinear of its result,
+// into the ONNX op that computes the same in integers:
+//   DQ(x), DQ(w)[, DQ(b)] -> Conv -> Q    => QLinearConv
+//   DQ(a), DQ(b) -> MatMul -> Q           => QLinearMatMul
+// the fused node reading the quantized tensors, their scales and zero
+// points, with the Conv's attributes and the Q's output.
+//
+// X, A and the result are quantized per tensor; W per tensor or per output
+// map (axis 0), B per tensor or, as a constant 2-D matrix, per column
+// (axis 1). Every zero point is given and every scale a float32. A bias
+// joins as QLinearConv's int32 bias only when its DQ has no zero point and
+// a constant scale equal to x_scale * w_scale (float32), as the quantizers
+// write it, so the fused node computes exactly what the QDQ graph
+// specifies, up to the rounding the integer ops allow. A DQ read by other
+// nodes too stays and runs for them. The chain rules and the offer are
+// fusion_chain.hpp's; a decline leaves the nodes as they are.
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "nxrt/graph/capture_classifier.hpp"
+#include "nxrt/graph/ir.hpp"
+#include "partitioner/partition.hpp"
+#include "plugin_host/node_view.hpp"
+
+namespace nxrt::partitioner {
+
+// Offers each Conv and MatMul in QDQ form to the provider that placed it,
+// replacing the view of each one claimed in `views` (by node id) and marking
+// the DequantizeLinear and QuantizeLinear nodes it absorbs in `partition`.
+// Returns one line per fusion.
+std::vector<std::string> FuseQdqChains(
+    const graph::Graph& graph, std::vector<std::shared_ptr<const plugin_host::NodeView>>& views,
+    std::span<const RankedProvider> providers, const graph::CapturePlan& capture_plan,
+    Partition& partition);
+
+}  // namespace nxrt::partitioner
