@@ -1,13 +1,15 @@
 # The generated models (scripts/make-models) are part of every build when the
 # project's Python environment exists: <build>/models holds decoder.onnx, the
 # bundled default, and the models the tests and benchmarks run (the int4
-# decoders through onnxruntime's quantizer). They are
+# decoders and int8 models through onnxruntime's quantizers). They are
 # written again only when the generator or its library changes.
 set(NXRT_MODELS_DIR ${PROJECT_BINARY_DIR}/models)
 set(_nxrt_models_python ${PROJECT_SOURCE_DIR}/.venv/bin/python)
 if(EXISTS ${_nxrt_models_python})
   set(_nxrt_model_files
     add_chain_1000.onnx mlp.onnx cnn.onnx bert_layer.onnx
+    cnn_int8_qdq.onnx cnn_int8_qoperator.onnx bert_layer_int8_qdq.onnx
+    bert_layer_int8_dynamic.onnx
     decoder.onnx decoder_fixed_kv256.onnx decoder_2l_h512.onnx
     decoder_int4_b32.onnx decoder_int4_b32_int8.onnx decoder_int4_b128.onnx
     decoder_fixed_kv256_int4_b32.onnx decoder_2l_h512_int4_b32.onnx

@@ -1,7 +1,9 @@
 """Writes nxrt's generated models into a folder, checks each with
 onnx.checker and runs each once with onnxruntime's CPU execution provider.
 The int4 decoders are the float ones after onnxruntime's own weight-only
-quantizer (MatMulNBits, asymmetric, as ONNX Runtime GenAI ships CPU models)."""
+quantizer (MatMulNBits, asymmetric, as ONNX Runtime GenAI ships CPU models);
+the int8 CNN and encoder layer are after its static (QDQ and QOperator) and
+dynamic quantizers."""
 import argparse
 import logging
 import os
@@ -30,12 +32,50 @@ def int4(model, block_size, accuracy_level=None):
     return quantizer.model.model
 
 
+def int8(model, dims, static=None):
+    """`model` after onnxruntime's own int8 quantizers: `static` "qdq" or
+    "qoperator" calibrates uint8 activations and per-channel int8 weights on
+    random inputs bound by `dims` (after onnxruntime's pre-processing, which
+    folds BatchNormalization into Conv); None quantizes the MatMul weights
+    for DynamicQuantizeLinear activations."""
+    import tempfile
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantType,
+                                          quant_pre_process, quantize_dynamic, quantize_static)
+    logging.getLogger().setLevel(logging.ERROR)
+
+    class RandomInputs(CalibrationDataReader):
+        def __init__(self):
+            self.feeds = iter([random_feeds(model, dims, seed) for seed in range(8)])
+
+        def get_next(self):
+            return next(self.feeds, None)
+
+    with tempfile.TemporaryDirectory() as folder:
+        given, prepared, output = (os.path.join(folder, f) for f in ("in.onnx", "pre.onnx", "out.onnx"))
+        onnx.save(model, given)
+        if static is None:
+            quantize_dynamic(given, output, weight_type=QuantType.QInt8)
+        else:
+            quant_pre_process(given, prepared, skip_symbolic_shape=True)
+            quantize_static(prepared, output, RandomInputs(), per_channel=True,
+                            quant_format=QuantFormat.QDQ if static == "qdq" else QuantFormat.QOperator,
+                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
+                            op_types_to_quantize=["Conv", "MatMul"])
+        return onnx.load(output)
+
+
 # file name -> (builder, the dim bindings each probe run uses)
 MODELS = {
     "add_chain_1000.onnx": (lambda: model_zoo.add_chain(1000), [{}]),
     "mlp.onnx": (model_zoo.mlp, [{"batch": 2}]),
     "cnn.onnx": (model_zoo.cnn, [{}]),
     "bert_layer.onnx": (model_zoo.bert_layer, [{"batch": 1, "seq": 16}]),
+    "cnn_int8_qdq.onnx": (lambda: int8(model_zoo.cnn(), {}, "qdq"), [{}]),
+    "cnn_int8_qoperator.onnx": (lambda: int8(model_zoo.cnn(), {}, "qoperator"), [{}]),
+    "bert_layer_int8_qdq.onnx": (lambda: int8(model_zoo.bert_layer(), {"batch": 1, "seq": 16}, "qdq"),
+                                 [{"batch": 1, "seq": 16}]),
+    "bert_layer_int8_dynamic.onnx": (lambda: int8(model_zoo.bert_layer(), {}),
+                                     [{"batch": 1, "seq": 16}]),
     "decoder.onnx": (lambda: model_zoo.decoder(DEFAULT_DECODER),
                      [decoder_dims(past=0, new=8), decoder_dims(past=8, new=1)]),
     f"decoder_fixed_kv{FIXED_KV_CAPACITY}.onnx": (
