@@ -5,6 +5,16 @@
 #include "quantized/saturating_round.hpp"
 
 namespace nxrt::cpu {
+namespace {
+
+// One channel's run. Byte stores may alias anything, so the loop bound and
+// pointers are locals the compiler need not reload.
+template <typename T>
+void QuantizeRun(const float* __restrict x, float scale, float zero, int64_t n, T* __restrict y) {
+  for (int64_t i = 0; i < n; ++i) y[i] = SaturatingRound<T>(x[i] / scale, zero);
+}
+
+}  // namespace
 
 template <typename T>
 void QuantizeBytes(const float* x, const ChannelView& view, const float* scale, const T* zero,
@@ -14,7 +24,7 @@ void QuantizeBytes(const float* x, const ChannelView& view, const float* scale, 
       const int64_t at = (o * view.channels + c) * view.inner;
       const float s = scale[c];
       const float z = zero ? static_cast<float>(zero[c]) : 0.0f;
-      for (int64_t i = 0; i < view.inner; ++i) y[at + i] = SaturatingRound<T>(x[at + i] / s, z);
+      QuantizeRun(x + at, s, z, view.inner, y + at);
     }
   }
 }
