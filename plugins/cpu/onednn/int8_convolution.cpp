@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "convolution_dims.hpp"
+#include "quantized/byte_transpose.hpp"
 #include "thread_workspace.hpp"
 
 namespace nxrt::cpu::onednn {
@@ -27,6 +28,22 @@ Desc Plain(const memory::dims& dims, memory::data_type type) {
   using Tag = memory::format_tag;
   static constexpr Tag kTags[] = {Tag::abc, Tag::abcd, Tag::abcde, Tag::abcdef};
   return Desc(dims, type, kTags[dims.size() - 3]);
+}
+
+// An image of 1 to 3 spatial axes with its channels last.
+Desc ChannelsLast(const memory::dims& dims, memory::data_type type) {
+  using Tag = memory::format_tag;
+  static constexpr Tag kTags[] = {Tag::acb, Tag::acdb, Tag::acdeb};
+  return Desc(dims, type, kTags[dims.size() - 3]);
+}
+
+// How a call brings an image between NCHW and the plan's layout.
+Int8Convolution::Layout LayoutOf(const Desc& planned, const Desc& plain) {
+  if (planned == plain) return Int8Convolution::Layout::kAsGiven;
+  const bool bytes = plain.data_type() != memory::data_type::s32;
+  return bytes && planned == ChannelsLast(plain.dims(), plain.data_type())
+             ? Int8Convolution::Layout::kChannelsLast
+             : Int8Convolution::Layout::kReordered;
 }
 
 }  // namespace
@@ -73,17 +90,20 @@ std::optional<Int8Convolution> Int8Convolution::Plan(const Int8ConvolutionShape&
     c.w_desc_ = plan.weights_desc();
     const Desc given_x = Plain(x_dims, TypeOf(given.x_dtype));
     const Desc given_y = Plain(y_dims, TypeOf(given.y_dtype));
-    c.reorder_x_ = plan.src_desc() != given_x;
-    if (c.reorder_x_) {
+    c.batch_ = shape.batch;
+    c.channels_ = shape.channels;
+    c.maps_ = shape.maps;
+    c.in_size_ = ElementCount(g.in);
+    c.out_size_ = ElementCount(g.out);
+    c.x_layout_ = LayoutOf(plan.src_desc(), given_x);
+    if (c.x_layout_ != Layout::kAsGiven) {
       // Rounded up so that Y's copy after it stays 64-byte aligned.
       c.x_blocked_bytes_ = (plan.src_desc().get_size() + 63) / 64 * 64;
-      c.x_reorder_ = PlanReorder(given_x, plan.src_desc());
     }
-    c.reorder_y_ = plan.dst_desc() != given_y;
-    if (c.reorder_y_) {
-      c.y_blocked_bytes_ = plan.dst_desc().get_size();
-      c.y_reorder_ = PlanReorder(plan.dst_desc(), given_y);
-    }
+    if (c.x_layout_ == Layout::kReordered) c.x_reorder_ = PlanReorder(given_x, plan.src_desc());
+    c.y_layout_ = LayoutOf(plan.dst_desc(), given_y);
+    if (c.y_layout_ != Layout::kAsGiven) c.y_blocked_bytes_ = plan.dst_desc().get_size();
+    if (c.y_layout_ == Layout::kReordered) c.y_reorder_ = PlanReorder(plan.dst_desc(), given_y);
     // The arguments in the order Run passes them.
     const Desc one_s32({1}, memory::data_type::s32, memory::format_tag::a);
     std::vector<std::pair<int, Desc>> args = {{DNNL_ARG_SRC, plan.src_desc()},
@@ -109,10 +129,16 @@ std::shared_ptr<PreparedWeights> Int8Convolution::PrepareWeights(const int8_t* w
 void Int8Convolution::Run(const void* x, int32_t x_zero, const int8_t* w,
                           const PreparedWeights* prepared, const int32_t* bias, int32_t y_zero,
                           void* y) {
-  auto* blocked = static_cast<std::byte*>(
+  auto* blocked = static_cast<uint8_t*>(
       ThreadWorkspace(Workspace::kActivations, x_blocked_bytes_ + y_blocked_bytes_));
   const void* x_in = x;
-  if (reorder_x_) {
+  if (x_layout_ == Layout::kChannelsLast) {
+    x_in = blocked;
+    for (int64_t n = 0; n < batch_; ++n) {
+      const int64_t image = n * channels_ * in_size_;
+      TransposeBytes(static_cast<const uint8_t*>(x) + image, channels_, in_size_, blocked + image);
+    }
+  } else if (x_layout_ == Layout::kReordered) {
     x_in = blocked;
     const void* buffers[] = {x, x_in};
     x_reorder_.Run(buffers);
@@ -129,11 +155,17 @@ void Int8Convolution::Run(const void* x, int32_t x_zero, const int8_t* w,
     const void* buffers[] = {w, w_in};
     w_reorder_.Run(buffers);
   }
-  void* y_out = reorder_y_ ? static_cast<void*>(blocked + x_blocked_bytes_) : y;
+  uint8_t* y_blocked = blocked + x_blocked_bytes_;
+  void* y_out = y_layout_ == Layout::kAsGiven ? y : y_blocked;
   const void* buffers[] = {x_in,   w_in, y_out, &x_zero, bias != nullptr ? bias : zero_bias_.data(),
                            &y_zero};
   convolution_.Run(std::span(buffers, requantised_ ? 6 : 4));
-  if (reorder_y_) {
+  if (y_layout_ == Layout::kChannelsLast) {
+    for (int64_t n = 0; n < batch_; ++n) {
+      const int64_t image = n * maps_ * out_size_;
+      TransposeBytes(y_blocked + image, out_size_, maps_, static_cast<uint8_t*>(y) + image);
+    }
+  } else if (y_layout_ == Layout::kReordered) {
     const void* back[] = {y_out, y};
     y_reorder_.Run(back);
   }

@@ -9,9 +9,9 @@
 // every value of them; oneDNN's kernels take the scales only when planned.
 //
 // oneDNN's integer kernels read channels-last or channel-blocked images;
-// the plan reorders X into its layout and Y back to NCHW through the
-// calling thread's workspace, and reads W prepared once (PrepareWeights)
-// when constant, else reordered on every call.
+// the plan brings X into its layout and Y back to NCHW through the calling
+// thread's workspace (quantized/byte_transpose.hpp for channels-last), and reads W prepared once
+// (PrepareWeights) when constant, else reordered on every call.
 #pragma once
 
 #include <memory>
@@ -37,6 +37,11 @@ struct Int8ConvolutionShape {
 
 class Int8Convolution {
  public:
+  // How a call brings X or Y between NCHW and the plan's layout: as it is,
+  // through TransposeBytes (an 8-bit image channels-last), or through a
+  // oneDNN reorder.
+  enum class Layout { kAsGiven, kChannelsLast, kReordered };
+
   // The plan for `shape`, or nullopt when oneDNN has only its reference
   // kernel for it, or none. Every extent must be positive.
   static std::optional<Int8Convolution> Plan(const Int8ConvolutionShape& shape);
@@ -64,10 +69,12 @@ class Int8Convolution {
   std::vector<float> scales_;
   dnnl::memory::desc given_w_desc_;
   dnnl::memory::desc w_desc_;
-  size_t x_blocked_bytes_ = 0;  // X in the plan's layout, then Y, in the workspace
+  int64_t batch_ = 0, channels_ = 0, maps_ = 0;
+  int64_t in_size_ = 0, out_size_ = 0;  // of an image's spatial extents
+  size_t x_blocked_bytes_ = 0;          // X in the plan's layout, then Y, in the workspace
   size_t y_blocked_bytes_ = 0;
-  bool reorder_x_ = false;
-  bool reorder_y_ = false;
+  Layout x_layout_ = Layout::kAsGiven;
+  Layout y_layout_ = Layout::kAsGiven;
   dnnl::memory w_reordered_;   // W of a call that is not constant
   PrimitiveRunner w_reorder_;  // made with w_reordered_
   PrimitiveRunner x_reorder_;
