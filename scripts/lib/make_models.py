@@ -50,6 +50,11 @@ def int8(model, dims, static=None):
         def get_next(self):
             return next(self.feeds, None)
 
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    if static is not None and opset < 13:
+        # Per-channel DequantizeLinear takes its axis from opset 13 on.
+        from onnx import version_converter
+        model = version_converter.convert_version(model, 13)
     with tempfile.TemporaryDirectory() as folder:
         given, prepared, output = (os.path.join(folder, f) for f in ("in.onnx", "pre.onnx", "out.onnx"))
         onnx.save(model, given)
