@@ -20,6 +20,9 @@ const OpRegistry& CpuOps() {
     RegisterCastOps(r);
     RegisterMatMulOps(r);
     RegisterIntegerMatMulOps(r);
+    RegisterQLinearBinaryOps(r);
+    RegisterQGemmOps(r);
+    RegisterQLinearPoolOps(r);
     RegisterMatMulAddOps(r);
     RegisterMatMulNBitsOps(r);
     RegisterConvOps(r);

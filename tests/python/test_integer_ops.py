@@ -326,3 +326,126 @@ def test_a_wrong_zero_point_count_is_a_clear_error_and_the_session_stays_usable(
     zero = np.array([1, 2, 3, 4, 5], np.int8)
     np.testing.assert_array_equal(session.run(None, {"A": a, "b_zero": zero})[0],
                                   a.astype(np.int64) @ (b.astype(np.int64) - zero))
+
+
+@pytest.mark.parametrize("op", ["QLinearAdd", "QLinearMul"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+@pytest.mark.parametrize("a_shape,b_shape", [((2, 8, 5, 7), (2, 8, 5, 7)),
+                                             ((2, 8, 5, 7), (1, 8, 1, 1)),
+                                             ((3, 40), ()), ((1, 1, 6), (4, 3, 1))])
+def test_qlinear_binary_is_the_qdq_formula(op, dtype, a_shape, b_shape):
+    """com.microsoft QLinearAdd and QLinearMul: quantize(dequantize(A) op
+    dequantize(B)) in float32, step by step as the QDQ form computes it, and
+    within one step of ONNX Runtime's kernels."""
+    rng = np.random.default_rng(len(a_shape) * 10 + len(b_shape))
+    a = random_bytes(rng, dtype, a_shape)
+    b = random_bytes(rng, dtype, b_shape)
+    scales = [np.array(rng.uniform(0.01, 0.05), np.float32) for _ in range(3)]
+    if op == "QLinearMul":
+        scales[2] = np.array(rng.uniform(0.01, 0.05) * scales[0] * 60, np.float32)
+    zeros = [random_bytes(rng, dtype, ()) for _ in range(3)]
+    names = ["a", "a_scale", "a_zero", "b", "b_scale", "b_zero", "c_scale", "c_zero"]
+    initializers = [numpy_helper.from_array(v, n) for n, v in
+                    zip(["a_scale", "a_zero", "b_scale", "b_zero", "c_scale", "c_zero"],
+                        [scales[0], zeros[0], scales[1], zeros[1], scales[2], zeros[2]])]
+    inputs = [helper.make_tensor_value_info("a", ELEM[dtype], a_shape),
+              helper.make_tensor_value_info("b", ELEM[dtype], b_shape)]
+    node = helper.make_node(op, names, ["c"], domain="com.microsoft")
+    graph = helper.make_graph([node], "binary", inputs,
+                              [helper.make_tensor_value_info("c", ELEM[dtype], None)], initializers)
+    model = helper.make_model(graph, ir_version=10, opset_imports=[
+        helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
+    feeds = {"a": a, "b": b}
+    x = (a.astype(np.float32) - np.float32(zeros[0])) * scales[0]
+    y = (b.astype(np.float32) - np.float32(zeros[1])) * scales[1]
+    combined = (x + y) if op == "QLinearAdd" else (x * y)
+    info = np.iinfo(dtype)
+    want = np.clip(np.rint(combined / scales[2]) + int(zeros[2]), info.min, info.max).astype(dtype)
+    got = run(nxrt, model, feeds)
+    np.testing.assert_array_equal(got, want)
+    theirs = run_onnxruntime(model, feeds)
+    assert theirs is not None
+    assert np.abs(got.astype(np.int32) - theirs.astype(np.int32)).max() <= 1
+
+
+def contrib_model(node, inputs, outputs, initializers):
+    graph = helper.make_graph([node], "contrib", inputs, outputs, initializers)
+    return helper.make_model(graph, ir_version=10, opset_imports=[
+        helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)])
+
+
+@pytest.mark.parametrize("a_type,b_type", [(np.uint8, np.int8), (np.uint8, np.uint8),
+                                           (np.int8, np.int8)])
+@pytest.mark.parametrize("trans_a,trans_b", [(0, 0), (0, 1), (1, 1)])
+@pytest.mark.parametrize("c_shape", [None, (24,), (5, 1), (5, 24)])
+@pytest.mark.parametrize("requantised", [True, False])
+def test_qgemm_matches_the_integer_reference_and_onnxruntime(a_type, b_type, trans_a, trans_b,
+                                                             c_shape, requantised):
+    rng = np.random.default_rng(trans_a * 4 + trans_b * 2 + (c_shape is None))
+    m, k, n = 5, 37, 24
+    a = random_bytes(rng, a_type, (k, m) if trans_a else (m, k))
+    b = random_bytes(rng, b_type, (n, k) if trans_b else (k, n))
+    alpha = 0.75
+    a_scale = np.array(0.02, np.float32)
+    b_scale = rng.uniform(0.005, 0.02, n).astype(np.float32)
+    a_zero, b_zero = random_bytes(rng, a_type, ()), random_bytes(rng, b_type, (n,))
+    y_scale = np.array(0.05, np.float32)
+    y_zero = random_bytes(rng, a_type, ())
+    names = ["a", "a_scale", "a_zero", "b", "b_scale", "b_zero", "", "", ""]
+    initializers = [numpy_helper.from_array(v, name) for name, v in
+                    [("a_scale", a_scale), ("a_zero", a_zero), ("b", b), ("b_scale", b_scale),
+                     ("b_zero", b_zero)]]
+    acc = ((a.T if trans_a else a).astype(np.int64) - int(a_zero)) @ \
+        ((b.T if trans_b else b).astype(np.int64) - b_zero.astype(np.int64))
+    if c_shape is not None:
+        c = rng.integers(-3000, 3000, c_shape).astype(np.int32)
+        initializers.append(numpy_helper.from_array(c, "c"))
+        names[6] = "c"
+        acc = acc + c
+    scale = (np.float32(alpha) * a_scale * b_scale).astype(np.float32)
+    if requantised:
+        initializers += [numpy_helper.from_array(y_scale, "y_scale"),
+                         numpy_helper.from_array(y_zero, "y_zero")]
+        names[7:9] = ["y_scale", "y_zero"]
+        want = requantized(acc, scale / y_scale, int(y_zero), a_type)
+        out_type = ELEM[a_type]
+    else:
+        want = acc.astype(np.float32) * scale
+        out_type = TensorProto.FLOAT
+    while names[-1] == "":
+        names.pop()
+    node = helper.make_node("QGemm", names, ["y"], domain="com.microsoft", alpha=alpha,
+                            transA=trans_a, transB=trans_b)
+    model = contrib_model(node, [helper.make_tensor_value_info("a", ELEM[a_type], a.shape)],
+                          [helper.make_tensor_value_info("y", out_type, None)], initializers)
+    y = run(nxrt, model, {"a": a})
+    np.testing.assert_array_equal(y, want)
+    theirs = run_onnxruntime(model, {"a": a})
+    if theirs is not None:
+        if requantised:
+            assert np.abs(y.astype(np.int32) - theirs.astype(np.int32)).max() <= 1
+        else:
+            np.testing.assert_allclose(y, theirs, rtol=1e-6, atol=1e-6 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+@pytest.mark.parametrize("channels_last", [0, 1])
+def test_qlinear_global_average_pool_matches_onnxruntime(dtype, channels_last):
+    rng = np.random.default_rng(channels_last)
+    x = random_bytes(rng, dtype, (2, 7, 9, 24) if channels_last else (2, 24, 7, 9))
+    values = [("x_scale", np.array(0.03, np.float32)), ("x_zero", random_bytes(rng, dtype, ())),
+              ("y_scale", np.array(0.02, np.float32)), ("y_zero", random_bytes(rng, dtype, ()))]
+    node = helper.make_node("QLinearGlobalAveragePool", ["x"] + [n for n, _ in values], ["y"],
+                            domain="com.microsoft", channels_last=channels_last)
+    model = contrib_model(node, [helper.make_tensor_value_info("x", ELEM[dtype], x.shape)],
+                          [helper.make_tensor_value_info("y", ELEM[dtype], None)],
+                          [numpy_helper.from_array(v, n) for n, v in values])
+    axes = (1, 2) if channels_last else (2, 3)
+    sums = x.astype(np.int64).sum(axis=axes, keepdims=True) - int(values[1][1]) * 63
+    scale = np.float32(values[0][1] / (values[2][1] * np.float32(63)))
+    want = requantized(sums, scale, int(values[3][1]), dtype)
+    y = run(nxrt, model, {"x": x})
+    np.testing.assert_array_equal(y, want)
+    theirs = run_onnxruntime(model, {"x": x})
+    assert theirs is not None
+    assert np.abs(y.astype(np.int32) - theirs.astype(np.int32)).max() <= 1

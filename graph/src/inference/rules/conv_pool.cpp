@@ -142,6 +142,20 @@ Status GlobalPool(NodeContext& ctx) {
   return Status::Ok();
 }
 
+// com.microsoft QLinearGlobalAveragePool: one value per channel, the
+// channels second or, with channels_last, last.
+Status QLinearGlobalAveragePool(NodeContext& ctx) {
+  ctx.SetOutputDtype(0, ctx.input_dtype(0));
+  const Shape* x = ctx.input_shape(0);
+  if (x == nullptr || x->size() < 3) return ctx.Unknown("input 0 has unknown rank");
+  Shape out(x->size(), Dim::Static(1));
+  out[0] = (*x)[0];
+  const size_t channels = ctx.Int("channels_last", 0) != 0 ? x->size() - 1 : 1;
+  out[channels] = (*x)[channels];
+  ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
+  return Status::Ok();
+}
+
 Status ConvTranspose(NodeContext& ctx) {
   ctx.SetOutputDtype(0, ctx.input_dtype(0));
   const Shape* x = ctx.input_shape(0);
@@ -247,6 +261,7 @@ void AddConvPoolRules(RuleTable& t) {
     t.Add("", op, GlobalPool);
   }
   t.Add("", "MaxUnpool", MaxUnpool);
+  t.Add("com.microsoft", "QLinearGlobalAveragePool", QLinearGlobalAveragePool);
 }
 
 }  // namespace nxrt::graph::inference

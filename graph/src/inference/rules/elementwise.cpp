@@ -141,6 +141,19 @@ Status FirstTypeBroadcast(NodeContext& ctx) {
   return Broadcasting(ctx, ctx.input_dtype(0));
 }
 
+// com.microsoft QLinearAdd and QLinearMul: A (input 0) and B (input 3)
+// broadcast, in A's dtype.
+Status QLinearBroadcast(NodeContext& ctx) {
+  const DataType dtype = ctx.input_dtype(0);
+  ctx.SetOutputDtype(0, dtype);
+  const Shape* a = ctx.input_shape(0);
+  const Shape* b = ctx.input_shape(3);
+  if (a == nullptr || b == nullptr) return ctx.Unknown("an operand has unknown rank");
+  NXRT_ASSIGN_OR_RETURN(Shape shape, ctx.BroadcastShapes(*a, *b));
+  ctx.SetOutput(0, dtype, std::move(shape));
+  return Status::Ok();
+}
+
 Status BoolBroadcast(NodeContext& ctx) {
   return Broadcasting(ctx, DataType::kBool);
 }
@@ -306,6 +319,7 @@ void AddElementwiseRules(RuleTable& t) {
     t.Add("", op, SameTypeBroadcast);
   }
   t.Add("", "Pow", FirstTypeBroadcast);
+  for (const char* op : {"QLinearAdd", "QLinearMul"}) t.Add("com.microsoft", op, QLinearBroadcast);
   for (const char* op :
        {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor"}) {
     t.Add("", op, BoolBroadcast);

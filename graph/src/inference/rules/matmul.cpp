@@ -61,10 +61,11 @@ Status FusedMatMul(NodeContext& ctx) {
                      ctx.Int("transB", 0) != 0);
 }
 
-Status Gemm(NodeContext& ctx) {
-  ctx.SetOutputDtype(0, ctx.input_dtype(0));
-  const Shape* a = ctx.input_shape(0);
-  const Shape* b = ctx.input_shape(1);
+// Gemm's shape of A (input `a`), B (input `b`) and C (input `c`), in `dtype`.
+Status GemmShape(NodeContext& ctx, DataType dtype, size_t a_index, size_t b_index, size_t c_index) {
+  ctx.SetOutputDtype(0, dtype);
+  const Shape* a = ctx.input_shape(a_index);
+  const Shape* b = ctx.input_shape(b_index);
   if (a == nullptr || b == nullptr) return ctx.Unknown("an operand has unknown rank");
   if (a->size() != 2 || b->size() != 2) return ctx.ModelError("Gemm operands must be matrices");
   const bool ta = ctx.Int("transA", 0) != 0, tb = ctx.Int("transB", 0) != 0;
@@ -72,13 +73,23 @@ Status Gemm(NodeContext& ctx) {
   Dim kb = (*b)[tb ? 1 : 0], n = (*b)[tb ? 0 : 1];
   NXRT_RETURN_IF_ERROR(CheckContraction(ctx, ka, kb, *a, *b));
   Shape out{m, n};
-  if (const Shape* c = ctx.input_shape(2)) {
+  if (const Shape* c = ctx.has_input(c_index) ? ctx.input_shape(c_index) : nullptr) {
     NXRT_ASSIGN_OR_RETURN(Shape broadcast, ctx.BroadcastShapes(out, *c));
     if (broadcast.size() != 2) return ctx.ModelError("Gemm C must broadcast to [M, N]");
     out = broadcast;
   }
-  ctx.SetOutput(0, ctx.input_dtype(0), std::move(out));
+  ctx.SetOutput(0, dtype, std::move(out));
   return Status::Ok();
+}
+
+Status Gemm(NodeContext& ctx) {
+  return GemmShape(ctx, ctx.input_dtype(0), 0, 1, 2);
+}
+
+// com.microsoft QGemm: A is input 0, B input 3, C input 6; 8-bit out with a
+// y_zero_point (input 8), float otherwise.
+Status QGemm(NodeContext& ctx) {
+  return GemmShape(ctx, ctx.has_input(8) ? ctx.input_dtype(8) : DataType::kFloat32, 0, 3, 6);
 }
 
 std::string StripSpaces(const std::string& s) {
@@ -191,6 +202,7 @@ void AddMatMulRules(RuleTable& t) {
   t.Add("", "MatMulInteger", MatMulInteger);
   t.Add("", "QLinearMatMul", QLinearMatMul);
   t.Add("", "Gemm", Gemm);
+  t.Add("com.microsoft", "QGemm", QGemm);
   t.Add("", "Einsum", Einsum);
 }
 
