@@ -134,11 +134,12 @@ void Absorb(QdqChain& chain, NodeId dq, NodeId head, const ChainRules& rules) {
   if (rules.MayAbsorb(dq, head)) chain.dequantizes.push_back(dq);
 }
 
-FusionCandidate Fused(const graph::Node& head, const char* op, std::vector<ValueId> inputs,
-                      const QdqChain& chain, const graph::Graph& graph) {
+FusionCandidate Fused(const graph::Node& head, const char* domain, const char* op,
+                      std::vector<ValueId> inputs, const QdqChain& chain,
+                      const graph::Graph& graph) {
   auto fused = std::make_shared<graph::Node>(head);
   fused->op_type = op;
-  fused->domain.clear();
+  fused->domain = domain;
   fused->inputs.assign(inputs.begin(), inputs.end());
   fused->outputs = {graph.node(chain.quantize).outputs[0]};
   std::vector<NodeId> absorbed = chain.dequantizes;
@@ -173,7 +174,7 @@ std::vector<FusionCandidate> ConvCandidates(const graph::Graph& graph, NodeId co
     inputs.push_back(b->data);
     Absorb(*chain, *b_dq, conv_id, rules);
   }
-  return {Fused(conv, "QLinearConv", std::move(inputs), *chain, graph)};
+  return {Fused(conv, "", "QLinearConv", std::move(inputs), *chain, graph)};
 }
 
 std::vector<FusionCandidate> MatMulCandidates(const graph::Graph& graph, NodeId matmul_id,
@@ -196,7 +197,29 @@ std::vector<FusionCandidate> MatMulCandidates(const graph::Graph& graph, NodeId 
   Absorb(*chain, *a_dq, matmul_id, rules);
   Absorb(*chain, *b_dq, matmul_id, rules);
   return {
-      Fused(matmul, "QLinearMatMul",
+      Fused(matmul, "", "QLinearMatMul",
+            {a->data, a->scale, a->zero, b->data, b->scale, b->zero, chain->y.scale, chain->y.zero},
+            *chain, graph)};
+}
+
+// DQ(a), DQ(b) -> Add or Mul -> Q, all per tensor and of one 8-bit dtype.
+std::vector<FusionCandidate> ElementwiseCandidates(const graph::Graph& graph, NodeId head_id,
+                                                   const ChainRules& rules, const char* fused_op) {
+  const graph::Node& head = graph.node(head_id);
+  if (head.inputs.size() != 2) return {};
+  const std::optional<NodeId> a_dq = rules.Producer(head_id, 0, "DequantizeLinear");
+  const std::optional<NodeId> b_dq = rules.Producer(head_id, 1, "DequantizeLinear");
+  std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
+  if (!a_dq || !b_dq || !chain) return {};
+  const std::optional<Quantization> a = ByteDequantize(graph, *a_dq);
+  const std::optional<Quantization> b = ByteDequantize(graph, *b_dq);
+  if (!a || !b || !PerTensor(graph, *a) || !PerTensor(graph, *b)) return {};
+  const DataType dtype = graph.value(a->data).dtype;
+  if (graph.value(b->data).dtype != dtype || graph.value(chain->y.zero).dtype != dtype) return {};
+  Absorb(*chain, *a_dq, head_id, rules);
+  if (*b_dq != *a_dq) Absorb(*chain, *b_dq, head_id, rules);
+  return {
+      Fused(head, "com.microsoft", fused_op,
             {a->data, a->scale, a->zero, b->data, b->scale, b->zero, chain->y.scale, chain->y.zero},
             *chain, graph)};
 }
@@ -210,11 +233,18 @@ std::vector<std::string> FuseQdqChains(
   std::vector<std::string> lines = FuseChains(
       graph, views, providers, capture_plan, partition, "Conv",
       [&](NodeId head, const ChainRules& rules) { return ConvCandidates(graph, head, rules); });
-  for (std::string& line : FuseChains(graph, views, providers, capture_plan, partition, "MatMul",
-                                      [&](NodeId head, const ChainRules&rules) {
-                                        return MatMulCandidates(graph, head, rules);
-                                      })) {
-    lines.push_back(std::move(line));
+  const auto add = [&](std::vector<std::string> more) {
+    for (std::string& line : more) lines.push_back(std::move(line));
+  };
+  add(FuseChains(
+      graph, views, providers, capture_plan, partition, "MatMul",
+      [&](NodeId head, const ChainRules& rules) { return MatMulCandidates(graph, head, rules); }));
+  for (const auto& [op, fused] : {std::pair{"Add", "QLinearAdd"}, std::pair{"Mul", "QLinearMul"}}) {
+    const char* fused_op = fused;
+    add(FuseChains(graph, views, providers, capture_plan, partition, op,
+                   [&](NodeId head, const ChainRules& rules) {
+                     return ElementwiseCandidates(graph, head, rules, fused_op);
+                   }));
   }
   return lines;
 }

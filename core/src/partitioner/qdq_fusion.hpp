@@ -1,16 +1,19 @@
 // Fusion of the QDQ form ONNX Runtime's quantizers write, an op between
 // DequantizeLinear of its 8-bit inputs and QuantizeLinear of its result,
-// into the ONNX op that computes the same in integers:
+// into the op that computes the same on the 8-bit tensors:
 //   DQ(x), DQ(w)[, DQ(b)] -> Conv -> Q    => QLinearConv
 //   DQ(a), DQ(b) -> MatMul -> Q           => QLinearMatMul
+//   DQ(a), DQ(b) -> Add or Mul -> Q       => com.microsoft QLinearAdd or
+//                                            QLinearMul
 // the fused node reading the quantized tensors, their scales and zero
-// points, with the Conv's attributes and the Q's output.
+// points, with the head's attributes and the Q's output.
 //
-// X, A and the result are quantized per tensor; W per tensor or per output
+// X, A, the elementwise operands and the result are quantized per tensor,
+// the elementwise ones all of one dtype; W per tensor or per output
 // map (axis 0), B per tensor or, as a constant 2-D matrix, per column
 // (axis 1). Every zero point is given and every scale a float32. A bias
-// joins as QLinearConv's int32 bias only when its DQ has no zero point and
-// a constant scale equal to x_scale * w_scale (float32), as the quantizers
+// joins as QLinearConv's int32 bias only when its DQ has zero points of 0
+// and a constant scale equal to x_scale * w_scale (float32), as the quantizers
 // write it, so the fused node computes exactly what the QDQ graph
 // specifies, up to the rounding the integer ops allow. A DQ read by other
 // nodes too stays and runs for them. The chain rules and the offer are
@@ -29,7 +32,7 @@
 
 namespace nxrt::partitioner {
 
-// Offers each Conv and MatMul in QDQ form to the provider that placed it,
+// Offers each Conv, MatMul, Add and Mul in QDQ form to the provider that placed it,
 // replacing the view of each one claimed in `views` (by node id) and marking
 // the DequantizeLinear and QuantizeLinear nodes it absorbs in `partition`.
 // Returns one line per fusion.
