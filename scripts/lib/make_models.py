@@ -64,8 +64,7 @@ def int8(model, dims, static=None):
             quant_pre_process(given, prepared, skip_symbolic_shape=True)
             quantize_static(prepared, output, RandomInputs(), per_channel=True,
                             quant_format=QuantFormat.QDQ if static == "qdq" else QuantFormat.QOperator,
-                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8,
-                            op_types_to_quantize=["Conv", "MatMul"])
+                            activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)
         return onnx.load(output)
 
 

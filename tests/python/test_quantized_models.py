@@ -4,6 +4,7 @@ and dynamic. nxrt runs each on its integer kernels, QDQ through the fusion
 into QLinearConv and QLinearMatMul, and matches ONNX Runtime to within a
 quarter of one quantisation step."""
 
+import collections
 import subprocess
 
 import numpy as np
@@ -24,7 +25,9 @@ MODELS = [
 # Of the largest output magnitude: a quarter of an int8 step (1/255 of a
 # tensor's range). Float rounding that differs between the engines may flip
 # a rounding tie where an activation is quantized, which moves the outputs
-# it reaches by far less; a wrong product moves them by far more. The
+# it reaches by far less; a wrong product moves them by far more. Where ONNX
+# Runtime's optimized and plain runs differ by more (its fused elementwise
+# kernels round in another order), nxrt may be as far from either. The
 # kernels themselves are checked bit for bit (test_integer_ops.py).
 STEP_SHARE = 1e-3
 
@@ -50,23 +53,35 @@ def run(module, path, feeds, optimized=True):
 
 
 @pytest.mark.parametrize("name,dims", MODELS)
-@pytest.mark.parametrize("optimized", [True, False])
-def test_matches_onnxruntime(name, dims, optimized):
+def test_matches_onnxruntime(name, dims):
     """Against ONNX Runtime as it ships (fusing QDQ as nxrt does) and with its
     graph optimizations off (running the model's ops one by one)."""
     path = model_path(name)
     model = onnx.load(str(path))
     for seed in range(3):
         feeds = random_feeds(model, dims, seed)
-        for y, want in zip(run(nxrt, path, feeds), run(onnxruntime, path, feeds, optimized)):
-            np.testing.assert_allclose(y, want, rtol=0, atol=STEP_SHARE * np.abs(want).max(),
-                                       err_msg=f"{name}, seed {seed}")
+        ours = run(nxrt, path, feeds)
+        optimized, plain = run(onnxruntime, path, feeds), run(onnxruntime, path, feeds, False)
+        for y, fused, unfused in zip(ours, optimized, plain):
+            bound = max(STEP_SHARE * np.abs(unfused).max(), np.abs(fused - unfused).max())
+            for want, form in ((fused, "optimized"), (unfused, "plain")):
+                np.testing.assert_allclose(y, want, rtol=0, atol=bound,
+                                           err_msg=f"{name}, seed {seed}, ONNX Runtime {form}")
 
 
-@pytest.mark.parametrize("name,fused", [("cnn_int8_qdq.onnx", ["QLinearConv"] * 2),
-                                        ("bert_layer_int8_qdq.onnx", ["QLinearMatMul"] * 6)])
-def test_every_quantized_product_is_fused(name, fused):
+# Every Conv, MatMul, Add and Mul of the QDQ models between DequantizeLinear
+# and QuantizeLinear, by the op it runs as.
+QDQ_FUSIONS = {
+    "cnn_int8_qdq.onnx": {"QLinearConv": 2},
+    "bert_layer_int8_qdq.onnx": {"QLinearMatMul": 6, "com.microsoft::QLinearAdd": 6,
+                                 "com.microsoft::QLinearMul": 1},
+}
+
+
+@pytest.mark.parametrize("name", sorted(QDQ_FUSIONS))
+def test_every_quantized_op_is_fused(name):
     printed = subprocess.run([NXRT_CLI, "inspect", str(model_path(name))], check=True,
                              capture_output=True, text=True).stdout
-    lines = [line for line in printed.splitlines() if " fused as " in line]
-    assert sorted(line.rsplit(" fused as ", 1)[1].split()[0] for line in lines) == fused, printed
+    fused = collections.Counter(line.rsplit(" fused as ", 1)[1].split()[0]
+                                for line in printed.splitlines() if " fused as " in line)
+    assert fused == QDQ_FUSIONS[name], printed
