@@ -334,8 +334,10 @@ def test_a_wrong_zero_point_count_is_a_clear_error_and_the_session_stays_usable(
                                              ((2, 8, 5, 7), (1, 8, 1, 1)),
                                              ((3, 40), ()), ((1, 1, 6), (4, 3, 1))])
 def test_qlinear_binary_is_the_qdq_formula(op, dtype, a_shape, b_shape):
-    """com.microsoft QLinearAdd and QLinearMul: quantize(dequantize(A) op
-    dequantize(B)) in float32, step by step as the QDQ form computes it, and
+    """com.microsoft QLinearAdd and QLinearMul: within one step of
+    quantize(dequantize(A) op dequantize(B)) computed in float32 step by step
+    as the QDQ form computes it (the kernel folds the scales into
+    multipliers, as ONNX Runtime's does), nearly always equal to it, and
     within one step of ONNX Runtime's kernels."""
     rng = np.random.default_rng(len(a_shape) * 10 + len(b_shape))
     a = random_bytes(rng, dtype, a_shape)
@@ -362,7 +364,8 @@ def test_qlinear_binary_is_the_qdq_formula(op, dtype, a_shape, b_shape):
     info = np.iinfo(dtype)
     want = np.clip(np.rint(combined / scales[2]) + int(zeros[2]), info.min, info.max).astype(dtype)
     got = run(nxrt, model, feeds)
-    np.testing.assert_array_equal(got, want)
+    assert np.abs(got.astype(np.int32) - want.astype(np.int32)).max() <= 1
+    assert np.mean(got == want) >= 0.99
     theirs = run_onnxruntime(model, feeds)
     assert theirs is not None
     assert np.abs(got.astype(np.int32) - theirs.astype(np.int32)).max() <= 1

@@ -1,16 +1,17 @@
 // ONNX Runtime's com.microsoft QLinearAdd and QLinearMul: the sum or
 // product of two 8-bit tensors, numpy-broadcast, requantised in one pass:
 //   C = quantize(dequantize(A) op dequantize(B))
-// each step in float32 exactly as DequantizeLinear, Add or Mul and
-// QuantizeLinear compute it, so the op gives the bits of the QDQ form
-// ONNX Runtime's quantizers write (partitioner/qdq_fusion.hpp fuses that
-// form into it), within one step of ONNX Runtime's own kernels. A, B and C
-// share one dtype, uint8 or int8; scales and zero points are per tensor.
+// computed as ONNX Runtime's kernels do, with the scales folded into
+// multipliers of C's scale (a multiply where the QDQ form divides), so
+// results are within one step of that form's (partitioner/qdq_fusion.hpp
+// fuses it into these ops) and of ONNX Runtime's. A, B and C share one
+// dtype, uint8 or int8; scales and zero points are per tensor.
 #include <string>
 
 #include "attention/kernel_support.hpp"
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
+#include "isa_clones.hpp"
 #include "quantized/saturating_round.hpp"
 
 namespace nxrt::cpu {
@@ -20,23 +21,54 @@ using Int8Types = TypeList<uint8_t, int8_t>;
 
 enum Input : size_t { kA, kAScale, kAZero, kB, kBScale, kBZero, kCScale, kCZero };
 
-struct Add {
-  float operator()(float a, float b) const { return a + b; }
-};
-struct Mul {
-  float operator()(float a, float b) const { return a * b; }
+// The quantized operands of one call, the scales folded into C's:
+//   Add: c = a * a_ratio + b * b_ratio + offset      (then + c_zero)
+//   Mul: c = (a - a_zero) * (b - b_zero) * ratio     (then + c_zero)
+template <typename T>
+struct Operands {
+  const T* a;
+  const T* b;
+  float a_zero, b_zero, c_zero;
+  float a_ratio, b_ratio, offset;  // Add's
+  float ratio;                     // Mul's
 };
 
-// One row: a and b step by their strides (0 for a broadcast operand).
+struct Add {
+  template <typename T>
+  float operator()(const Operands<T>& q, float a, float b) const {
+    return a * q.a_ratio + b * q.b_ratio + q.offset;
+  }
+};
+struct Mul {
+  template <typename T>
+  float operator()(const Operands<T>& q, float a, float b) const {
+    return (a - q.a_zero) * (b - q.b_zero) * q.ratio;
+  }
+};
+
+// One row, A stepping by kA and B by kB (each 1, or 0 for a broadcast
+// operand): constant strides, so the loop vectorises with plain loads.
+template <typename T, typename Op, int kA, int kB>
+NXRT_ISA_CLONES void QuantizedRow(const Operands<T>& q, int64_t a_at, int64_t b_at, int64_t n,
+                                  T* __restrict c) {
+  const Op op;
+  const T* __restrict a = q.a + a_at;
+  const T* __restrict b = q.b + b_at;
+  for (int64_t i = 0; i < n; ++i) {
+    c[i] = SaturatingRound<T>(op(q, static_cast<float>(a[i * kA]), static_cast<float>(b[i * kB])),
+                              q.c_zero);
+  }
+}
+
+// A row of any strides, element by element.
 template <typename T, typename Op>
-void QuantizedRow(const T* __restrict a, int64_t a_stride, float a_scale, float a_zero,
-                  const T* __restrict b, int64_t b_stride, float b_scale, float b_zero,
-                  float c_scale, float c_zero, int64_t n, T* __restrict c) {
+void StridedRow(const Operands<T>& q, int64_t a_at, int64_t a_stride, int64_t b_at,
+                int64_t b_stride, int64_t n, T* c) {
   const Op op;
   for (int64_t i = 0; i < n; ++i) {
-    const float x = (static_cast<float>(a[i * a_stride]) - a_zero) * a_scale;
-    const float y = (static_cast<float>(b[i * b_stride]) - b_zero) * b_scale;
-    c[i] = SaturatingRound<T>(op(x, y) / c_scale, c_zero);
+    c[i] = SaturatingRound<T>(op(q, static_cast<float>(q.a[a_at + i * a_stride]),
+                                 static_cast<float>(q.b[b_at + i * b_stride])),
+                              q.c_zero);
   }
 }
 
@@ -64,14 +96,29 @@ class QLinearBinaryKernel : public CpuKernel {
       const float a_scale = *DataAs<float>(inputs[kAScale].tensor);
       const float b_scale = *DataAs<float>(inputs[kBScale].tensor);
       const float c_scale = *DataAs<float>(inputs[kCScale].tensor);
-      const float a_zero = zero(kAZero), b_zero = zero(kBZero), c_zero = zero(kCZero);
-      const T* a = DataAs<T>(inputs[kA].tensor);
-      const T* b = DataAs<T>(inputs[kB].tensor);
+      const float a_zero = zero(kAZero), b_zero = zero(kBZero);
+      const float a_ratio = a_scale / c_scale, b_ratio = b_scale / c_scale;
+      const Operands<T> q{DataAs<T>(inputs[kA].tensor),
+                          DataAs<T>(inputs[kB].tensor),
+                          a_zero,
+                          b_zero,
+                          zero(kCZero),
+                          a_ratio,
+                          b_ratio,
+                          -(a_ratio * a_zero + b_ratio * b_zero),
+                          a_scale * b_scale / c_scale};
       T* y = MutableDataAs<T>(c);
       const int64_t sa = plan_.inner_strides[0], sb = plan_.inner_strides[1];
       ForEachRow(plan_, [&](const std::array<int64_t, 2>& offsets, int64_t o, int64_t n) {
-        QuantizedRow<T, Op>(a + offsets[0], sa, a_scale, a_zero, b + offsets[1], sb, b_scale,
-                            b_zero, c_scale, c_zero, n, y + o);
+        if (sa == 1 && sb == 1) {
+          QuantizedRow<T, Op, 1, 1>(q, offsets[0], offsets[1], n, y + o);
+        } else if (sa == 1 && sb == 0) {
+          QuantizedRow<T, Op, 1, 0>(q, offsets[0], offsets[1], n, y + o);
+        } else if (sa == 0 && sb == 1) {
+          QuantizedRow<T, Op, 0, 1>(q, offsets[0], offsets[1], n, y + o);
+        } else {
+          StridedRow<T, Op>(q, offsets[0], sa, offsets[1], sb, n, y + o);
+        }
       });
     });
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "isa_clones.hpp"
 #include "quantized/saturating_round.hpp"
 
 namespace nxrt::cpu {
@@ -10,8 +11,16 @@ namespace {
 // One channel's run. Byte stores may alias anything, so the loop bound and
 // pointers are locals the compiler need not reload.
 template <typename T>
-void QuantizeRun(const float* __restrict x, float scale, float zero, int64_t n, T* __restrict y) {
+NXRT_ISA_CLONES void QuantizeRun(const float* __restrict x, float scale, float zero, int64_t n,
+                                 T* __restrict y) {
   for (int64_t i = 0; i < n; ++i) y[i] = SaturatingRound<T>(x[i] / scale, zero);
+}
+
+template <typename T>
+NXRT_ISA_CLONES void DequantizeRun(const T* __restrict x, float scale, int32_t zero, int64_t n,
+                                   float* __restrict y) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zero) * scale;
 }
 
 }  // namespace
@@ -35,11 +44,7 @@ void DequantizeBytes(const T* x, const ChannelView& view, const float* scale, co
   for (int64_t o = 0; o < view.outer; ++o) {
     for (int64_t c = 0; c < view.channels; ++c) {
       const int64_t at = (o * view.channels + c) * view.inner;
-      const float s = scale[c];
-      const int32_t z = zero ? zero[c] : 0;
-      for (int64_t i = 0; i < view.inner; ++i) {
-        y[at + i] = static_cast<float>(static_cast<int32_t>(x[at + i]) - z) * s;
-      }
+      DequantizeRun(x + at, scale[c], zero ? zero[c] : 0, view.inner, y + at);
     }
   }
 }
