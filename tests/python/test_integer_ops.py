@@ -125,14 +125,17 @@ def test_matmul_integer_batched_b_and_one_dimensional_a():
                                   vector.astype(np.int64) @ b[0].astype(np.int64))
 
 
-def qlinear_matmul(rng, a_type, b_type, y_type, k, n, per_column, constant_b, a_shape):
+def qlinear_matmul(rng, a_type, b_type, y_type, k, n, per_column, constant_b, a_shape,
+                   symmetric_b=False, b_shape=None):
     a = random_bytes(rng, a_type, a_shape + (k,))
-    b = random_bytes(rng, b_type, (k, n))
+    b = random_bytes(rng, b_type, (b_shape or ()) + (k, n))
     a_scale = np.float32(rng.uniform(0.01, 0.05))
     b_scale = rng.uniform(0.005, 0.02, (n,) if per_column else ()).astype(np.float32)
     y_scale = np.float32(rng.uniform(0.5, 2.0) * np.sqrt(k) * 0.05)
     a_zero = random_bytes(rng, a_type, ())
     b_zero = random_bytes(rng, b_type, (n,) if per_column else ())
+    if symmetric_b:
+        b_zero = np.full(b_zero.shape, 128 if b_type == np.uint8 else 0, b_type)
     y_zero = random_bytes(rng, y_type, ())
     inputs = [helper.make_tensor_value_info("A", ELEM[a_type], a.shape)]
     initializers, feeds = [], {"A": a}
@@ -157,18 +160,30 @@ def qlinear_matmul(rng, a_type, b_type, y_type, k, n, per_column, constant_b, a_
                                                   (np.int8, np.uint8, np.uint8)])
 @pytest.mark.parametrize("per_column", [False, True])
 @pytest.mark.parametrize("constant_b", [True, False])
+@pytest.mark.parametrize("symmetric_b", [False, True])
 @pytest.mark.parametrize("k,n", [(16, 8), (256, 40)])
 def test_qlinear_matmul_matches_the_integer_reference(a_type, b_type, y_type, per_column,
-                                                      constant_b, k, n):
+                                                      constant_b, symmetric_b, k, n):
+    """A symmetric B (zero points 0, or 128 for uint8) is requantised inside
+    oneDNN's product, any other B by the EP after it."""
     rng = np.random.default_rng(k + n)
     model, feeds, want = qlinear_matmul(rng, a_type, b_type, y_type, k, n, per_column,
-                                        constant_b, (3, 7))
+                                        constant_b, (3, 7), symmetric_b)
     y = run(nxrt, model, feeds)
     assert y.dtype == y_type
     np.testing.assert_array_equal(y, want)
     theirs = run_onnxruntime(model, feeds)
     if theirs is not None:
         assert np.abs(y.astype(np.int32) - theirs.astype(np.int32)).max() <= 1
+
+
+@pytest.mark.parametrize("b_type", [np.uint8, np.int8])
+def test_qlinear_matmul_of_batched_activations(b_type):
+    """Attention's products: B fed per batch, as the QDQ fusion makes them."""
+    rng = np.random.default_rng(9)
+    model, feeds, want = qlinear_matmul(rng, np.uint8, b_type, np.uint8, 64, 48, False, False,
+                                        (2, 4, 30), True, (2, 4))
+    np.testing.assert_array_equal(run(nxrt, model, feeds), want)
 
 
 def integer_conv_reference(x, w, x_zero, w_zero, group, strides, pads, dilations):

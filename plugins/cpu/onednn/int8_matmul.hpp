@@ -4,7 +4,13 @@
 // multiply four byte pairs per lane and instruction (VNNI where the CPU has
 // it); planned for its M, a product runs on oneDNN's batch-reduce kernels,
 // a fifth faster than its GEMM, which is all a plan leaving M to run time
-// gets. Zero points and
+// gets.
+//
+// A requantised plan instead writes
+//   Y[M,N] = saturate(round((A - a_zero) x B * scales[n]) + y_zero)
+// in uint8 or int8, the zero points given at run time, the scales planned
+// (oneDNN's batch-reduce kernels take no scales at run time): the whole of
+// QLinearMatMul with a symmetric B in one pass. Zero points and
 // scales are the caller's (quantized/integer_product.hpp): they are cheaper
 // as corrections of P than as oneDNN attributes, which would need a plan per
 // value. B is read as given, or, for a constant B, in the layout oneDNN
@@ -13,6 +19,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "nxrt/ep_abi.h"
 #include "prepared_weights.hpp"
@@ -20,12 +27,19 @@
 
 namespace nxrt::cpu::onednn {
 
+struct Int8Requantisation {
+  nxrt_dtype y_dtype = NXRT_DTYPE_UINT8;  // or NXRT_DTYPE_INT8
+  std::vector<float> scales;              // one, or one per column
+};
+
 class Int8Matmul {
  public:
   // `a_dtype` is NXRT_DTYPE_UINT8 or NXRT_DTYPE_INT8; M, N and K positive.
   // `prepared_b`: B is read in weights_desc(), made by PrepareWeights.
+  // `requantisation`: null for the sums, else the requantised result's.
   // Throws the EP's unsupported error when oneDNN cannot plan the product.
-  Int8Matmul(nxrt_dtype a_dtype, int64_t m, int64_t n, int64_t k, bool prepared_b);
+  Int8Matmul(nxrt_dtype a_dtype, int64_t m, int64_t n, int64_t k, bool prepared_b,
+             const Int8Requantisation* requantisation = nullptr);
 
   int64_t m() const { return m_; }
   int64_t n() const { return n_; }
@@ -40,12 +54,18 @@ class Int8Matmul {
   // `b` is B as given, or its prepared copy's data() for a plan made with
   // `prepared_b`. Allocates nothing.
   void Run(const void* a, const void* b, int32_t* p);
+  // The same for a requantised plan.
+  void RunRequantised(const void* a, int32_t a_zero, const void* b, int32_t y_zero, void* y);
+
+  // The requantised plan's scales; empty for the sums.
+  const std::vector<float>& scales() const { return scales_; }
 
  private:
   int64_t m_;
   int64_t n_;
   int64_t k_;
   bool prepared_b_;
+  std::vector<float> scales_;
   dnnl::memory::desc b_;
   PrimitiveRunner runner_;
 };

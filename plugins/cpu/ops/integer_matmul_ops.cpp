@@ -84,6 +84,29 @@ class IntegerMatMulKernel : public CpuKernel {
   const Dims& out_dims() const { return out_dims_; }
   int64_t columns() const { return n_; }
 
+  // The sums requantised by `multipliers` (one per column) straight into
+  // `y` of `y_dtype`, where the zero points allow; false otherwise.
+  bool MultiplyRequantised(std::span<const nxrt_value> inputs,
+                           const std::vector<float>& multipliers, nxrt_dtype y_dtype,
+                           int32_t y_zero, void* y) {
+    if (rows_ * n_ == 0 || k_ == 0) return false;
+    ZeroPoints(inputs, operands_.a_zero, a_zero_, rows_, "a_zero_point", "row of A");
+    ZeroPoints(inputs, operands_.b_zero, b_zero_, n_, "b_zero_point", "column of B");
+    if (a_zero_.size() != 1) return false;
+    const nxrt_tensor& a = inputs[operands_.a].tensor;
+    const nxrt_tensor& b = inputs[operands_.b].tensor;
+    for (int64_t i = 0; i < batch_; ++i) {
+      const void* a_batch = DataAs<uint8_t>(a) + i * rows_ * k_;
+      const void* b_batch = DataAs<uint8_t>(b) + (shared_b_ ? 0 : i * k_ * n_);
+      void* y_batch = static_cast<uint8_t*>(y) + i * rows_ * n_;
+      if (!product_->RunRequantised(a_batch, a_zero_[0], b_batch, b_zero_, multipliers, y_dtype,
+                                    y_zero, y_batch)) {
+        return false;  // on the first batch: the zero points are the same for all
+      }
+    }
+    return true;
+  }
+
   // The int32 sums into `y` (out_dims() elements).
   void Multiply(std::span<const nxrt_value> inputs, int32_t* y) {
     const int64_t per_batch = rows_ * n_;
@@ -151,6 +174,9 @@ class QLinearMatMulKernel : public IntegerMatMulKernel {
     if (ElementCount(y_zero) != 1) Fail("y_zero_point must hold one value");
     Multipliers(inputs);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, y_zero.dtype, out_dims());
+    const int32_t zero_value =
+        y_zero.dtype == NXRT_DTYPE_UINT8 ? *DataAs<uint8_t>(y_zero) : *DataAs<int8_t>(y_zero);
+    if (MultiplyRequantised(inputs, multipliers_, y_zero.dtype, zero_value, out.data)) return;
     sums_.resize(ElementCount(out_dims()));
     Multiply(inputs, sums_.data());
     const int64_t n = columns();

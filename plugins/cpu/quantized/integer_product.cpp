@@ -74,6 +74,33 @@ bool IntegerProduct::AdoptB(const std::shared_ptr<sdk::SharedState>& state) {
   return true;
 }
 
+bool IntegerProduct::RunRequantised(const void* a, int32_t a_zero, const void* b,
+                                    std::span<const int32_t> b_zero,
+                                    const std::vector<float>& multipliers, nxrt_dtype y_dtype,
+                                    int32_t y_zero, void* y) {
+  const int32_t shift = ShiftOf(b_dtype_);
+  if (std::any_of(b_zero.begin(), b_zero.end(), [&](int32_t z) { return z != shift; })) {
+    return false;
+  }
+  if (!requantised_ || requantised_->scales() != multipliers) {
+    const onednn::Int8Requantisation requantisation{y_dtype, multipliers};
+    onednn::Int8Matmul plan(a_dtype_, plan_.m(), plan_.n(), plan_.k(), prepared_ != nullptr,
+                            &requantisation);
+    if (prepared_ && !plan.Takes(prepared_->weights())) return false;
+    requantised_ = std::move(plan);
+  }
+  const void* b_read = b;
+  if (prepared_) {
+    b_read = prepared_->weights().data();
+  } else if (b_dtype_ == NXRT_DTYPE_UINT8) {
+    shifted_b_.resize(plan_.k() * plan_.n());
+    ShiftBytes(static_cast<const uint8_t*>(b), plan_.k() * plan_.n(), shifted_b_.data());
+    b_read = shifted_b_.data();
+  }
+  requantised_->RunRequantised(a, a_zero, b_read, y_zero, y);
+  return true;
+}
+
 void IntegerProduct::Run(const void* a, std::span<const int32_t> a_zero, const void* b,
                          std::span<const int32_t> b_zero, int32_t* y) {
   const int64_t m = plan_.m(), n = plan_.n(), k = plan_.k();

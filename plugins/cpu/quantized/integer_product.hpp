@@ -58,10 +58,20 @@ class IntegerProduct {
   void Run(const void* a, std::span<const int32_t> a_zero, const void* b,
            std::span<const int32_t> b_zero, int32_t* y);
 
+  // saturate(round(Y * multipliers[n]) + y_zero) into `y` (of `y_dtype`,
+  // uint8 or int8) in one pass of oneDNN's, for B's zero points those of a
+  // symmetric int8 B (0, or 128 for a uint8 B); otherwise false, computing
+  // nothing. `multipliers` holds 1 or N values; a plan is made for them the
+  // first time they are seen.
+  bool RunRequantised(const void* a, int32_t a_zero, const void* b, std::span<const int32_t> b_zero,
+                      const std::vector<float>& multipliers, nxrt_dtype y_dtype, int32_t y_zero,
+                      void* y);
+
  private:
   nxrt_dtype a_dtype_;
   nxrt_dtype b_dtype_;
   onednn::Int8Matmul plan_;
+  std::optional<onednn::Int8Matmul> requantised_;  // made by RunRequantised
   std::shared_ptr<PreparedB> prepared_;
   std::vector<int8_t> shifted_b_;      // a uint8 B fed as an input, shifted
   std::vector<int32_t> column_sums_;   // of a B fed as an input
