@@ -2,17 +2,17 @@
 // product of two 8-bit tensors, numpy-broadcast, requantised in one pass:
 //   C = quantize(dequantize(A) op dequantize(B))
 // computed as ONNX Runtime's kernels do, with the scales folded into
-// multipliers of C's scale (a multiply where the QDQ form divides), so
-// results are within one step of that form's (partitioner/qdq_fusion.hpp
-// fuses it into these ops) and of ONNX Runtime's. A, B and C share one
+// multipliers of C's scale (quantized/qlinear_rows.hpp; a multiply where the
+// QDQ form divides), so results are within one step of that form's
+// (partitioner/qdq_fusion.hpp fuses it into these ops) and of ONNX
+// Runtime's. A, B and C share one
 // dtype, uint8 or int8; scales and zero points are per tensor.
 #include <string>
 
 #include "attention/kernel_support.hpp"
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
-#include "isa_clones.hpp"
-#include "quantized/saturating_round.hpp"
+#include "quantized/qlinear_rows.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -21,58 +21,7 @@ using Int8Types = TypeList<uint8_t, int8_t>;
 
 enum Input : size_t { kA, kAScale, kAZero, kB, kBScale, kBZero, kCScale, kCZero };
 
-// The quantized operands of one call, the scales folded into C's:
-//   Add: c = a * a_ratio + b * b_ratio + offset      (then + c_zero)
-//   Mul: c = (a - a_zero) * (b - b_zero) * ratio     (then + c_zero)
-template <typename T>
-struct Operands {
-  const T* a;
-  const T* b;
-  float a_zero, b_zero, c_zero;
-  float a_ratio, b_ratio, offset;  // Add's
-  float ratio;                     // Mul's
-};
-
-struct Add {
-  template <typename T>
-  float operator()(const Operands<T>& q, float a, float b) const {
-    return a * q.a_ratio + b * q.b_ratio + q.offset;
-  }
-};
-struct Mul {
-  template <typename T>
-  float operator()(const Operands<T>& q, float a, float b) const {
-    return (a - q.a_zero) * (b - q.b_zero) * q.ratio;
-  }
-};
-
-// One row, A stepping by kA and B by kB (each 1, or 0 for a broadcast
-// operand): constant strides, so the loop vectorises with plain loads.
-template <typename T, typename Op, int kA, int kB>
-NXRT_ISA_CLONES void QuantizedRow(const Operands<T>& q, int64_t a_at, int64_t b_at, int64_t n,
-                                  T* __restrict c) {
-  const Op op;
-  const T* __restrict a = q.a + a_at;
-  const T* __restrict b = q.b + b_at;
-  for (int64_t i = 0; i < n; ++i) {
-    c[i] = SaturatingRound<T>(op(q, static_cast<float>(a[i * kA]), static_cast<float>(b[i * kB])),
-                              q.c_zero);
-  }
-}
-
-// A row of any strides, element by element.
-template <typename T, typename Op>
-void StridedRow(const Operands<T>& q, int64_t a_at, int64_t a_stride, int64_t b_at,
-                int64_t b_stride, int64_t n, T* c) {
-  const Op op;
-  for (int64_t i = 0; i < n; ++i) {
-    c[i] = SaturatingRound<T>(op(q, static_cast<float>(q.a[a_at + i * a_stride]),
-                                 static_cast<float>(q.b[b_at + i * b_stride])),
-                              q.c_zero);
-  }
-}
-
-template <typename Op>
+template <QLinearOp kOp>
 class QLinearBinaryKernel : public CpuKernel {
  public:
   QLinearBinaryKernel(const sdk::Node& node, std::span<const nxrt_shape> shapes)
@@ -98,26 +47,26 @@ class QLinearBinaryKernel : public CpuKernel {
       const float c_scale = *DataAs<float>(inputs[kCScale].tensor);
       const float a_zero = zero(kAZero), b_zero = zero(kBZero);
       const float a_ratio = a_scale / c_scale, b_ratio = b_scale / c_scale;
-      const Operands<T> q{DataAs<T>(inputs[kA].tensor),
-                          DataAs<T>(inputs[kB].tensor),
-                          a_zero,
-                          b_zero,
-                          zero(kCZero),
-                          a_ratio,
-                          b_ratio,
-                          -(a_ratio * a_zero + b_ratio * b_zero),
-                          a_scale * b_scale / c_scale};
+      const QLinearScales scales{a_zero,
+                                 b_zero,
+                                 zero(kCZero),
+                                 a_ratio,
+                                 b_ratio,
+                                 -(a_ratio * a_zero + b_ratio * b_zero),
+                                 a_scale * b_scale / c_scale};
+      const T* a = DataAs<T>(inputs[kA].tensor);
+      const T* b = DataAs<T>(inputs[kB].tensor);
       T* y = MutableDataAs<T>(c);
       const int64_t sa = plan_.inner_strides[0], sb = plan_.inner_strides[1];
       ForEachRow(plan_, [&](const std::array<int64_t, 2>& offsets, int64_t o, int64_t n) {
-        if (sa == 1 && sb == 1) {
-          QuantizedRow<T, Op, 1, 1>(q, offsets[0], offsets[1], n, y + o);
-        } else if (sa == 1 && sb == 0) {
-          QuantizedRow<T, Op, 1, 0>(q, offsets[0], offsets[1], n, y + o);
-        } else if (sa == 0 && sb == 1) {
-          QuantizedRow<T, Op, 0, 1>(q, offsets[0], offsets[1], n, y + o);
-        } else {
-          StridedRow<T, Op>(q, offsets[0], sa, offsets[1], sb, n, y + o);
+        if (sa <= 1 && sb <= 1) {
+          QLinearRow(kOp, scales, a + offsets[0], sa, b + offsets[1], sb, n, y + o);
+          return;
+        }
+        // Other strides, element by element.
+        for (int64_t i = 0; i < n; ++i) {
+          QLinearRow(kOp, scales, a + offsets[0] + i * sa, 0, b + offsets[1] + i * sb, 0, 1,
+                     y + o + i);
         }
       });
     });
@@ -129,7 +78,7 @@ class QLinearBinaryKernel : public CpuKernel {
   BroadcastPlan<2> plan_;
 };
 
-template <typename Op>
+template <QLinearOp kOp>
 OpDefinition QLinearBinary() {
   return {1,
           [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
@@ -144,15 +93,15 @@ OpDefinition QLinearBinary() {
             return ClaimUnless(reason);
           },
           [](const sdk::Node& node, std::span<const nxrt_shape> shapes, int64_t) {
-            return std::make_unique<QLinearBinaryKernel<Op>>(node, shapes);
+            return std::make_unique<QLinearBinaryKernel<kOp>>(node, shapes);
           }};
 }
 
 }  // namespace
 
 void RegisterQLinearBinaryOps(OpRegistry& r) {
-  r.Add("QLinearAdd", QLinearBinary<Add>(), "com.microsoft");
-  r.Add("QLinearMul", QLinearBinary<Mul>(), "com.microsoft");
+  r.Add("QLinearAdd", QLinearBinary<QLinearOp::kAdd>(), "com.microsoft");
+  r.Add("QLinearMul", QLinearBinary<QLinearOp::kMul>(), "com.microsoft");
 }
 
 }  // namespace nxrt::cpu

@@ -1,0 +1,109 @@
+#include "quantized/qlinear_rows.hpp"
+
+#include <type_traits>
+
+#include "quantized/saturating_round.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace nxrt::cpu {
+namespace {
+
+// The portable loop, its steps constants so that it vectorises.
+template <typename T, int kA, int kB>
+void PortableRow(QLinearOp op, const QLinearScales& s, const T* __restrict a, const T* __restrict b,
+                 int64_t n, T* __restrict c) {
+  if (op == QLinearOp::kAdd) {
+    for (int64_t i = 0; i < n; ++i) {
+      c[i] = SaturatingRound<T>(static_cast<float>(a[i * kA]) * s.a_ratio +
+                                    static_cast<float>(b[i * kB]) * s.b_ratio + s.offset,
+                                s.c_zero);
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      c[i] = SaturatingRound<T>((static_cast<float>(a[i * kA]) - s.a_zero) *
+                                    (static_cast<float>(b[i * kB]) - s.b_zero) * s.ratio,
+                                s.c_zero);
+    }
+  }
+}
+
+template <typename T>
+void Portable(QLinearOp op, const QLinearScales& s, const T* a, int64_t a_step, const T* b,
+              int64_t b_step, int64_t n, T* c) {
+  if (a_step == 1 && b_step == 1) return PortableRow<T, 1, 1>(op, s, a, b, n, c);
+  if (a_step == 1) return PortableRow<T, 1, 0>(op, s, a, b, n, c);
+  if (b_step == 1) return PortableRow<T, 0, 1>(op, s, a, b, n, c);
+  return PortableRow<T, 0, 0>(op, s, a, b, n, c);
+}
+
+#if defined(__x86_64__)
+// Eight bytes from p widened to floats, or p[0] eight times for a step of 0.
+template <typename T>
+__attribute__((target("avx2"))) inline __m256 LoadEight(const T* p, int64_t step) {
+  if (step == 0) return _mm256_set1_ps(static_cast<float>(p[0]));
+  const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+  const __m256i wide =
+      std::is_same_v<T, uint8_t> ? _mm256_cvtepu8_epi32(bytes) : _mm256_cvtepi8_epi32(bytes);
+  return _mm256_cvtepi32_ps(wide);
+}
+
+template <typename T>
+__attribute__((target("avx2"))) void Avx2(QLinearOp op, const QLinearScales& s, const T* a,
+                                          int64_t a_step, const T* b, int64_t b_step, int64_t n,
+                                          T* c) {
+  constexpr float kLowest = std::is_same_v<T, uint8_t> ? 0.0f : -128.0f;
+  constexpr float kHighest = std::is_same_v<T, uint8_t> ? 255.0f : 127.0f;
+  const __m256 low = _mm256_set1_ps(kLowest - s.c_zero), high = _mm256_set1_ps(kHighest - s.c_zero);
+  const __m256i zero = _mm256_set1_epi32(static_cast<int32_t>(s.c_zero));
+  const __m256 a_ratio = _mm256_set1_ps(s.a_ratio), b_ratio = _mm256_set1_ps(s.b_ratio);
+  const __m256 offset = _mm256_set1_ps(s.offset), ratio = _mm256_set1_ps(s.ratio);
+  const __m256 a_zero = _mm256_set1_ps(s.a_zero), b_zero = _mm256_set1_ps(s.b_zero);
+  const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m256i q[4];
+    for (int part = 0; part < 4; ++part) {
+      const int64_t at = i + part * 8;
+      const __m256 x = LoadEight(a + at * a_step, a_step), y = LoadEight(b + at * b_step, b_step);
+      const __m256 v =
+          op == QLinearOp::kAdd
+              ? _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(x, a_ratio), _mm256_mul_ps(y, b_ratio)),
+                              offset)
+              : _mm256_mul_ps(_mm256_mul_ps(_mm256_sub_ps(x, a_zero), _mm256_sub_ps(y, b_zero)),
+                              ratio);
+      // max returns its second operand for NaN, as SaturatingRound does.
+      const __m256 clamped = _mm256_min_ps(_mm256_max_ps(v, low), high);
+      q[part] = _mm256_add_epi32(_mm256_cvtps_epi32(clamped), zero);
+    }
+    // Every value is in T's range, so the saturating packs are exact.
+    const __m256i words0 = _mm256_packs_epi32(q[0], q[1]), words1 = _mm256_packs_epi32(q[2], q[3]);
+    const __m256i packed = std::is_same_v<T, uint8_t> ? _mm256_packus_epi16(words0, words1)
+                                                      : _mm256_packs_epi16(words0, words1);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + i),
+                        _mm256_permutevar8x32_epi32(packed, order));
+  }
+  Portable(op, s, a + i * a_step, a_step, b + i * b_step, b_step, n - i, c + i);
+}
+#endif
+
+}  // namespace
+
+template <typename T>
+void QLinearRow(QLinearOp op, const QLinearScales& s, const T* a, int64_t a_step, const T* b,
+                int64_t b_step, int64_t n, T* c) {
+#if defined(__x86_64__)
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx2) return Avx2(op, s, a, a_step, b, b_step, n, c);
+#endif
+  Portable(op, s, a, a_step, b, b_step, n, c);
+}
+
+template void QLinearRow(QLinearOp, const QLinearScales&, const uint8_t*, int64_t, const uint8_t*,
+                         int64_t, int64_t, uint8_t*);
+template void QLinearRow(QLinearOp, const QLinearScales&, const int8_t*, int64_t, const int8_t*,
+                         int64_t, int64_t, int8_t*);
+
+}  // namespace nxrt::cpu
