@@ -467,3 +467,22 @@ def test_qlinear_global_average_pool_matches_onnxruntime(dtype, channels_last):
     theirs = run_onnxruntime(model, {"x": x})
     assert theirs is not None
     assert np.abs(y.astype(np.int32) - theirs.astype(np.int32)).max() <= 1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+@pytest.mark.parametrize("kernel,stride", [(2, 2), (3, 2), (3, 1), (4, 3)])
+def test_max_pool_of_bytes_without_pads(dtype, kernel, stride):
+    """MaxPool on the 8-bit tensors of the QOperator form, against numpy."""
+    rng = np.random.default_rng(kernel * 10 + stride)
+    x = random_bytes(rng, dtype, (2, 5, 17, 23))
+    node = helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[kernel, kernel],
+                            strides=[stride, stride])
+    model = model_of(node, [helper.make_tensor_value_info("x", ELEM[dtype], x.shape)],
+                     [helper.make_tensor_value_info("y", ELEM[dtype], None)], [])
+    out_h, out_w = (17 - kernel) // stride + 1, (23 - kernel) // stride + 1
+    want = np.full((2, 5, out_h, out_w), np.iinfo(dtype).min, dtype)
+    for i in range(kernel):
+        for j in range(kernel):
+            want = np.maximum(want, x[:, :, i:i + stride * (out_h - 1) + 1:stride,
+                                      j:j + stride * (out_w - 1) + 1:stride])
+    np.testing.assert_array_equal(run(nxrt, model, {"x": x}), want)

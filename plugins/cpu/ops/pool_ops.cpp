@@ -90,9 +90,9 @@ class PoolKernel : public CpuKernel {
           if (global_ && kind_ != PoolKind::kLp && indices == nullptr) {
             RunGlobal<T>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
           } else if (geometry_.in.size() == 2 && kind_ != PoolKind::kLp && indices == nullptr) {
-            if constexpr (std::is_same_v<T, float>) {
+            if constexpr (std::is_same_v<T, float> || sizeof(T) == 1) {
               if (unpadded_max_) {
-                RunUnpaddedMax(DataAs<float>(inputs[0].tensor), MutableDataAs<float>(out));
+                RunUnpaddedMax(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
                 return;
               }
             }
@@ -211,26 +211,28 @@ class PoolKernel : public CpuKernel {
   // 2x2 and 3x3 pools of CNNs), in two passes that each vectorise: the
   // maximum over each window's columns, then over its rows. When the windows
   // tile the rows exactly, the column pass runs over a whole plane at once.
-  void RunUnpaddedMax(const float* x, float* y) {
+  template <typename T>
+  void RunUnpaddedMax(const T* x, T* y) {
     const WindowGeometry& g = geometry_;
     const int64_t in_h = g.in[0], in_w = g.in[1];
     const int64_t out_h = g.out[0], out_w = g.out[1];
     const bool tiled = g.kernel[1] == g.strides[1] && in_w == out_w * g.strides[1];
-    float* columns = row_maxima_.data();  // in_h rows of out_w column maxima
+    // in_h rows of out_w column maxima, in row_maxima_'s float-sized slots
+    T* columns = reinterpret_cast<T*>(row_maxima_.data());
     for (int64_t plane = 0; plane < planes_; ++plane) {
-      const float* image = x + plane * in_h * in_w;
+      const T* image = x + plane * in_h * in_w;
       if (tiled) {
         MaxOfColumns(image, columns, in_h * out_w);
       } else {
         for (int64_t h = 0; h < in_h; ++h)
           MaxOfColumns(image + h * in_w, columns + h * out_w, out_w);
       }
-      float* out = y + plane * out_h * out_w;
+      T* out = y + plane * out_h * out_w;
       for (int64_t oh = 0; oh < out_h; ++oh, out += out_w) {
-        const float* first = columns + oh * g.strides[0] * out_w;
+        const T* first = columns + oh * g.strides[0] * out_w;
         std::copy(first, first + out_w, out);
         for (int64_t kh = 1; kh < g.kernel[0]; ++kh) {
-          const float* row = first + kh * out_w;
+          const T* row = first + kh * out_w;
           for (int64_t w = 0; w < out_w; ++w) out[w] = row[w] > out[w] ? row[w] : out[w];
         }
       }
@@ -239,14 +241,19 @@ class PoolKernel : public CpuKernel {
 
   // `count` window maxima along a row; the common widths and strides are
   // constants so the compiler vectorises their strided reads.
-  void MaxOfColumns(const float* __restrict row, float* __restrict out, int64_t count) const {
+  template <typename T>
+  void MaxOfColumns(const T* __restrict row, T* __restrict out, int64_t count) const {
     const int64_t width = geometry_.kernel[1], stride = geometry_.strides[1];
-    if (width == 2 && stride == 2) return MaxOfPairs(row, out, count);
-    if (width == 3 && stride == 2) return MaxOfColumns<3, 2>(row, out, count);
-    if (width == 3 && stride == 1) return MaxOfColumns<3, 1>(row, out, count);
+    if constexpr (std::is_same_v<T, float>) {
+      if (width == 2 && stride == 2) return MaxOfPairs(row, out, count);
+    } else {
+      if (width == 2 && stride == 2) return MaxOfColumns<T, 2, 2>(row, out, count);
+    }
+    if (width == 3 && stride == 2) return MaxOfColumns<T, 3, 2>(row, out, count);
+    if (width == 3 && stride == 1) return MaxOfColumns<T, 3, 1>(row, out, count);
     for (int64_t ow = 0; ow < count; ++ow) {
-      const float* window = row + ow * stride;
-      float m = window[0];
+      const T* window = row + ow * stride;
+      T m = window[0];
       for (int64_t kw = 1; kw < width; ++kw) m = window[kw] > m ? window[kw] : m;
       out[ow] = m;
     }
@@ -268,11 +275,11 @@ class PoolKernel : public CpuKernel {
     }
   }
 
-  template <int kWidth, int kStride>
-  static void MaxOfColumns(const float* __restrict row, float* __restrict out, int64_t count) {
+  template <typename T, int kWidth, int kStride>
+  static void MaxOfColumns(const T* __restrict row, T* __restrict out, int64_t count) {
     for (int64_t ow = 0; ow < count; ++ow) {
-      const float* window = row + ow * kStride;
-      float m = window[0];
+      const T* window = row + ow * kStride;
+      T m = window[0];
       for (int kw = 1; kw < kWidth; ++kw) m = window[kw] > m ? window[kw] : m;
       out[ow] = m;
     }
@@ -414,10 +421,10 @@ class PoolKernel : public CpuKernel {
   WindowGeometry geometry_;
   int64_t planes_ = 0;
   Dims out_dims_;
-  std::vector<double> row_scratch_;                  // Run2d's row of sums, or maxima of doubles
-  std::vector<float> row_maxima_;                    // Run2d's row of maxima of floats
-  bool unpadded_max_ = false;                        // RunUnpaddedMax applies
-  OffsetRange kernel_columns_;                       // Run2d's kernel columns that reach the image
+  std::vector<double> row_scratch_;  // Run2d's row of sums, or maxima of doubles
+  std::vector<float> row_maxima_;    // Run2d's row of maxima of floats; RunUnpaddedMax's columns
+  bool unpadded_max_ = false;        // RunUnpaddedMax applies
+  OffsetRange kernel_columns_;       // Run2d's kernel columns that reach the image
   std::vector<int64_t> column_first_, column_last_;  // per kernel column of kernel_columns_
   std::vector<int64_t> columns_inside_, columns_in_pads_;
   bool capture_safe_ = false;
