@@ -38,6 +38,10 @@ def peak_mib(kib):
     return kib / 1024.0 if isinstance(kib, int) else kib
 
 
+def mib(count):
+    return count / 2**20 if isinstance(count, int) else count
+
+
 def rows(reports):
     def get(report, *path):
         value = report
@@ -56,6 +60,7 @@ def rows(reports):
         ("decode step median (us)", lambda r: get(r, "median_us")),
         ("decode step p90 (us)", lambda r: get(r, "p90_us")),
         ("tokens per second", lambda r: get(r, "tokens_per_s")),
+        ("weights streamed per step (MiB)", lambda r: mib(get(r, "weight_bytes_per_step"))),
         ("kernel cache hits", lambda r: get(r, "kernel_cache", "hits")),
         ("  pre-bound hits", lambda r: get(r, "kernel_cache", "prebound_hits")),
         ("  misses", lambda r: get(r, "kernel_cache", "misses")),

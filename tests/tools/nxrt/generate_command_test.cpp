@@ -275,6 +275,8 @@ TEST_F(GenerateCommandTest, JsonReportIsOneConsistentObject) {
   double total_us = 0;
   for (double us : step_us) total_us += us;
   EXPECT_NEAR(JsonNumber(result.out, "tokens_per_s"), 5 * 1e6 / total_us, 1e-3 * 5e6 / total_us);
+  // axis_1 and axis_2, 8 bytes each; a step gathers rows of the embedding.
+  EXPECT_EQ(JsonNumber(result.out, "weight_bytes_per_step"), 16);
   EXPECT_EQ(JsonText(result.out, "stop_reason"), "\"steps\"");
   // Every node's CPU kernel serves any shape of its ranks, the Concats and
   // the ReduceSum that see a longer cache every run among them: each of the
@@ -295,15 +297,17 @@ TEST_F(GenerateCommandTest, TextReportNamesTheNumbers) {
   const ProcessResult result = Generate({model_.string(), "--prompt", "0,3", "--steps", "2"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::vector<std::string> lines = Lines(result.out);
-  ASSERT_EQ(lines.size(), 7u) << result.out;
+  ASSERT_EQ(lines.size(), 8u) << result.out;
   EXPECT_THAT(lines[0], HasSubstr("(kv growing)"));
   EXPECT_EQ(lines[1], "prompt (2): 0 3");
   EXPECT_THAT(lines[2], StartsWith("generated (3): "));
   EXPECT_THAT(lines[3], ::testing::MatchesRegex(
                             "prefill [0-9.]+ us; 2 decode steps: median [0-9.]+ us, p90 .*"));
-  EXPECT_THAT(lines[4], StartsWith("kernel cache: "));
-  EXPECT_THAT(lines[5], StartsWith("device graphs: "));
-  EXPECT_THAT(lines[6], ::testing::MatchesRegex("peak memory: [0-9]+\\.[0-9] MiB resident"));
+  EXPECT_THAT(lines[4], ::testing::MatchesRegex("weights streamed per step: 0\\.00 MiB, [0-9.]+ "
+                                                "GB/s at the median step"));
+  EXPECT_THAT(lines[5], StartsWith("kernel cache: "));
+  EXPECT_THAT(lines[6], StartsWith("device graphs: "));
+  EXPECT_THAT(lines[7], ::testing::MatchesRegex("peak memory: [0-9]+\\.[0-9] MiB resident"));
 }
 
 TEST_F(GenerateCommandTest, OutputDirHoldsEveryRunsLastLogits) {

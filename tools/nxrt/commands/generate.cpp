@@ -123,6 +123,7 @@ Result<int> Generate(const GenerateFlags& flags) {
   report.model = flags.model;
   report.kv = form;
   report.requested_steps = flags.steps;
+  report.streamed_weight_bytes = model.streamed_weight_bytes;
   if (flags.prompt) {
     NXRT_ASSIGN_OR_RETURN(report.prompt, ParseTokenIds("--prompt", *flags.prompt, io.vocab));
   } else {
@@ -206,7 +207,8 @@ void RegisterGenerateCommand(CLI::App& app, CommandAction& selected) {
   command->add_flag(
       "--json", flags->json,
       "print one JSON object (tokens, prompt, step_us, prefill_us, median_us, p90_us, "
-      "tokens_per_s, stop_reason, kernel_cache, device_graphs, peak_rss_kib, kv, model)");
+      "tokens_per_s, weight_bytes_per_step, stop_reason, kernel_cache, device_graphs, "
+      "peak_rss_kib, kv, model)");
   command->add_option("--output-dir", flags->output_dir,
                       "folder for each run's last-position logits as step_NNN.pb TensorProto files "
                       "(step_000.pb: the prefill)");

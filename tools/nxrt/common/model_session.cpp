@@ -1,5 +1,6 @@
 #include "common/model_session.hpp"
 
+#include "common/streamed_weights.hpp"
 #include "nxrt/graph/loader.hpp"
 
 namespace nxrt::cli {
@@ -16,6 +17,7 @@ Result<ModelSession> LoadModelSession(std::shared_ptr<Environment> environment,
   ModelSession loaded;
   for (graph::ValueId id : graph.inputs) loaded.input_kinds.push_back(graph.value(id).kind);
   for (graph::ValueId id : graph.outputs) loaded.output_kinds.push_back(graph.value(id).kind);
+  loaded.streamed_weight_bytes = StreamedWeightBytes(graph);
   NXRT_ASSIGN_OR_RETURN(loaded.session, Session::Create(std::move(environment), std::move(graph),
                                                         std::move(options)));
   return loaded;

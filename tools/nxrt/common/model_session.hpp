@@ -4,6 +4,7 @@
 // it is decoded (an optional tensor and a one-tensor sequence share bytes).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <memory>
 #include <vector>
@@ -18,6 +19,7 @@ namespace nxrt::cli {
 
 struct ModelSession {
   std::unique_ptr<Session> session;
+  uint64_t streamed_weight_bytes = 0;          // common/streamed_weights.hpp
   std::vector<graph::ValueKind> input_kinds;   // by position in session->inputs()
   std::vector<graph::ValueKind> output_kinds;  // by position in session->outputs()
 };

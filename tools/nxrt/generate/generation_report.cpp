@@ -58,6 +58,13 @@ std::string GenerationText(const GenerationReport& report) {
       "max %.1f us, %.1f tokens/s\n",
       generation.prefill_us, generation.step_us.size(), latency.median_us, latency.p90_us,
       latency.min_us, latency.max_us, latency.tokens_per_s);
+  const double mib = static_cast<double>(report.streamed_weight_bytes) / (1 << 20);
+  text += Format("weights streamed per step: %.2f MiB", mib);
+  if (latency.median_us > 0) {
+    text += Format(", %.1f GB/s at the median step",
+                   static_cast<double>(report.streamed_weight_bytes) / latency.median_us / 1e3);
+  }
+  text += "\n";
   if (generation.stop != StopReason::kSteps) text += StopNote(report) + "\n";
   text += RunCountersText(report.counters);
   if (report.profile != nullptr) text += ProfileSummaryText(*report.profile, report.profile_path);
@@ -90,6 +97,7 @@ std::string GenerationJson(const GenerationReport& report) {
   json.Key("min_us").Number(latency.min_us);
   json.Key("max_us").Number(latency.max_us);
   json.Key("tokens_per_s").Number(latency.tokens_per_s);
+  json.Key("weight_bytes_per_step").Unsigned(report.streamed_weight_bytes);
   WriteRunCounters(json, report.counters);
   if (report.profile != nullptr) WriteProfileSummary(json, *report.profile, report.profile_path);
   json.EndObject();

@@ -22,6 +22,7 @@ struct GenerationReport {
   std::vector<int64_t> prompt;
   int64_t requested_steps = 0;
   int64_t max_len = 0;
+  uint64_t streamed_weight_bytes = 0;  // a decode step's (common/streamed_weights.hpp)
   Generation generation;
   RunCounters counters;
   // The runs' profile and its trace file, under --profile; else null.
