@@ -23,6 +23,8 @@ const OpRegistry& CpuOps() {
     RegisterQLinearBinaryOps(r);
     RegisterQGemmOps(r);
     RegisterQLinearPoolOps(r);
+    RegisterQLinearLookupOps(r);
+    RegisterQLinearConcatOps(r);
     RegisterMatMulAddOps(r);
     RegisterMatMulNBitsOps(r);
     RegisterConvOps(r);

@@ -75,6 +75,8 @@ void RegisterIntegerMatMulOps(OpRegistry& registry);
 void RegisterQLinearBinaryOps(OpRegistry& registry);
 void RegisterQGemmOps(OpRegistry& registry);
 void RegisterQLinearPoolOps(OpRegistry& registry);
+void RegisterQLinearLookupOps(OpRegistry& registry);
+void RegisterQLinearConcatOps(OpRegistry& registry);
 void RegisterMatMulAddOps(OpRegistry& registry);
 void RegisterMatMulNBitsOps(OpRegistry& registry);
 void RegisterConvOps(OpRegistry& registry);

@@ -486,3 +486,67 @@ def test_max_pool_of_bytes_without_pads(dtype, kernel, stride):
             want = np.maximum(want, x[:, :, i:i + stride * (out_h - 1) + 1:stride,
                                       j:j + stride * (out_w - 1) + 1:stride])
     np.testing.assert_array_equal(run(nxrt, model, {"x": x}), want)
+
+
+@pytest.mark.parametrize("op", ["QLinearSigmoid", "QLinearLeakyRelu"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+def test_qlinear_activations_match_the_qdq_formula_and_onnxruntime(op, dtype):
+    """Every one of the 256 input values, through the op's table."""
+    rng = np.random.default_rng(len(op))
+    info = np.iinfo(dtype)
+    x = np.arange(info.min, info.max + 1).astype(dtype).reshape(2, 8, 16)
+    values = [("x_scale", np.array(0.05, np.float32)), ("x_zero", random_bytes(rng, dtype, ())),
+              ("y_scale", np.array(0.004 if op == "QLinearSigmoid" else 0.03, np.float32)),
+              ("y_zero", np.array(info.min if op == "QLinearSigmoid" else 0, dtype))]
+    attributes = {"alpha": 0.2} if op == "QLinearLeakyRelu" else {}
+    node = helper.make_node(op, ["x"] + [n for n, _ in values], ["y"], domain="com.microsoft",
+                            **attributes)
+    model = contrib_model(node, [helper.make_tensor_value_info("x", ELEM[dtype], x.shape)],
+                          [helper.make_tensor_value_info("y", ELEM[dtype], None)],
+                          [numpy_helper.from_array(v, n) for n, v in values])
+    real = (x.astype(np.float32) - np.float32(values[1][1])) * values[0][1]
+    if op == "QLinearSigmoid":
+        f = (1 / (1 + np.exp(-real.astype(np.float64)))).astype(np.float32)
+    else:
+        f = np.where(real >= 0, real, real * np.float32(0.2))
+    want = np.clip(np.rint(f / values[2][1]) + int(values[3][1]), info.min, info.max)
+    y = run(nxrt, model, {"x": x})
+    assert np.abs(y.astype(np.int32) - want.astype(np.int32)).max() <= 1
+    assert np.mean(y == want) >= 0.98
+    theirs = run_onnxruntime(model, {"x": x})
+    assert theirs is not None
+    assert np.abs(y.astype(np.int32) - theirs.astype(np.int32)).max() <= 1
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.int8])
+@pytest.mark.parametrize("axis", [1, -1])
+def test_qlinear_concat_requantises_each_operand_as_onnxruntime(dtype, axis):
+    rng = np.random.default_rng(axis + 5)
+    shapes = [(2, 3, 4), (2, 5, 4), (2, 1, 4)] if axis == 1 else [(2, 3, 4), (2, 3, 2), (2, 3, 7)]
+    xs = [random_bytes(rng, dtype, s) for s in shapes]
+    y_scale, y_zero = np.array(0.04, np.float32), random_bytes(rng, dtype, ())
+    # The first operand shares Y's quantization and is copied; the others
+    # are requantised.
+    params = [(y_scale, y_zero), (np.array(0.02, np.float32), random_bytes(rng, dtype, ())),
+              (np.array(0.07, np.float32), random_bytes(rng, dtype, ()))]
+    names, initializers, inputs, feeds = ["y_scale", "y_zero"], [], [], {}
+    initializers += [numpy_helper.from_array(y_scale, "y_scale"),
+                     numpy_helper.from_array(y_zero, "y_zero")]
+    wants = []
+    info = np.iinfo(dtype)
+    for k, (x, (scale, zero)) in enumerate(zip(xs, params)):
+        names += [f"x{k}", f"x{k}_scale", f"x{k}_zero"]
+        inputs.append(helper.make_tensor_value_info(f"x{k}", ELEM[dtype], x.shape))
+        initializers += [numpy_helper.from_array(scale, f"x{k}_scale"),
+                         numpy_helper.from_array(zero, f"x{k}_zero")]
+        feeds[f"x{k}"] = x
+        real = (x.astype(np.float32) - np.float32(zero)) * scale
+        wants.append(np.clip(np.rint(real / y_scale) + int(y_zero), info.min, info.max))
+    node = helper.make_node("QLinearConcat", names, ["y"], domain="com.microsoft", axis=axis)
+    model = contrib_model(node, inputs, [helper.make_tensor_value_info("y", ELEM[dtype], None)],
+                          initializers)
+    y = run(nxrt, model, feeds)
+    np.testing.assert_array_equal(y, np.concatenate(wants, axis=axis).astype(dtype))
+    theirs = run_onnxruntime(model, feeds)
+    assert theirs is not None
+    assert np.abs(y.astype(np.int32) - theirs.astype(np.int32)).max() <= 1

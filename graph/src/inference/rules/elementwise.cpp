@@ -308,7 +308,8 @@ void AddElementwiseRules(RuleTable& t) {
                          "ScatterND"}) {
     t.Add("", op, SameAsFirstInput);
   }
-  for (const char* op : {"QuickGelu", "FastGelu", "BiasGelu", "Gelu", "RotaryEmbedding"}) {
+  for (const char* op : {"QuickGelu", "FastGelu", "BiasGelu", "Gelu", "RotaryEmbedding",
+                         "QLinearSigmoid", "QLinearLeakyRelu"}) {
     t.Add("com.microsoft", op, SameAsFirstInput);
   }
   for (const char* op : {"Identity", "Neg", "Abs"}) t.Add("", op, UnaryTracked);

@@ -12,6 +12,33 @@
 namespace nxrt::graph::inference {
 namespace {
 
+// com.microsoft QLinearConcat: the X operands, inputs 2, 5, 8..., joined
+// along the axis, in their dtype.
+Status QLinearConcat(NodeContext& ctx) {
+  const DataType dtype = ctx.input_dtype(2);
+  ctx.SetOutputDtype(0, dtype);
+  std::optional<Shape> out;
+  std::optional<int64_t> axis;
+  SymbolExpr total{SymbolExpr::Op::kAdd, {}};
+  for (size_t i = 2; i < ctx.num_inputs(); i += 3) {
+    const Shape* s = ctx.input_shape(i);
+    if (s == nullptr) return ctx.Unknown("input " + std::to_string(i) + " has unknown rank");
+    if (!out) {
+      out = *s;
+      axis = ctx.Axis(ctx.Int("axis", 0), s->size());
+      if (!axis) return ctx.ModelError("axis out of range for " + ctx.ShapeText(*s));
+    } else if (s->size() != out->size()) {
+      return ctx.ModelError("inputs " + ctx.ShapeText(*out) + " and " + ctx.ShapeText(*s) +
+                            " differ in rank");
+    }
+    total.operands.push_back(SymbolInterner::Operand((*s)[*axis]));
+  }
+  if (!out) return ctx.Unknown("no operands");
+  (*out)[*axis] = ctx.symbols().Lower(std::move(total));
+  ctx.SetOutput(0, dtype, *out);
+  return Status::Ok();
+}
+
 Status Concat(NodeContext& ctx) {
   DataType dtype = DataType::kUndefined;
   for (size_t i = 0; i < ctx.num_inputs() && dtype == DataType::kUndefined; ++i) {
@@ -311,6 +338,7 @@ Status OneHot(NodeContext& ctx) {
 
 void AddIndexingRules(RuleTable& t) {
   t.Add("", "Concat", Concat);
+  t.Add("com.microsoft", "QLinearConcat", QLinearConcat);
   t.Add("", "Split", Split);
   t.Add("", "Slice", Slice);
   t.Add("", "Gather", Gather);
