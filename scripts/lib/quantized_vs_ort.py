@@ -4,7 +4,8 @@ round, and prints per model the median latencies, nxrt/ORT with its range
 over the rounds, and each engine's int8/float ratio. The models: the
 generated CNN and encoder layer and their int8 forms (scripts/make-models),
 and the released PP-OCRv4 detector and recogniser
-(scripts/fetch-released-models) after onnxruntime's static QDQ quantizer,
+(scripts/fetch-released-models) after onnxruntime's static quantizer (QDQ,
+and QOperator for the detector),
 made here on first use into .cache/quantized-models. Both engines run from
 Python, whose call costs a few microseconds beside these millisecond runs.
 
@@ -39,6 +40,8 @@ PAIRS = [
      {"batch": 1, "seq": 128}),
     ("PP-OCRv4 det 480x480, static QDQ", "released/ppocrv4_det.onnx",
      "released/ppocrv4_det_int8_qdq.onnx", OCR_DET_DIMS),
+    ("PP-OCRv4 det 480x480, static QOperator", "released/ppocrv4_det.onnx",
+     "released/ppocrv4_det_int8_qoperator.onnx", OCR_DET_DIMS),
     ("PP-OCRv4 rec 48x320, static QDQ", "released/ppocrv4_rec.onnx",
      "released/ppocrv4_rec_int8_qdq.onnx", OCR_REC_DIMS),
 ]
@@ -51,16 +54,17 @@ def resolve(name, models, released, cache, dims):
         path = os.path.join(models, name)
         return path if os.path.isfile(path) else None
     file_name = name.split("/", 1)[1]
-    if "_int8_qdq" not in file_name:
+    stem, _, form = file_name[:-len(".onnx")].partition("_int8_")
+    if not form:
         path = os.path.join(released, file_name)
         return path if os.path.isfile(path) else None
     path = os.path.join(cache, file_name)
-    source = os.path.join(released, file_name.replace("_int8_qdq", ""))
+    source = os.path.join(released, stem + ".onnx")
     if not os.path.isfile(path):
         if not os.path.isfile(source):
             return None
         os.makedirs(cache, exist_ok=True)
-        make_models.write(path, make_models.int8(onnx.load(source), dims, "qdq"))
+        make_models.write(path, make_models.int8(onnx.load(source), dims, form))
     return path
 
 
