@@ -12,45 +12,17 @@
 namespace nxrt::graph::inference {
 namespace {
 
-// com.microsoft QLinearConcat: the X operands, inputs 2, 5, 8..., joined
-// along the axis, in their dtype.
-Status QLinearConcat(NodeContext& ctx) {
-  const DataType dtype = ctx.input_dtype(2);
+// The concatenation of inputs first, first + step, ... along the axis, in
+// `dtype`. The inputs' known elements join too where `elements` says so
+// (Concat's values are its inputs'; QLinearConcat requantises them).
+Status ConcatOf(NodeContext& ctx, size_t first, size_t step, DataType dtype, bool elements) {
   ctx.SetOutputDtype(0, dtype);
   std::optional<Shape> out;
   std::optional<int64_t> axis;
   SymbolExpr total{SymbolExpr::Op::kAdd, {}};
-  for (size_t i = 2; i < ctx.num_inputs(); i += 3) {
-    const Shape* s = ctx.input_shape(i);
-    if (s == nullptr) return ctx.Unknown("input " + std::to_string(i) + " has unknown rank");
-    if (!out) {
-      out = *s;
-      axis = ctx.Axis(ctx.Int("axis", 0), s->size());
-      if (!axis) return ctx.ModelError("axis out of range for " + ctx.ShapeText(*s));
-    } else if (s->size() != out->size()) {
-      return ctx.ModelError("inputs " + ctx.ShapeText(*out) + " and " + ctx.ShapeText(*s) +
-                            " differ in rank");
-    }
-    total.operands.push_back(SymbolInterner::Operand((*s)[*axis]));
-  }
-  if (!out) return ctx.Unknown("no operands");
-  (*out)[*axis] = ctx.symbols().Lower(std::move(total));
-  ctx.SetOutput(0, dtype, *out);
-  return Status::Ok();
-}
-
-Status Concat(NodeContext& ctx) {
-  DataType dtype = DataType::kUndefined;
-  for (size_t i = 0; i < ctx.num_inputs() && dtype == DataType::kUndefined; ++i) {
-    dtype = ctx.input_dtype(i);
-  }
-  ctx.SetOutputDtype(0, dtype);
-  std::optional<Shape> out;
-  std::optional<int64_t> axis;
-  SymbolExpr total{SymbolExpr::Op::kAdd, {}};
-  Elements elements;
-  bool elements_known = true;
-  for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+  Elements joined;
+  bool elements_known = elements;
+  for (size_t i = first; i < ctx.num_inputs(); i += step) {
     const Shape* s = ctx.input_shape(i);
     if (s == nullptr) return ctx.Unknown("input " + std::to_string(i) + " has unknown rank");
     if (!out) {
@@ -72,17 +44,31 @@ Status Concat(NodeContext& ctx) {
       }
     }
     total.operands.push_back(SymbolInterner::Operand((*s)[*axis]));
-    const Elements* e = ctx.input_elements(i);
+    const Elements* e = elements_known ? ctx.input_elements(i) : nullptr;
     if (e == nullptr || s->size() != 1)
       elements_known = false;
     else
-      elements.insert(elements.end(), e->begin(), e->end());
+      joined.insert(joined.end(), e->begin(), e->end());
   }
   if (!out) return ctx.Unknown("no inputs");
   (*out)[*axis] = ctx.symbols().Lower(std::move(total));
   ctx.SetOutput(0, dtype, *out);
-  if (elements_known) ctx.SetOutputElements(0, std::move(elements));
+  if (elements_known) ctx.SetOutputElements(0, std::move(joined));
   return Status::Ok();
+}
+
+Status Concat(NodeContext& ctx) {
+  DataType dtype = DataType::kUndefined;
+  for (size_t i = 0; i < ctx.num_inputs() && dtype == DataType::kUndefined; ++i) {
+    dtype = ctx.input_dtype(i);
+  }
+  return ConcatOf(ctx, 0, 1, dtype, true);
+}
+
+// com.microsoft QLinearConcat: Y_scale, Y_zero_point, then (X, scale, zero
+// point) per operand; Y has the operands' dtype.
+Status QLinearConcat(NodeContext& ctx) {
+  return ConcatOf(ctx, 2, 3, ctx.input_dtype(2), false);
 }
 
 Status Split(NodeContext& ctx) {
