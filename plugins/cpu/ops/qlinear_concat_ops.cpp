@@ -1,17 +1,15 @@
 // ONNX Runtime's com.microsoft QLinearConcat: Concat of 8-bit tensors each
 // with its own scale and zero point, into Y's. Inputs: Y_scale,
 // Y_zero_point, then (X, X_scale, X_zero_point) per operand. An operand
-// quantized as Y is copied; any other is requantised through a 256-entry
-// table of quantize_Y(dequantize_X(v)), as ONNX Runtime does, made again
-// only when its scales or zero points change.
-#include <array>
+// quantized as Y is copied; any other is requantised through a table of its
+// 256 values (quantized/byte_table.hpp), as ONNX Runtime does.
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "attention/kernel_support.hpp"
 #include "cpu_kernel.hpp"
-#include "quantized/saturating_round.hpp"
+#include "quantized/byte_table.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -73,10 +71,10 @@ class QLinearConcatKernel : public CpuKernel {
       for (size_t k = 0; k < operands_.size(); ++k) {
         Operand& o = operands_[k];
         const size_t at = kFirstX + 3 * k;
-        const std::array<float, 4> key = {*DataAs<float>(inputs[at + 1].tensor), value(at + 2),
-                                          y_scale, y_zero};
-        o.copied = key[0] == y_scale && key[1] == y_zero;
-        if (!o.copied && (!o.table_made || key != o.key)) MakeTable<T>(o, key);
+        const ByteQuantization q{*DataAs<float>(inputs[at + 1].tensor), value(at + 2), y_scale,
+                                 y_zero};
+        o.copied = q.x_scale == y_scale && q.x_zero == y_zero;
+        if (!o.copied) o.table.Update<T>(q, [](float v) { return v; });
       }
       uint8_t* out = static_cast<uint8_t*>(y.data);
       for (int64_t outer = 0; outer < outer_; ++outer) {
@@ -87,7 +85,7 @@ class QLinearConcatKernel : public CpuKernel {
           if (o.copied) {
             std::memcpy(out, x, static_cast<size_t>(o.block));
           } else {
-            for (int64_t i = 0; i < o.block; ++i) out[i] = o.table[x[i]];
+            o.table.Apply(x, o.block, out);
           }
           out += o.block;
         }
@@ -99,22 +97,8 @@ class QLinearConcatKernel : public CpuKernel {
   struct Operand {
     int64_t block = 0;  // elements per outer index
     bool copied = false;
-    bool table_made = false;
-    std::array<float, 4> key{};  // x_scale, x_zero, y_scale, y_zero of table
-    std::array<uint8_t, 256> table{};
+    ByteTable table;
   };
-
-  template <typename T>
-  static void MakeTable(Operand& o, const std::array<float, 4>& key) {
-    const auto [x_scale, x_zero, y_scale, y_zero] = key;
-    for (int bits = 0; bits < 256; ++bits) {
-      const float v = static_cast<float>(static_cast<T>(static_cast<uint8_t>(bits)));
-      o.table[bits] =
-          static_cast<uint8_t>(SaturatingRound<T>((v - x_zero) * x_scale / y_scale, y_zero));
-    }
-    o.key = key;
-    o.table_made = true;
-  }
 
   std::string name_;
   nxrt_dtype dtype_;

@@ -1,18 +1,15 @@
 // ONNX Runtime's com.microsoft QLinearSigmoid and QLinearLeakyRelu, the
 // activations of its QOperator form: Y = quantize(f(dequantize(X))) for
-// 8-bit X and Y with scales and zero points per tensor. An 8-bit input has
-// 256 values, so, as in ONNX Runtime, the kernel maps each through f once
-// into a table (made again only when the scales or zero points change) and
-// the call is one lookup per element. f runs in float32; the table's entries
-// are within one step of ONNX Runtime's, whose sigmoid is its own
-// approximation.
-#include <array>
+// 8-bit X and Y with scales and zero points per tensor, through a table of
+// the 256 inputs (quantized/byte_table.hpp), as in ONNX Runtime. f runs in
+// float32; the table's entries are within one step of ONNX Runtime's, whose
+// sigmoid is its own approximation.
 #include <cmath>
 #include <string>
 
 #include "attention/kernel_support.hpp"
 #include "cpu_kernel.hpp"
-#include "quantized/saturating_round.hpp"
+#include "quantized/byte_table.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -54,38 +51,20 @@ class QLinearLookupKernel : public CpuKernel {
       const auto zero = [&](size_t i) {
         return IsPresent(inputs, i) ? static_cast<float>(*DataAs<T>(inputs[i].tensor)) : 0.0f;
       };
-      const std::array<float, 4> key = {*DataAs<float>(inputs[kXScale].tensor), zero(kXZero),
-                                        *DataAs<float>(inputs[kYScale].tensor), zero(kYZero)};
-      if (!table_made_ || key != key_) MakeTable<T>(key);
-      // The table is indexed by the byte's bits: a uint8's value, or an
-      // int8's value plus 256 below 0.
-      const uint8_t* x = static_cast<const uint8_t*>(inputs[kX].tensor.data);
-      uint8_t* out = static_cast<uint8_t*>(y.data);
-      const int64_t count = ElementCount(dims_);
-      for (int64_t i = 0; i < count; ++i) out[i] = table_[x[i]];
+      table_.Update<T>({*DataAs<float>(inputs[kXScale].tensor), zero(kXZero),
+                        *DataAs<float>(inputs[kYScale].tensor), zero(kYZero)},
+                       f_);
+      table_.Apply(static_cast<const uint8_t*>(inputs[kX].tensor.data), ElementCount(dims_),
+                   static_cast<uint8_t*>(y.data));
     });
   }
 
  private:
-  template <typename T>
-  void MakeTable(const std::array<float, 4>& key) {
-    const auto [x_scale, x_zero, y_scale, y_zero] = key;
-    for (int bits = 0; bits < 256; ++bits) {
-      const float value = static_cast<float>(static_cast<T>(static_cast<uint8_t>(bits)));
-      const T q = SaturatingRound<T>(f_((value - x_zero) * x_scale) / y_scale, y_zero);
-      table_[bits] = static_cast<uint8_t>(q);
-    }
-    key_ = key;
-    table_made_ = true;
-  }
-
   std::string name_;
   F f_;
   nxrt_dtype dtype_;
   Dims dims_;
-  std::array<float, 4> key_{};  // x_scale, x_zero, y_scale, y_zero of table_
-  bool table_made_ = false;
-  std::array<uint8_t, 256> table_{};
+  ByteTable table_;
 };
 
 template <typename F>
