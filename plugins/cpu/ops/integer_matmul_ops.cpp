@@ -84,27 +84,26 @@ class IntegerMatMulKernel : public CpuKernel {
   const Dims& out_dims() const { return out_dims_; }
   int64_t columns() const { return n_; }
 
+  // Reads and checks the call's zero points, which the products below use.
+  void ReadZeroPoints(std::span<const nxrt_value> inputs) {
+    ZeroPoints(inputs, operands_.a_zero, a_zero_, rows_, "a_zero_point", "row of A");
+    ZeroPoints(inputs, operands_.b_zero, b_zero_, n_, "b_zero_point", "column of B");
+  }
+
   // The sums requantised by `multipliers` (one per column) straight into
   // `y` of `y_dtype`, where the zero points allow; false otherwise.
   bool MultiplyRequantised(std::span<const nxrt_value> inputs,
                            const std::vector<float>& multipliers, nxrt_dtype y_dtype,
                            int32_t y_zero, void* y) {
-    if (rows_ * n_ == 0 || k_ == 0) return false;
-    ZeroPoints(inputs, operands_.a_zero, a_zero_, rows_, "a_zero_point", "row of A");
-    ZeroPoints(inputs, operands_.b_zero, b_zero_, n_, "b_zero_point", "column of B");
-    if (a_zero_.size() != 1) return false;
-    const nxrt_tensor& a = inputs[operands_.a].tensor;
-    const nxrt_tensor& b = inputs[operands_.b].tensor;
-    for (int64_t i = 0; i < batch_; ++i) {
-      const void* a_batch = DataAs<uint8_t>(a) + i * rows_ * k_;
-      const void* b_batch = DataAs<uint8_t>(b) + (shared_b_ ? 0 : i * k_ * n_);
-      void* y_batch = static_cast<uint8_t*>(y) + i * rows_ * n_;
-      if (!product_->RunRequantised(a_batch, a_zero_[0], b_batch, b_zero_, multipliers, y_dtype,
-                                    y_zero, y_batch)) {
-        return false;  // on the first batch: the zero points are the same for all
-      }
-    }
-    return true;
+    if (rows_ * n_ == 0 || k_ == 0 || a_zero_.size() != 1) return false;
+    // The zero points are the same for every batch, so only the first can
+    // decline.
+    bool done = true;
+    ForEachBatch(inputs, [&](int64_t i, const void* a, const void* b) {
+      done = done && product_->RunRequantised(a, a_zero_[0], b, b_zero_, multipliers, y_dtype,
+                                              y_zero, static_cast<uint8_t*>(y) + i * rows_ * n_);
+    });
+    return done;
   }
 
   // The int32 sums into `y` (out_dims() elements).
@@ -115,18 +114,22 @@ class IntegerMatMulKernel : public CpuKernel {
       std::fill(y, y + batch_ * per_batch, 0);
       return;
     }
-    ZeroPoints(inputs, operands_.a_zero, a_zero_, rows_, "a_zero_point", "row of A");
-    ZeroPoints(inputs, operands_.b_zero, b_zero_, n_, "b_zero_point", "column of B");
-    const nxrt_tensor& a = inputs[operands_.a].tensor;
-    const nxrt_tensor& b = inputs[operands_.b].tensor;
-    for (int64_t i = 0; i < batch_; ++i) {
-      const void* a_batch = DataAs<uint8_t>(a) + i * rows_ * k_;
-      const void* b_batch = DataAs<uint8_t>(b) + (shared_b_ ? 0 : i * k_ * n_);
-      product_->Run(a_batch, a_zero_, b_batch, b_zero_, y + i * per_batch);
-    }
+    ForEachBatch(inputs, [&](int64_t i, const void* a, const void* b) {
+      product_->Run(a, a_zero_, b, b_zero_, y + i * per_batch);
+    });
   }
 
  private:
+  // fn(i, a, b) for each batch i with its A and B.
+  template <typename Fn>
+  void ForEachBatch(std::span<const nxrt_value> inputs, Fn&& fn) {
+    const uint8_t* a = DataAs<uint8_t>(inputs[operands_.a].tensor);
+    const uint8_t* b = DataAs<uint8_t>(inputs[operands_.b].tensor);
+    for (int64_t i = 0; i < batch_; ++i) {
+      fn(i, a + i * rows_ * k_, b + (shared_b_ ? 0 : i * k_ * n_));
+    }
+  }
+
   // Input `index`'s zero points (0 when absent) into `out`: one, or
   // `per_slice` of them, one per `slice`.
   void ZeroPoints(std::span<const nxrt_value> inputs, size_t index, std::vector<int32_t>& out,
@@ -159,6 +162,7 @@ class MatMulIntegerKernel : public IntegerMatMulKernel {
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     nxrt_tensor& y = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_INT32, out_dims());
+    ReadZeroPoints(inputs);
     Multiply(inputs, MutableDataAs<int32_t>(y));
   }
 };
@@ -176,6 +180,7 @@ class QLinearMatMulKernel : public IntegerMatMulKernel {
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, y_zero.dtype, out_dims());
     const int32_t zero_value =
         y_zero.dtype == NXRT_DTYPE_UINT8 ? *DataAs<uint8_t>(y_zero) : *DataAs<int8_t>(y_zero);
+    ReadZeroPoints(inputs);
     if (MultiplyRequantised(inputs, multipliers_, y_zero.dtype, zero_value, out.data)) return;
     sums_.resize(ElementCount(out_dims()));
     Multiply(inputs, sums_.data());

@@ -23,30 +23,31 @@ NXRT_ISA_CLONES void DequantizeRun(const T* __restrict x, float scale, int32_t z
     y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zero) * scale;
 }
 
+// run(offset, channel) for each channel's run of view.inner elements.
+template <typename Run>
+void ForEachRun(const ChannelView& view, Run&& run) {
+  for (int64_t o = 0; o < view.outer; ++o) {
+    for (int64_t c = 0; c < view.channels; ++c) run((o * view.channels + c) * view.inner, c);
+  }
+}
+
 }  // namespace
 
 template <typename T>
 void QuantizeBytes(const float* x, const ChannelView& view, const float* scale, const T* zero,
                    T* y) {
-  for (int64_t o = 0; o < view.outer; ++o) {
-    for (int64_t c = 0; c < view.channels; ++c) {
-      const int64_t at = (o * view.channels + c) * view.inner;
-      const float s = scale[c];
-      const float z = zero ? static_cast<float>(zero[c]) : 0.0f;
-      QuantizeRun(x + at, s, z, view.inner, y + at);
-    }
-  }
+  ForEachRun(view, [&](int64_t at, int64_t c) {
+    const float z = zero ? static_cast<float>(zero[c]) : 0.0f;
+    QuantizeRun(x + at, scale[c], z, view.inner, y + at);
+  });
 }
 
 template <typename T>
 void DequantizeBytes(const T* x, const ChannelView& view, const float* scale, const T* zero,
                      float* y) {
-  for (int64_t o = 0; o < view.outer; ++o) {
-    for (int64_t c = 0; c < view.channels; ++c) {
-      const int64_t at = (o * view.channels + c) * view.inner;
-      DequantizeRun(x + at, scale[c], zero ? zero[c] : 0, view.inner, y + at);
-    }
-  }
+  ForEachRun(view, [&](int64_t at, int64_t c) {
+    DequantizeRun(x + at, scale[c], zero ? zero[c] : 0, view.inner, y + at);
+  });
 }
 
 template void QuantizeBytes(const float*, const ChannelView&, const float*, const uint8_t*,

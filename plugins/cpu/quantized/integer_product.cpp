@@ -54,24 +54,32 @@ IntegerProduct::PreparedB::PreparedB(const onednn::Int8Matmul& plan, nxrt_dtype 
 
 IntegerProduct::IntegerProduct(nxrt_dtype a_dtype, nxrt_dtype b_dtype, int64_t m, int64_t n,
                                int64_t k)
-    : a_dtype_(a_dtype), b_dtype_(b_dtype), plan_(a_dtype, m, n, k, false) {}
+    : a_dtype_(a_dtype), b_dtype_(b_dtype), m_(m), n_(n), k_(k) {}
 
 void IntegerProduct::PrepareB(const void* b) {
-  plan_ = onednn::Int8Matmul(a_dtype_, plan_.m(), plan_.n(), plan_.k(), true);
-  prepared_ = std::make_shared<PreparedB>(plan_, b_dtype_, b);
+  sums_.emplace(a_dtype_, m_, n_, k_, true);
+  prepared_ = std::make_shared<PreparedB>(*sums_, b_dtype_, b);
 }
 
 bool IntegerProduct::AdoptB(const std::shared_ptr<sdk::SharedState>& state) {
   auto prepared = std::dynamic_pointer_cast<PreparedB>(state);
   if (!prepared || prepared->dtype() != b_dtype_ ||
-      static_cast<int64_t>(prepared->column_sums().size()) != plan_.n()) {
+      static_cast<int64_t>(prepared->column_sums().size()) != n_) {
     return false;
   }
-  onednn::Int8Matmul plan(a_dtype_, plan_.m(), plan_.n(), plan_.k(), true);
+  onednn::Int8Matmul plan(a_dtype_, m_, n_, k_, true);
   if (!plan.Takes(prepared->weights())) return false;
-  plan_ = std::move(plan);
+  sums_ = std::move(plan);
   prepared_ = std::move(prepared);
   return true;
+}
+
+const void* IntegerProduct::SignedB(const void* b) {
+  if (prepared_) return prepared_->weights().data();
+  if (b_dtype_ != NXRT_DTYPE_UINT8) return b;
+  shifted_b_.resize(k_ * n_);
+  ShiftBytes(static_cast<const uint8_t*>(b), k_ * n_, shifted_b_.data());
+  return shifted_b_.data();
 }
 
 bool IntegerProduct::RunRequantised(const void* a, int32_t a_zero, const void* b,
@@ -84,42 +92,20 @@ bool IntegerProduct::RunRequantised(const void* a, int32_t a_zero, const void* b
   }
   if (!requantised_ || requantised_->scales() != multipliers) {
     const onednn::Int8Requantisation requantisation{y_dtype, multipliers};
-    onednn::Int8Matmul plan(a_dtype_, plan_.m(), plan_.n(), plan_.k(), prepared_ != nullptr,
-                            &requantisation);
+    onednn::Int8Matmul plan(a_dtype_, m_, n_, k_, prepared_ != nullptr, &requantisation);
     if (prepared_ && !plan.Takes(prepared_->weights())) return false;
     requantised_ = std::move(plan);
   }
-  const void* b_read = b;
-  if (prepared_) {
-    b_read = prepared_->weights().data();
-  } else if (b_dtype_ == NXRT_DTYPE_UINT8) {
-    shifted_b_.resize(plan_.k() * plan_.n());
-    ShiftBytes(static_cast<const uint8_t*>(b), plan_.k() * plan_.n(), shifted_b_.data());
-    b_read = shifted_b_.data();
-  }
-  requantised_->RunRequantised(a, a_zero, b_read, y_zero, y);
+  requantised_->RunRequantised(a, a_zero, SignedB(b), y_zero, y);
   return true;
 }
 
 void IntegerProduct::Run(const void* a, std::span<const int32_t> a_zero, const void* b,
                          std::span<const int32_t> b_zero, int32_t* y) {
-  const int64_t m = plan_.m(), n = plan_.n(), k = plan_.k();
-  std::span<const int32_t> column_sums;
-  const void* b_read = b;
-  if (prepared_) {
-    b_read = prepared_->weights().data();
-    column_sums = prepared_->column_sums();
-  } else {
-    if (b_dtype_ == NXRT_DTYPE_UINT8) {
-      shifted_b_.resize(k * n);
-      ShiftBytes(static_cast<const uint8_t*>(b), k * n, shifted_b_.data());
-      b_read = shifted_b_.data();
-    }
-    column_sums_.resize(n);
-    ColumnSums(static_cast<const int8_t*>(b_read), k, n, column_sums_.data());
-    column_sums = column_sums_;
-  }
-  plan_.Run(a, b_read, y);
+  const int64_t m = m_, n = n_, k = k_;
+  if (!sums_) sums_.emplace(a_dtype_, m, n, k, false);
+  const void* b_read = SignedB(b);
+  sums_->Run(a, b_read, y);
 
   const int32_t shift = ShiftOf(b_dtype_);
   b_zero_.resize(b_zero.size());
@@ -130,6 +116,15 @@ void IntegerProduct::Run(const void* a, std::span<const int32_t> a_zero, const v
   }
   const bool any_a_zero = std::any_of(a_zero.begin(), a_zero.end(), [](int32_t z) { return z; });
   if (!any_a_zero && !any_b_zero) return;
+  // B's column sums serve A's zero points alone.
+  std::span<const int32_t> column_sums;
+  if (prepared_) {
+    column_sums = prepared_->column_sums();
+  } else if (any_a_zero) {
+    column_sums_.resize(n);
+    ColumnSums(static_cast<const int8_t*>(b_read), k, n, column_sums_.data());
+    column_sums = column_sums_;
+  }
   if (any_b_zero) {
     shifted_rows_.resize(m);
     if (a_dtype_ == NXRT_DTYPE_UINT8) {

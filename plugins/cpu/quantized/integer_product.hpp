@@ -10,8 +10,8 @@
 //
 // A constant B is prepared once, shifted, in oneDNN's layout and with its
 // column sums, and shared by the node's shape variants (PreparedB); a B fed
-// as an input is shifted and summed on every call, into buffers made on the
-// first.
+// as an input is shifted on every call, and summed where A has zero points,
+// into buffers made on the first. The oneDNN plans are made when first run.
 #pragma once
 
 #include <cstdint>
@@ -70,8 +70,14 @@ class IntegerProduct {
  private:
   nxrt_dtype a_dtype_;
   nxrt_dtype b_dtype_;
-  onednn::Int8Matmul plan_;
-  std::optional<onednn::Int8Matmul> requantised_;  // made by RunRequantised
+  // B as int8: its prepared copy, `b` itself, or `b` shifted into shifted_b_.
+  const void* SignedB(const void* b);
+
+  int64_t m_, n_, k_;
+  // The plans, each made when first needed: of the sums (made by PrepareB
+  // for a constant B, whose layout it fixes) and of the requantised result.
+  std::optional<onednn::Int8Matmul> sums_;
+  std::optional<onednn::Int8Matmul> requantised_;
   std::shared_ptr<PreparedB> prepared_;
   std::vector<int8_t> shifted_b_;      // a uint8 B fed as an input, shifted
   std::vector<int32_t> column_sums_;   // of a B fed as an input
