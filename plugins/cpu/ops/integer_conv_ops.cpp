@@ -161,12 +161,16 @@ class IntegerConvKernel : public CpuKernel {
                                    layout_.group, layout_.geometry};
     std::optional<onednn::Int8Convolution> plan =
         onednn::Int8Convolution::Plan({shape, x_dtype_, y_dtype, scales});
-    if (!plan) Fail("oneDNN has no 8-bit convolution for this shape");
+    if (!plan)
+      Fail(
+          "oneDNN has no 8-bit convolution for this shape (1 to 3 spatial axes); run the node "
+          "on another provider");
     return *std::move(plan);
   }
 
   int32_t ScalarZero(const nxrt_tensor& t) const {
-    if (ElementCount(t) != 1) Fail("a zero point of X or Y holds other than one value");
+    if (ElementCount(t) != 1)
+      Fail("x_zero_point and y_zero_point take one value; fix their shapes");
     return ByteValue(t, 0);
   }
 

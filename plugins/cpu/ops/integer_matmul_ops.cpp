@@ -47,7 +47,7 @@ class IntegerMatMulKernel : public CpuKernel {
     const nxrt_shape& b = shapes[operands.b];
     a_dims_.assign(a.dims, a.dims + a.rank);
     b_dims_.assign(b.dims, b.dims + b.rank);
-    if (a.rank < 1 || b.rank < 2) Fail("A must have a rank, and B be 2-D or more");
+    if (a.rank < 1 || b.rank < 2) Fail("A must have a rank and B be 2-D or more; reshape them");
     k_ = b_dims_[b.rank - 2];
     n_ = b_dims_[b.rank - 1];
     if (a_dims_.back() != k_) {
@@ -175,7 +175,7 @@ class QLinearMatMulKernel : public IntegerMatMulKernel {
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& y_zero = inputs[7].tensor;
-    if (ElementCount(y_zero) != 1) Fail("y_zero_point must hold one value");
+    if (ElementCount(y_zero) != 1) Fail("y_zero_point must hold one value; fix its shape");
     Multipliers(inputs);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, y_zero.dtype, out_dims());
     const int32_t zero_value =
@@ -203,7 +203,8 @@ class QLinearMatMulKernel : public IntegerMatMulKernel {
     const int64_t n = columns();
     if (ElementCount(inputs[1].tensor) != 1 || ElementCount(inputs[6].tensor) != 1 ||
         (ElementCount(b_scale) != 1 && ElementCount(b_scale) != n)) {
-      Fail("scales per tensor (or b_scale per column of B) only");
+      Fail("a_scale and y_scale take one value, b_scale one or one per column of B (" +
+           std::to_string(n) + "); fix the scales' shapes");
     }
     multipliers_.resize(n);
     Dispatch(TypeList<float, Float16, BFloat16>{}, b_scale.dtype, "QLinearMatMul", [&](auto tag) {

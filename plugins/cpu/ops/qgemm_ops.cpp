@@ -39,7 +39,7 @@ class QGemmKernel : public CpuKernel {
         y_dtype_(requantised_ ? shapes[kYZero].dtype : NXRT_DTYPE_FLOAT32) {
     const nxrt_shape& a = shapes[kA];
     const nxrt_shape& b = shapes[kB];
-    if (a.rank != 2 || b.rank != 2) Fail("A and B must be 2-D");
+    if (a.rank != 2 || b.rank != 2) Fail("A and B must be 2-D; flatten them first");
     m_ = a.dims[trans_a_ ? 1 : 0];
     k_ = a.dims[trans_a_ ? 0 : 1];
     n_ = b.dims[trans_b_ ? 0 : 1];
@@ -91,7 +91,9 @@ class QGemmKernel : public CpuKernel {
     Scales(inputs);
     const nxrt_tensor& b_zero = inputs[kBZero].tensor;
     const int64_t b_zeros = ElementCount(b_zero);
-    if (b_zeros != 1 && b_zeros != n_) Fail("b_zero_point holds other than 1 or N values");
+    if (b_zeros != 1 && b_zeros != n_)
+      Fail("b_zero_point holds " + std::to_string(b_zeros) +
+           " values; give one, or one per column of B (" + std::to_string(n_) + ")");
     b_zero_.resize(b_zeros);
     for (int64_t j = 0; j < b_zeros; ++j) b_zero_[j] = ByteAt(b_zero, j);
     const int32_t a_zero = ByteAt(inputs[kAZero].tensor, 0);
@@ -142,7 +144,9 @@ class QGemmKernel : public CpuKernel {
   void Scales(std::span<const nxrt_value> inputs) {
     const nxrt_tensor& b_scale = inputs[kBScale].tensor;
     const int64_t count = ElementCount(b_scale);
-    if (count != 1 && count != n_) Fail("b_scale holds other than 1 or N values");
+    if (count != 1 && count != n_)
+      Fail("b_scale holds " + std::to_string(count) +
+           " values; give one, or one per column of B (" + std::to_string(n_) + ")");
     const float a_scale = *DataAs<float>(inputs[kAScale].tensor);
     scales_.resize(n_);
     for (int64_t j = 0; j < n_; ++j) {

@@ -36,11 +36,15 @@ class QLinearConcatKernel : public CpuKernel {
     for (size_t k = 0; k < operands; ++k) {
       const nxrt_shape& x = shapes[kFirstX + 3 * k];
       if (x.dtype != dtype_ || x.rank != first.rank) {
-        FailInvalid(name_ + ": operand " + std::to_string(k) + " differs in dtype or rank");
+        FailInvalid(name_ + ": operand " + std::to_string(k) +
+                    " differs from operand 0 in dtype or rank; "
+                    "make the operands alike");
       }
       for (size_t d = 0; d < x.rank; ++d) {
         if (static_cast<int64_t>(d) != axis && x.dims[d] != first.dims[d]) {
-          FailInvalid(name_ + ": operand " + std::to_string(k) + " differs off the axis");
+          FailInvalid(name_ + ": operand " + std::to_string(k) +
+                      " differs from operand 0 off the axis; "
+                      "make those dims equal");
         }
       }
       RequireElements(shapes, kFirstX + 3 * k + 1, 1, name_, "X_scale, one value");

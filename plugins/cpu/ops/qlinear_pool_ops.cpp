@@ -26,7 +26,8 @@ class QLinearGlobalAveragePoolKernel : public CpuKernel {
         name_(NodeText(node)),
         channels_last_(node.AttrInt("channels_last", 0) != 0),
         dims_(shapes[kX].dims, shapes[kX].dims + shapes[kX].rank) {
-    if (dims_.size() < 3) FailInvalid(name_ + ": X needs rank 3 or more");
+    if (dims_.size() < 3)
+      FailInvalid(name_ + ": X needs rank 3 or more; give it a batch, channels and an image");
     for (size_t i : {kXScale, kXZero, kYScale, kYZero}) {
       RequireElements(shapes, i, 1, name_, "a scale or zero point per tensor");
     }
