@@ -85,3 +85,47 @@ def test_every_quantized_op_is_fused(name):
     fused = collections.Counter(line.rsplit(" fused as ", 1)[1].split()[0]
                                 for line in printed.splitlines() if " fused as " in line)
     assert fused == QDQ_FUSIONS[name], printed
+
+
+def qdq_conv(path, bias_scale_factor):
+    """DQ(x), DQ(w), DQ(bias) -> Conv -> Q -> DQ: the bias's scale is
+    x_scale * w_scale times `bias_scale_factor`."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(3)
+    x_scale, w_scale = np.float32(0.02), rng.uniform(0.01, 0.03, 4).astype(np.float32)
+    constants = {
+        "x_scale": np.array(x_scale), "x_zero": np.array(128, np.uint8),
+        "w": rng.integers(-127, 128, (4, 3, 3, 3)).astype(np.int8), "w_scale": w_scale,
+        "w_zero": np.zeros(4, np.int8),
+        "b": rng.integers(-2000, 2000, 4).astype(np.int32),
+        "b_scale": (x_scale * w_scale * np.float32(bias_scale_factor)).astype(np.float32),
+        "b_zero": np.zeros(4, np.int32),
+        "y_scale": np.array(0.05, np.float32), "y_zero": np.array(100, np.uint8)}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["image", "x_scale", "x_zero"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "x_scale", "x_zero"], ["xf"]),
+        helper.make_node("DequantizeLinear", ["w", "w_scale", "w_zero"], ["wf"], axis=0),
+        helper.make_node("DequantizeLinear", ["b", "b_scale", "b_zero"], ["bf"], axis=0),
+        helper.make_node("Conv", ["xf", "wf", "bf"], ["conv"], pads=[1, 1, 1, 1]),
+        helper.make_node("QuantizeLinear", ["conv", "y_scale", "y_zero"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "y_scale", "y_zero"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "qdq_conv", [helper.make_tensor_value_info("image", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4, 8, 8])],
+        [numpy_helper.from_array(v, k) for k, v in constants.items()])
+    onnx.save(helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)]),
+              str(path))
+
+
+@pytest.mark.parametrize("factor,fused", [(1.0, True), (2.0, False)])
+def test_a_bias_joins_the_fused_conv_only_at_the_accumulator_scale(tmp_path, factor, fused):
+    """A QLinearConv adds its int32 bias at x_scale * w_scale; a bias quantized
+    at another scale keeps the nodes apart, and both compute the QDQ graph."""
+    path = tmp_path / "qdq_conv.onnx"
+    qdq_conv(path, factor)
+    printed = subprocess.run([NXRT_CLI, "inspect", str(path)], check=True, capture_output=True,
+                             text=True).stdout
+    assert (" fused as QLinearConv" in printed) == fused, printed
+    feeds = {"image": np.random.default_rng(4).normal(size=(1, 3, 8, 8)).astype(np.float32)}
+    want = run(onnxruntime, path, feeds, False)[0]
+    np.testing.assert_allclose(run(nxrt, path, feeds)[0], want, rtol=0, atol=0.05 + 1e-6)
