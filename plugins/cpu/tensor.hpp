@@ -60,6 +60,11 @@ T* MutableDataAs(nxrt_tensor& t) {
   return static_cast<T*>(t.data);
 }
 
+// Element i of a uint8 or int8 tensor (a zero point, say), widened.
+inline int32_t ByteValueAt(const nxrt_tensor& t, int64_t i) {
+  return t.dtype == NXRT_DTYPE_UINT8 ? DataAs<uint8_t>(t)[i] : DataAs<int8_t>(t)[i];
+}
+
 // The values of an int32 or int64 tensor as int64.
 std::vector<int64_t> ReadInt64s(const nxrt_tensor& t);
 // The value of a one-element numeric tensor as double.

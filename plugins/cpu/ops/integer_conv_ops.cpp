@@ -42,10 +42,6 @@ enum QLinearInput : size_t {
   kBias = 8,
 };
 
-int32_t ByteValue(const nxrt_tensor& t, int64_t i) {
-  return t.dtype == NXRT_DTYPE_UINT8 ? DataAs<uint8_t>(t)[i] : DataAs<int8_t>(t)[i];
-}
-
 class IntegerConvKernel : public CpuKernel {
  public:
   IntegerConvKernel(const sdk::Host& host, const sdk::Node& node,
@@ -171,7 +167,7 @@ class IntegerConvKernel : public CpuKernel {
   int32_t ScalarZero(const nxrt_tensor& t) const {
     if (ElementCount(t) != 1)
       Fail("x_zero_point and y_zero_point take one value; fix their shapes");
-    return ByteValue(t, 0);
+    return ByteValueAt(t, 0);
   }
 
   // W (of w_dtype_) as int8: itself, or a uint8 W shifted into a scratch copy.
@@ -196,7 +192,7 @@ class IntegerConvKernel : public CpuKernel {
              std::to_string(layout_.maps) + ")");
       }
       for (int64_t m = 0; m < layout_.maps; ++m) {
-        w_zeros_[m] = ByteValue(z, given == 1 ? 0 : m) - shift;
+        w_zeros_[m] = ByteValueAt(z, given == 1 ? 0 : m) - shift;
       }
     }
     return std::all_of(w_zeros_.begin(), w_zeros_.end(), [](int32_t z) { return z == 0; });

@@ -178,8 +178,7 @@ class QLinearMatMulKernel : public IntegerMatMulKernel {
     if (ElementCount(y_zero) != 1) Fail("y_zero_point must hold one value; fix its shape");
     Multipliers(inputs);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, y_zero.dtype, out_dims());
-    const int32_t zero_value =
-        y_zero.dtype == NXRT_DTYPE_UINT8 ? *DataAs<uint8_t>(y_zero) : *DataAs<int8_t>(y_zero);
+    const int32_t zero_value = ByteValueAt(y_zero, 0);
     ReadZeroPoints(inputs);
     if (MultiplyRequantised(inputs, multipliers_, y_zero.dtype, zero_value, out.data)) return;
     sums_.resize(ElementCount(out_dims()));

@@ -23,10 +23,6 @@ using Int8Types = TypeList<int8_t, uint8_t>;
 
 enum Input : size_t { kA, kAScale, kAZero, kB, kBScale, kBZero, kC, kYScale, kYZero };
 
-int32_t ByteAt(const nxrt_tensor& t, int64_t i) {
-  return t.dtype == NXRT_DTYPE_UINT8 ? DataAs<uint8_t>(t)[i] : DataAs<int8_t>(t)[i];
-}
-
 class QGemmKernel : public CpuKernel {
  public:
   QGemmKernel(const sdk::Node& node, std::span<const nxrt_shape> shapes)
@@ -95,8 +91,8 @@ class QGemmKernel : public CpuKernel {
       Fail("b_zero_point holds " + std::to_string(b_zeros) +
            " values; give one, or one per column of B (" + std::to_string(n_) + ")");
     b_zero_.resize(b_zeros);
-    for (int64_t j = 0; j < b_zeros; ++j) b_zero_[j] = ByteAt(b_zero, j);
-    const int32_t a_zero = ByteAt(inputs[kAZero].tensor, 0);
+    for (int64_t j = 0; j < b_zeros; ++j) b_zero_[j] = ByteValueAt(b_zero, j);
+    const int32_t a_zero = ByteValueAt(inputs[kAZero].tensor, 0);
     sums_.assign(m_ * n_, 0);
     if (product_) {
       const nxrt_tensor& a = inputs[kA].tensor;
