@@ -47,6 +47,7 @@ class IntegerConvKernel : public CpuKernel {
   IntegerConvKernel(const sdk::Host& host, const sdk::Node& node,
                     std::span<const nxrt_shape> inputs, bool qlinear)
       : CpuKernel(false),
+        notice_host_(host),
         name_(NodeText(node)),
         qlinear_(qlinear),
         w_input_(qlinear ? size_t{kW} : 1),
@@ -70,30 +71,39 @@ class IntegerConvKernel : public CpuKernel {
              std::to_string(layout_.maps) + ")");
       }
       per_map_scale_ = w_scales != 1;
-      // Planned again at the first call with the scales it is given;
-      // W's layout does not depend on them.
+      // Until the scales are known; W's layout does not depend on them.
       multipliers_.assign(per_map_scale_ ? layout_.maps : 1, 1.0f);
     }
-    if (ElementCount(layout_.out_dims) == 0 || w_count_ == 0) return;
-    plan_ = PlanFor(y_dtype_, multipliers_);
-    if (onednn::IsReference(plan_->implementation())) {
-      onednn::NoteReferenceKernel(host,
-                                  "node " + name_ + " at X " + DimsText(x) + ", W " + DimsText(w),
-                                  plan_->implementation());
+    if (layout_.geometry.in.empty() || layout_.geometry.in.size() > 3) {
+      FailUnsupported(name_ + ": " + std::to_string(layout_.geometry.in.size()) +
+                      " spatial axes; 8-bit convolutions take 1 to 3");
     }
+    where_ = "node " + name_ + " at X " + DimsText(x) + ", W " + DimsText(w);
   }
 
+  // The plan is made here when W or the scales are constant: once, for the
+  // scales it will run with when they are all constant.
   void PrepareConstantInputs(std::span<const nxrt_constant_input> constants) override {
+    const nxrt_constant_input* w = nullptr;
+    const float* scales[3] = {};  // x, w, y
     for (const nxrt_constant_input& c : constants) {
-      if (c.input_index == w_input_ && w_count_ > 0) {
-        weights_ = plan_->PrepareWeights(SignedW(c.bytes));
-      }
+      if (c.input_index == w_input_) w = &c;
+      if (!qlinear_ || c.dtype != NXRT_DTYPE_FLOAT32) continue;
+      if (c.input_index == kXScale) scales[0] = static_cast<const float*>(c.bytes);
+      if (c.input_index == kWScale) scales[1] = static_cast<const float*>(c.bytes);
+      if (c.input_index == kYScale) scales[2] = static_cast<const float*>(c.bytes);
+    }
+    if (scales[0] && scales[1] && scales[2]) Multipliers(scales[0], scales[1], scales[2]);
+    if (w != nullptr && w_count_ > 0 && ElementCount(layout_.out_dims) > 0) {
+      EnsurePlan(nullptr);
+      weights_ = plan_->PrepareWeights(SignedW(w->bytes));
     }
   }
   std::shared_ptr<sdk::SharedState> ShareableConstantState() override { return weights_; }
+  // The weights' layout is checked against the plan when it is made.
   bool AdoptShareableConstantState(const std::shared_ptr<sdk::SharedState>& state) override {
     auto weights = std::dynamic_pointer_cast<onednn::PreparedWeights>(state);
-    if (!weights || w_count_ == 0 || !plan_->Takes(*weights)) return false;
+    if (!weights || w_count_ == 0) return false;
     weights_ = std::move(weights);
     return true;
   }
@@ -107,7 +117,10 @@ class IntegerConvKernel : public CpuKernel {
     const bool symmetric = ReadWZeros(inputs);
     const int32_t* bias =
         qlinear_ && IsPresent(inputs, kBias) ? DataAs<int32_t>(inputs[kBias].tensor) : nullptr;
-    if (qlinear_) Multipliers(inputs);
+    if (qlinear_) {
+      Multipliers(DataAs<float>(inputs[kXScale].tensor), DataAs<float>(inputs[kWScale].tensor),
+                  DataAs<float>(inputs[kYScale].tensor));
+    }
     if (w_count_ == 0) {
       // An empty window sums to 0.
       sums_.assign(count, 0);
@@ -119,13 +132,8 @@ class IntegerConvKernel : public CpuKernel {
       return;
     }
     const int8_t* w = weights_ ? nullptr : SignedW(inputs[w_input_].tensor.data);
+    EnsurePlan(inputs[w_input_].tensor.data);
     if (symmetric) {
-      if (qlinear_ && multipliers_ != plan_->scales()) {
-        plan_ = PlanFor(y_dtype_, multipliers_);
-        if (weights_ && !plan_->Takes(*weights_)) {
-          weights_ = plan_->PrepareWeights(SignedW(inputs[w_input_].tensor.data));
-        }
-      }
       plan_->Run(inputs[kX].tensor.data, x_zero, w, weights_.get(), bias,
                  qlinear_ ? ScalarZero(inputs[kYZero].tensor) : 0, y.data);
       return;
@@ -148,6 +156,21 @@ class IntegerConvKernel : public CpuKernel {
 
  private:
   [[noreturn]] void Fail(const std::string& what) const { FailInvalid(name_ + ": " + what); }
+
+  // Makes plan_ unless it exists for multipliers_ (the sums' plan for
+  // ConvInteger). Prepared weights laid out otherwise are prepared again
+  // from `w` (W as given; null only before any is prepared).
+  void EnsurePlan(const void* w) {
+    if (plan_ && (!qlinear_ || plan_->scales() == multipliers_)) return;
+    plan_ = PlanFor(y_dtype_, qlinear_ ? multipliers_ : std::vector<float>{});
+    if (onednn::IsReference(plan_->implementation()) && !noted_reference_) {
+      onednn::NoteReferenceKernel(notice_host_, where_, plan_->implementation());
+      noted_reference_ = true;
+    }
+    if (weights_ && w != nullptr && !plan_->Takes(*weights_)) {
+      weights_ = plan_->PrepareWeights(SignedW(w));
+    }
+  }
 
   // The plan to `y_dtype` with `scales` (empty for the sums), of `maps`
   // output maps (0: the node's).
@@ -199,12 +222,9 @@ class IntegerConvKernel : public CpuKernel {
   }
 
   // x_scale * w_scale / y_scale per map into multipliers_.
-  void Multipliers(std::span<const nxrt_value> inputs) {
-    const float x_scale = *DataAs<float>(inputs[kXScale].tensor);
-    const float y_scale = *DataAs<float>(inputs[kYScale].tensor);
-    const float* w_scale = DataAs<float>(inputs[kWScale].tensor);
+  void Multipliers(const float* x_scale, const float* w_scale, const float* y_scale) {
     for (size_t m = 0; m < multipliers_.size(); ++m) {
-      multipliers_[m] = x_scale * w_scale[m] / y_scale;
+      multipliers_[m] = *x_scale * w_scale[m] / *y_scale;
     }
   }
 
@@ -249,7 +269,10 @@ class IntegerConvKernel : public CpuKernel {
     });
   }
 
+  sdk::Host notice_host_;  // kept, as the SDK keeps it, for the reference-kernel notice
   std::string name_;
+  std::string where_;  // the node and its shapes, for the reference-kernel notice
+  bool noted_reference_ = false;
   bool qlinear_;
   size_t w_input_;
   size_t w_zero_input_;
