@@ -2,8 +2,11 @@
 # scripts/make-ort-cases writes the cases of scripts/lib/ort_cases to
 # <build>/ort-cases as part of the build, again whenever a case module, the
 # runner or the installed onnx or onnxruntime changes. Without the venv the
-# folder is not made and the conformance test over it skips.
+# folder is not made and the conformance test over it skips. The model corpus
+# (tests/corpus, weights drawn again from their seeds) is written likewise to
+# <build>/corpus-cases.
 set(NXRT_ORT_CASES_DIR ${PROJECT_BINARY_DIR}/ort-cases)
+set(NXRT_CORPUS_CASES_DIR ${PROJECT_BINARY_DIR}/corpus-cases)
 set(_nxrt_ort_cases_python ${PROJECT_SOURCE_DIR}/.venv/bin/python)
 if(EXISTS ${_nxrt_ort_cases_python})
   # A new case module is picked up at the next build without reconfiguring.
@@ -24,4 +27,22 @@ if(EXISTS ${_nxrt_ort_cases_python})
     COMMENT "Writing the ONNX Runtime-referenced test cases to ${NXRT_ORT_CASES_DIR}"
     VERBATIM)
   add_custom_target(nxrt_ort_cases ALL DEPENDS ${NXRT_ORT_CASES_DIR}/.ort-cases-complete)
+
+  file(GLOB _nxrt_corpus_sources CONFIGURE_DEPENDS
+    ${PROJECT_SOURCE_DIR}/scripts/lib/corpus_cases/*.py
+    ${PROJECT_SOURCE_DIR}/tests/corpus/models/*.onnx)
+  add_custom_command(
+    OUTPUT ${NXRT_CORPUS_CASES_DIR}/.ort-cases-complete
+    COMMAND ${PROJECT_SOURCE_DIR}/scripts/make-ort-cases ${NXRT_CORPUS_CASES_DIR} corpus_cases
+    DEPENDS ${PROJECT_SOURCE_DIR}/scripts/make-ort-cases
+      ${_nxrt_corpus_sources}
+      ${PROJECT_SOURCE_DIR}/tests/corpus/manifest.json
+      ${PROJECT_SOURCE_DIR}/scripts/lib/ort_cases/runner.py
+      ${PROJECT_SOURCE_DIR}/scripts/lib/corpus_feeds.py
+      ${PROJECT_SOURCE_DIR}/scripts/lib/realistic_inputs.py
+      ${PROJECT_SOURCE_DIR}/scripts/lib/seeded_weights.py
+      ${_nxrt_ort_cases_versions}
+    COMMENT "Writing the model corpus's test cases to ${NXRT_CORPUS_CASES_DIR}"
+    VERBATIM)
+  add_custom_target(nxrt_corpus_cases ALL DEPENDS ${NXRT_CORPUS_CASES_DIR}/.ort-cases-complete)
 endif()

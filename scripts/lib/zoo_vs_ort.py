@@ -9,8 +9,9 @@ median over rounds) and each engine's peak resident memory; then the median
 and the worst ratio over models. --markdown FILE also writes the tables as
 Markdown, with the machine and the date.
 
-The corpus is the case folders of the conformance run whose names start
-with one of --prefix (default: the released models of ort_cases)."""
+The corpus is the case folders under --cases whose names start with one of
+--prefix: by default the released models of ort_cases and every exported
+architecture of corpus_cases."""
 import argparse
 import datetime
 import glob
@@ -31,8 +32,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 ORT_PEAK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_peak_memory.py")
 
 
-def corpus(cases_dir, prefixes):
-    found = sorted(os.path.dirname(m) for m in glob.glob(os.path.join(cases_dir, "*", "model.onnx")))
+def corpus(cases_dirs, prefixes):
+    found = sorted(os.path.dirname(m) for folder in cases_dirs
+                   for m in glob.glob(os.path.join(folder, "*", "model.onnx")))
     return [d for d in found if os.path.basename(d).startswith(tuple(prefixes))]
 
 
@@ -100,10 +102,10 @@ def summary(results):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--cases", default=os.path.join(ROOT, "build", "release", "ort-cases"),
-                        help="folder of case folders (default: build/release/ort-cases)")
+    parser.add_argument("--cases", action="append", help="folder of case folders; repeatable "
+                        "(default: build/release/ort-cases and build/release/corpus-cases)")
     parser.add_argument("--prefix", action="append", help="case-name prefix of the corpus; repeatable "
-                        "(default: released_models_)")
+                        "(default: released_models_ and exported_)")
     parser.add_argument("--nxrt", default=os.path.join(ROOT, "build", "release", "bin", "nxrt"))
     parser.add_argument("--runs", type=int, default=10, help="timed runs per round (default 10)")
     parser.add_argument("--rounds", type=int, default=3, help="rounds per model and engine (default 3)")
@@ -113,10 +115,13 @@ def main():
     parser.add_argument("--only", help="only the models whose name contains this text")
     parser.add_argument("--markdown", help="also write the tables to this Markdown file")
     args = parser.parse_args()
-    cases = [c for c in corpus(args.cases, args.prefix or ["released_models_"])
+    cases_dirs = args.cases or [os.path.join(ROOT, "build", "release", folder)
+                                for folder in ("ort-cases", "corpus-cases")]
+    cases = [c for c in corpus(cases_dirs, args.prefix or ["released_models_", "exported_"])
              if not args.only or args.only in os.path.basename(c)]
     if not cases:
-        print(f"zoo-vs-ort: no corpus case in {args.cases}; build first (the ort-cases target)",
+        print(f"zoo-vs-ort: no corpus case in {', '.join(cases_dirs)}; build first "
+              "(the nxrt_ort_cases and nxrt_corpus_cases targets)",
               file=sys.stderr)
         return 1
     lines = []
@@ -130,7 +135,7 @@ def main():
             say("|" + "---|" * len(COLUMNS))
             results = []
             for case_dir in cases:
-                name = os.path.basename(case_dir).removeprefix("released_models_")
+                name = os.path.basename(case_dir).removeprefix("released_models_").removeprefix("exported_")
                 try:
                     m = measure(case_dir, scratch, args, threads)
                 except RuntimeError as error:

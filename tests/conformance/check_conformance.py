@@ -88,6 +88,8 @@ def main():
     parser.add_argument("--ep-option", action="append", default=[],
                         help="NAME:KEY=VALUE for nxrt test's --ep-option; repeatable")
     parser.add_argument("--timeout", default="60", help="seconds per case")
+    parser.add_argument("--rtol", help="nxrt test's relative tolerance (its default when absent)")
+    parser.add_argument("--atol", help="nxrt test's absolute tolerance (its default when absent)")
     parser.add_argument("--update", action="store_true", help="rewrite the list from this run")
     args = parser.parse_args()
 
@@ -97,6 +99,9 @@ def main():
     command = [args.nxrt, "test", "--json", "--ep", args.ep, "--timeout", args.timeout]
     for option in args.ep_option:
         command += ["--ep-option", option]
+    for flag in ("rtol", "atol"):
+        if getattr(args, flag) is not None:
+            command += [f"--{flag}", getattr(args, flag)]
     command.append(args.cases)
     done = subprocess.run(command, capture_output=True, text=True)
     try:

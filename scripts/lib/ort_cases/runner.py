@@ -9,7 +9,9 @@ any more are removed, and the bytes written depend only on the case modules,
 onnx and onnxruntime, so an unchanged package writes an identical folder.
 A stamp file, written last, marks a complete run.
 
-Usage: python -m ort_cases.runner OUT_DIR
+Usage: python -m ort_cases.runner OUT_DIR [PACKAGE]
+PACKAGE is the package of case modules, ort_cases by default; corpus_cases
+holds the exported model corpus.
 """
 import copy
 import importlib
@@ -38,16 +40,17 @@ class CaseError(Exception):
     """A case that cannot be written; the message names it and says why."""
 
 
-def case_modules():
-    """The case modules of the package, by name, in name order."""
-    names = sorted(info.name for info in pkgutil.iter_modules(ort_cases.__path__)
+def case_modules(package):
+    """The case modules of `package`, by name, in name order."""
+    names = sorted(info.name for info in pkgutil.iter_modules(package.__path__)
                    if info.name not in FRAMEWORK_MODULES)
     modules = []
     for name in names:
-        module = importlib.import_module(f"ort_cases.{name}")
+        module = importlib.import_module(f"{package.__name__}.{name}")
         if not callable(getattr(module, "cases", None)):
-            raise CaseError(f"ort_cases/{name}.py defines no cases(); every module of the package "
-                            "other than the runner must yield (name, model, feeds_list) from cases()")
+            raise CaseError(f"{package.__name__}/{name}.py defines no cases(); every module of the "
+                            "package other than the runner must yield (name, model, feeds_list) "
+                            "from cases()")
         modules.append((name, module))
     return modules
 
@@ -205,11 +208,11 @@ def remove_leftovers(out, keep):
                 os.remove(path)
 
 
-def main(out):
+def main(out, package_name="ort_cases"):
     os.makedirs(out, exist_ok=True)
     cases = []
     seen = set()
-    for module_name, module in case_modules():
+    for module_name, module in case_modules(importlib.import_module(package_name)):
         for name, model, feeds_list in module.cases():
             case, model, data_sets = build_case(module_name, name, model, feeds_list)
             if case in seen:
@@ -229,9 +232,9 @@ def main(out):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 2:
-        sys.exit(__doc__.strip().splitlines()[-1])
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__.strip().splitlines()[-3])
     try:
-        main(sys.argv[1])
+        main(*sys.argv[1:])
     except CaseError as error:
         sys.exit(f"make-ort-cases: {error}")
