@@ -2,8 +2,14 @@
 // the convolution's result before it is stored (or, for a pool, before it
 // leaves the layout the convolution computed it in) instead of as more
 // passes over memory:
-//   Conv, Relu          -> com.microsoft FusedConv, activation "Relu" (the
-//                          contrib op ONNX Runtime fuses the pair into);
+//   Conv, Relu | LeakyRelu | Clip (constant bounds) | Sigmoid | HardSigmoid
+//   | Tanh                -> com.microsoft FusedConv, "activation" the op's name
+//                          and "activation_params" its alpha (and beta), or
+//                          Clip's bounds (the contrib op ONNX Runtime fuses
+//                          such pairs into);
+//   Conv, HardSwish       -> pkg.nxrt FusedConv, activation "HardSwish";
+//   Conv, Sigmoid and Mul of the Conv's result and the Sigmoid's (a Swish, as
+//   exporters write SiLU) -> pkg.nxrt FusedConv, activation "Swish";
 //   Conv[, Relu], MaxPool -> pkg.nxrt ConvPool: the Conv's inputs and
 //                          attributes, "activation" = "Relu" when the Relu is
 //                          there, and the MaxPool's attributes renamed with a

@@ -1,6 +1,7 @@
 #include "partitioner/fusion_chain.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "nxrt/support/log.hpp"
 
@@ -84,6 +85,44 @@ std::optional<graph::NodeId> ChainRules::Producer(graph::NodeId node, size_t inp
   return producer;
 }
 
+std::optional<std::pair<graph::NodeId, graph::NodeId>> ChainRules::GatedBy(
+    graph::NodeId last, std::string_view gate_op, std::string_view combine_op) const {
+  const graph::Node& node = graph_.node(last);
+  if (!HasOneOutput(node)) return std::nullopt;
+  const graph::ValueId x = *node.outputs[0];
+  const auto readers = consumers_.Of(x);
+  if (readers.size() != 2 || outputs_.contains(x.index) ||
+      outer_reads_.contains(graph_.value(x).name)) {
+    return std::nullopt;
+  }
+  for (const size_t first : {0, 1}) {
+    const graph::NodeId gate = readers[first].node;
+    const graph::NodeId combine = readers[1 - first].node;
+    const graph::Node& gate_node = graph_.node(gate);
+    const graph::Node& combine_node = graph_.node(combine);
+    if (gate_node.op_type != gate_op || !gate_node.is_default_domain() ||
+        combine_node.op_type != combine_op || !combine_node.is_default_domain() ||
+        gate_node.inputs.size() != 1 || !HasOneOutput(combine_node) ||
+        combine_node.inputs.size() != 2 || !MayAbsorb(gate, combine) ||
+        partition_.absorbed[combine.index]) {
+      continue;
+    }
+    const graph::ValueId gated = *gate_node.outputs[0];
+    const auto& operands = combine_node.inputs;
+    const bool reads_both = operands[0] && operands[1] &&
+                            ((*operands[0] == x && *operands[1] == gated) ||
+                             (*operands[0] == gated && *operands[1] == x));
+    const auto placed_alike = [&](graph::NodeId other) {
+      return partition_.provider_of_node[other.index] == partition_.provider_of_node[last.index] &&
+             capture_plan_.IsEligible(other) == capture_plan_.IsEligible(last);
+    };
+    if (reads_both && placed_alike(gate) && placed_alike(combine)) {
+      return std::make_pair(gate, combine);
+    }
+  }
+  return std::nullopt;
+}
+
 bool ChainRules::MayAbsorb(graph::NodeId producer, graph::NodeId reader) const {
   return ReadOnlyBy(producer, reader) && !partition_.absorbed[producer.index] &&
          partition_.provider_of_node[producer.index] == partition_.provider_of_node[reader.index] &&
@@ -117,6 +156,25 @@ graph::Attribute StringAttribute(const std::string& name, const std::string& val
   a.type = graph::AttributeType::kString;
   a.s = value;
   return a;
+}
+
+graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> values) {
+  graph::Attribute a;
+  a.name = name;
+  a.type = graph::AttributeType::kFloats;
+  a.floats = std::move(values);
+  return a;
+}
+
+std::optional<float> FloatScalar(const graph::Graph& graph, std::optional<graph::ValueId> id) {
+  if (!id || !graph.value(*id).is_constant()) return std::nullopt;
+  const graph::TensorData& data = graph.weights->Get(*graph.value(*id).initializer);
+  if (data.dtype != graph::DataType::kFloat32 || data.bytes.size() != sizeof(float)) {
+    return std::nullopt;
+  }
+  float value = 0;
+  std::memcpy(&value, data.bytes.data(), sizeof(float));
+  return value;
 }
 
 std::vector<std::string> FuseChains(

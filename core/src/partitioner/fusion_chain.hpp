@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "nxrt/graph/capture_classifier.hpp"
@@ -44,6 +45,14 @@ class ChainRules {
   // rule chains join by, `reader` alone reads its output.
   bool MayAbsorb(graph::NodeId producer, graph::NodeId reader) const;
 
+  // The default-domain `gate_op` and `combine_op` nodes that may join the
+  // chain ending at `last` together: they alone read its only output, the
+  // gate (one input) feeds the combine alone, and the combine reads `last`'s
+  // output and the gate's, in either order (Sigmoid and Mul make a Swish).
+  std::optional<std::pair<graph::NodeId, graph::NodeId>> GatedBy(graph::NodeId last,
+                                                                 std::string_view gate_op,
+                                                                 std::string_view combine_op) const;
+
  private:
   static bool HasOneOutput(const graph::Node& node);
   // Whether `node`'s one output is read by `reader` alone, and nothing
@@ -60,6 +69,11 @@ class ChainRules {
 
 // A string attribute, for the fused node's settings.
 graph::Attribute StringAttribute(const std::string& name, const std::string& value);
+// A list-of-floats attribute, likewise.
+graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> values);
+
+// The value of `id` when it is a float32 constant of one element.
+std::optional<float> FloatScalar(const graph::Graph& graph, std::optional<graph::ValueId> id);
 
 // A fused node to offer in place of a chain's head, and the nodes after the
 // head that it takes.

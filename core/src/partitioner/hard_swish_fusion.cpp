@@ -1,6 +1,5 @@
 #include "partitioner/hard_swish_fusion.hpp"
 
-#include <cstring>
 #include <optional>
 
 #include "partitioner/fusion_chain.hpp"
@@ -10,12 +9,7 @@ namespace {
 
 // Whether `id` is a float32 constant of one element equal to `expected`.
 bool IsConstant(const graph::Graph& graph, std::optional<graph::ValueId> id, float expected) {
-  if (!id || !graph.value(*id).is_constant()) return false;
-  const graph::TensorData& data = graph.weights->Get(*graph.value(*id).initializer);
-  if (data.dtype != graph::DataType::kFloat32 || data.bytes.size() != sizeof(float)) return false;
-  float value = 0;
-  std::memcpy(&value, data.bytes.data(), sizeof(float));
-  return value == expected;
+  return FloatScalar(graph, id) == expected;
 }
 
 // The operand of a two-input node other than `known`, when one of its two

@@ -148,9 +148,9 @@ std::optional<FloatConvolution> FloatConvolution::Plan(const ConvolutionShape& g
                               window.strides, window.dilations, window.pad_begin, window.pad_end);
     };
     dnnl::primitive_attr attributes = PlanningAttributes();
-    if (shape.relu) {
+    if (!shape.activation.none()) {
       dnnl::post_ops activation;
-      activation.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      shape.activation.AppendTo(activation);
       attributes.set_post_ops(activation);
     }
     const std::vector<Layouts> candidates = CandidateLayouts(shape, x_dims, y_dims);

@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 
+#include "post_activation.hpp"
 #include "prepared_weights.hpp"
 #include "primitive_runner.hpp"
 #include "window_geometry.hpp"
@@ -31,7 +32,7 @@ struct ConvolutionShape {
   int64_t group = 1;
   WindowGeometry geometry;
   bool bias = false;
-  bool relu = false;  // the result goes through max(y, 0) before it is stored
+  PostActivation activation{};  // applied to the result before it is stored
   // Y stays in 16-channel blocks in the plan's own buffer (blocked_output())
   // for a primitive that reads it there; needs a multiple of 16 maps.
   bool blocked_output = false;
@@ -51,7 +52,7 @@ class FloatConvolution {
   // it (or none, as for negative pads). `shape.geometry` is that of the
   // forward convolution it transposes, so geometry.out is X's spatial extent
   // and geometry.in Y's; W is [channels, maps / group, kernel...] as ONNX has
-  // it; relu and blocked_output are not taken.
+  // it; activation and blocked_output are not taken.
   static std::optional<FloatConvolution> PlanTransposed(const ConvolutionShape& shape);
 
   // W as given ([maps, channels / group, kernel...]) in the layout the plan takes.

@@ -39,7 +39,8 @@ Desc GivenWeights(const ConvolutionShape& shape) {
 
 std::optional<FloatConvolution> FloatConvolution::PlanTransposed(const ConvolutionShape& shape) {
   const WindowGeometry& g = shape.geometry;
-  if (g.in.empty() || g.in.size() > 3 || shape.relu || shape.blocked_output) return std::nullopt;
+  if (g.in.empty() || g.in.size() > 3 || !shape.activation.none() || shape.blocked_output)
+    return std::nullopt;
   const memory::dims x_dims = WithSpatial({shape.batch, shape.channels}, g.out);
   const memory::dims y_dims = WithSpatial({shape.batch, shape.maps}, g.in);
   const Desc given_w = GivenWeights(shape);

@@ -27,7 +27,7 @@ std::optional<FloatPointwiseProduct> FloatPointwiseProduct::Plan(const Pointwise
   dnnl::primitive_attr attributes = PlanningAttributes();
   dnnl::post_ops post_ops;
   if (shape.bias) post_ops.append_sum(1.0f);
-  if (shape.relu) post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+  shape.activation.AppendTo(post_ops);
   if (post_ops.len() > 0) attributes.set_post_ops(post_ops);
   try {
     const dnnl::matmul::primitive_desc plan(dnnl::matmul::desc(w, x, y), attributes, Engine());

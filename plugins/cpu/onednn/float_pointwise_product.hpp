@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "post_activation.hpp"
 #include "primitive_runner.hpp"
 
 namespace nxrt::cpu::onednn {
@@ -19,7 +20,7 @@ struct PointwiseShape {
   int64_t maps = 0;
   int64_t channels = 0;
   bool bias = false;
-  bool relu = false;  // max(y, 0) before Y is stored
+  PostActivation activation{};  // applied before Y is stored
 };
 
 class FloatPointwiseProduct {

@@ -27,7 +27,7 @@
 namespace nxrt::cpu::onednn {
 
 struct Int8ConvolutionShape {
-  ConvolutionShape convolution;  // its relu and blocked_output are not taken
+  ConvolutionShape convolution;  // its activation and blocked_output are not taken
   nxrt_dtype x_dtype = NXRT_DTYPE_UINT8;
   // NXRT_DTYPE_INT32 for the sums, or the requantised NXRT_DTYPE_UINT8 or
   // NXRT_DTYPE_INT8.

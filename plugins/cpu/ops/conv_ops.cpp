@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include <optional>
+#include <string>
 
 #include "cpu_kernel.hpp"
 #include "onednn/float_convolution.hpp"
@@ -26,11 +27,12 @@ namespace {
 
 class ConvKernel : public CpuKernel {
  public:
-  ConvKernel(const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs)
+  ConvKernel(const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
+             const onednn::PostActivation& activation)
       : CpuKernel(false),
         dtype_(inputs[0].dtype),
         group_(node.AttrInt("group", 1)),
-        relu_(node.op_type() == "FusedConv") {
+        activation_(activation) {
     const Dims x(inputs[0].dims, inputs[0].dims + inputs[0].rank);
     const Dims w(inputs[1].dims, inputs[1].dims + inputs[1].rank);
     const Dims kernel(w.begin() + 2, w.end());
@@ -44,7 +46,7 @@ class ConvKernel : public CpuKernel {
     if (dtype_ != NXRT_DTYPE_FLOAT64 && ElementCount(out_dims_) > 0 && ElementCount(w) > 0) {
       const bool bias = inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED;
       onednn_ = onednn::FloatConvolution::Plan(
-          {batch_, channels_, maps_, group_, geometry_, bias, relu_});
+          {batch_, channels_, maps_, group_, geometry_, bias, activation_});
       if (onednn_ && onednn::IsReference(onednn_->implementation())) {
         onednn::NoteReferenceKernel(host,
                                     "node '" + std::string(node.name()) + "' (" +
@@ -156,15 +158,12 @@ class ConvKernel : public CpuKernel {
         }
       }
     }
-    if (relu_) {
-      T* end = y + batch_ * maps_ * out_size;
-      for (T* v = y; v < end; ++v) *v = *v < T(0) ? T(0) : *v;  // NaN stays NaN
-    }
+    activation_.Apply(y, batch_ * maps_ * out_size);
   }
 
   nxrt_dtype dtype_;
   int64_t group_;
-  bool relu_;  // com.microsoft FusedConv with activation Relu
+  onednn::PostActivation activation_;  // a FusedConv's
   WindowGeometry geometry_;
   int64_t batch_ = 0;
   int64_t channels_ = 0;
@@ -180,11 +179,25 @@ class ConvKernel : public CpuKernel {
 // A pointwise float convolution's kernel serves every image size; the
 // others are planned for their shape.
 std::unique_ptr<CpuKernel> MakeConv(const sdk::Host& host, const sdk::Node& node,
-                                    std::span<const nxrt_shape> inputs, bool relu) {
-  if (std::unique_ptr<CpuKernel> pointwise = MakePointwiseConv(node, inputs, relu)) {
+                                    std::span<const nxrt_shape> inputs) {
+  std::string why;
+  const std::optional<onednn::PostActivation> activation = onednn::ReadPostActivation(node, &why);
+  if (!activation) FailUnsupported(why);
+  if (std::unique_ptr<CpuKernel> pointwise = MakePointwiseConv(node, inputs, *activation)) {
     return pointwise;
   }
-  return std::make_unique<ConvKernel>(host, node, inputs);
+  return std::make_unique<ConvKernel>(host, node, inputs, *activation);
+}
+
+// A FusedConv whose activation this EP applies, and without the Z input.
+sdk::ClaimResult ClaimFusedConv(const sdk::Node& node, int64_t opset,
+                                std::span<const nxrt_value_info> inputs) {
+  std::string why;
+  if (!onednn::ReadPostActivation(node, &why)) return sdk::ClaimResult::Declined(why);
+  if (inputs.size() > 3 && inputs[3].kind != NXRT_VALUE_NONE) {
+    return sdk::ClaimResult::Declined("FusedConv: the Z input (a sum) not implemented");
+  }
+  return ClaimConv(FloatTypes{})(node, opset, inputs);
 }
 
 }  // namespace
@@ -193,26 +206,18 @@ void RegisterConvOps(OpRegistry& r) {
   r.Add("Conv",
         {1, ClaimConv(FloatTypes{}),
          [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
-            int64_t) { return MakeConv(host, node, inputs, false); }});
-  // ONNX Runtime's contrib op, which the host also fuses a Conv and its Relu
-  // into: the activation runs on the convolution's result before it is
-  // stored.
-  r.Add("FusedConv",
-        {1,
-         [](const sdk::Node& node, int64_t opset, std::span<const nxrt_value_info> inputs) {
-           const std::string activation = node.AttrString("activation", "");
-           if (activation != "Relu") {
-             return sdk::ClaimResult::Declined("FusedConv: activation '" + activation +
-                                               "' not implemented (Relu is)");
-           }
-           if (inputs.size() > 3 && inputs[3].kind != NXRT_VALUE_NONE) {
-             return sdk::ClaimResult::Declined("FusedConv: the Z input (a sum) not implemented");
-           }
-           return ClaimConv(FloatTypes{})(node, opset, inputs);
-         },
-         [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
-            int64_t) { return MakeConv(host, node, inputs, true); }},
-        "com.microsoft");
+            int64_t) { return MakeConv(host, node, inputs); }});
+  // ONNX Runtime's contrib op, which the host also fuses a Conv and its
+  // activation into, and nxrt's own with Swish and HardSwish besides
+  // (onednn/post_activation.hpp): the activation runs on the convolution's
+  // result before it is stored.
+  for (const char* domain : {"com.microsoft", "pkg.nxrt"}) {
+    r.Add("FusedConv",
+          {1, ClaimFusedConv,
+           [](const sdk::Host& host, const sdk::Node& node, std::span<const nxrt_shape> inputs,
+              int64_t) { return MakeConv(host, node, inputs); }},
+          domain);
+  }
 }
 
 }  // namespace nxrt::cpu

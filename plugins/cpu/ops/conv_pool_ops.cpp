@@ -34,7 +34,9 @@ class ConvPoolKernel : public CpuKernel {
                                   Dims(w.begin() + 2, w.end()), "ConvPool");
     conv.bias = inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED;
     RequireElements(inputs, 2, conv.maps, "ConvPool", "B, one value per output map");
-    conv.relu = node.AttrString("activation", "") == "Relu";
+    if (node.AttrString("activation", "") == "Relu") {
+      conv.activation.kind = onednn::PostActivation::Kind::kRelu;
+    }
     const WindowAttributes pool_attributes = WindowAttributes::Read(node, "pool_");
     const WindowGeometry pool =
         ResolveWindow(pool_attributes, conv.geometry.out, pool_attributes.kernel_shape, "ConvPool");

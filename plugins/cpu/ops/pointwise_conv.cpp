@@ -40,7 +40,7 @@ class PointwiseConvKernel : public CpuKernel {
     const onednn::PointwiseShape planned = product_.shape();
     if (maps != planned.maps || x.dims[1] != planned.channels) {
       std::optional<onednn::FloatPointwiseProduct> replanned =
-          onednn::FloatPointwiseProduct::Plan({maps, x.dims[1], planned.bias, planned.relu});
+          onednn::FloatPointwiseProduct::Plan({maps, x.dims[1], planned.bias, planned.activation});
       if (!replanned) {
         FailUnsupported("Conv: oneDNN has no 1x1 convolution for W " + DimsText(DimsSpan(w)) +
                         "; run the node on another provider");
@@ -67,7 +67,8 @@ class PointwiseConvKernel : public CpuKernel {
 }  // namespace
 
 std::unique_ptr<CpuKernel> MakePointwiseConv(const sdk::Node& node,
-                                             std::span<const nxrt_shape> inputs, bool relu) {
+                                             std::span<const nxrt_shape> inputs,
+                                             const onednn::PostActivation& activation) {
   const nxrt_shape& x = inputs[0];
   const nxrt_shape& w = inputs[1];
   if (x.dtype != NXRT_DTYPE_FLOAT32 || x.rank < 3 || x.rank > 5 || w.rank != x.rank) {
@@ -87,7 +88,7 @@ std::unique_ptr<CpuKernel> MakePointwiseConv(const sdk::Node& node,
   const bool bias = inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED;
   if (bias) RequireElements(inputs, 2, w.dims[0], "Conv", "B, one value per output map");
   std::optional<onednn::FloatPointwiseProduct> product =
-      onednn::FloatPointwiseProduct::Plan({w.dims[0], w.dims[1], bias, relu});
+      onednn::FloatPointwiseProduct::Plan({w.dims[0], w.dims[1], bias, activation});
   if (!product) return nullptr;
   return std::make_unique<PointwiseConvKernel>(std::move(*product), x.rank);
 }

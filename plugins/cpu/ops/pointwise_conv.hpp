@@ -8,12 +8,14 @@
 #include <span>
 
 #include "cpu_kernel.hpp"
+#include "onednn/post_activation.hpp"
 
 namespace nxrt::cpu {
 
-// The kernel for `node` (a Conv, or FusedConv with relu when `relu`) at
+// The kernel for `node` (a Conv, or a FusedConv applying `activation`) at
 // `inputs`, or null when it is not such a convolution of float tensors.
 std::unique_ptr<CpuKernel> MakePointwiseConv(const sdk::Node& node,
-                                             std::span<const nxrt_shape> inputs, bool relu);
+                                             std::span<const nxrt_shape> inputs,
+                                             const onednn::PostActivation& activation);
 
 }  // namespace nxrt::cpu
