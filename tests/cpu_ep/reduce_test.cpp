@@ -1,7 +1,10 @@
 // Reductions and ArgMax/ArgMin on the ONNX node test cases; ReduceMax and
 // ReduceMin of bool are any and all, checked here (an empty set gives false
-// and true).
+// and true); sums over the trailing axes (summed row by row in vector lanes)
+// and over a middle axis (the strided walk) against double sums.
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "node_case_runner.hpp"
 #include "single_node_session.hpp"
@@ -44,6 +47,55 @@ TEST(CpuEpReduce, BoolMaxIsAnyAndMinIsAll) {
                                {IntAttribute("keepdims", 0)}, DataType::kBool);
     ASSERT_TRUE(empty.has_value());
     for (bool e : empty->values<bool>()) EXPECT_EQ(e, !is_max) << op << " of nothing";
+  }
+}
+
+TEST(CpuEpReduce, SumsOverTrailingOrMiddleAxesMatchDoubleSums) {
+  // [3, 5, 37]: 37 is no multiple of the eight lanes, so each row has a tail.
+  constexpr int64_t kA = 3, kB = 5, kC = 37;
+  std::vector<float> x(kA * kB * kC);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.7f * static_cast<float>(i)) * 3.0f;
+  const auto at = [&](int64_t a, int64_t b, int64_t c) {
+    return static_cast<double>(x[(a * kB + b) * kC + c]);
+  };
+  struct Form {
+    std::vector<int64_t> axes;
+    int64_t outer, inner;  // output extents: reduced over the rest
+  };
+  for (const char* op : {"ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL2"}) {
+    for (const Form& form : {Form{{2}, kA, kB}, Form{{1, 2}, kA, 1}, Form{{1}, kA, kC}}) {
+      auto y = RunSingleNode(
+          op, 18,
+          {Input("x", DataType::kFloat32, {kA, kB, kC}, x),
+           Input("axes", DataType::kInt64, {static_cast<int64_t>(form.axes.size())}, form.axes)},
+          {IntAttribute("keepdims", 0)}, DataType::kFloat32);
+      ASSERT_TRUE(y.has_value()) << op;
+      const auto v = y->values<float>();
+      ASSERT_EQ(v.size(), static_cast<size_t>(form.outer * form.inner)) << op;
+      const std::string name = op;
+      const bool squares = name == "ReduceSumSquare" || name == "ReduceL2";
+      for (int64_t o = 0; o < form.outer; ++o) {
+        for (int64_t i = 0; i < form.inner; ++i) {
+          double sum = 0;
+          int64_t count = 0;
+          for (int64_t b = 0; b < kB; ++b) {
+            for (int64_t c = 0; c < kC; ++c) {
+              const bool taken = form.axes == std::vector<int64_t>{2}   ? b == i
+                                 : form.axes == std::vector<int64_t>{1} ? c == i
+                                                                        : true;
+              if (!taken) continue;
+              sum += squares ? at(o, b, c) * at(o, b, c) : at(o, b, c);
+              ++count;
+            }
+          }
+          const double expected = name == "ReduceMean" ? sum / static_cast<double>(count)
+                                  : name == "ReduceL2" ? std::sqrt(sum)
+                                                       : sum;
+          EXPECT_NEAR(v[o * form.inner + i], expected, 1e-5 * (1 + std::abs(expected)))
+              << op << " over " << form.axes.size() << " axes at " << o << "," << i;
+        }
+      }
+    }
   }
 }
 

@@ -4,7 +4,9 @@
 // noop_with_empty_axes. ReduceMax and ReduceMin also take bool (any and
 // all). Also ArgMax and ArgMin. The reduction walks the input
 // once in order, each element landing on its output slot through strides
-// that are zero along reduced axes. Floats accumulate in double.
+// that are zero along reduced axes; a sum, mean, sum of squares or L2 norm
+// over the trailing axes (a pooled image, a normalised row) sums each
+// contiguous row in vector lanes instead. Floats accumulate in double.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -12,6 +14,7 @@
 
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
+#include "isa_clones.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -27,6 +30,40 @@ bool SameAxes(const nxrt_tensor& t, const Dims& axes) {
     if (v != axes[i]) return false;
   }
   return true;
+}
+
+// The sum of each of `rows` contiguous rows of `width` values of `x` (of
+// their squares when `squares`) into `sums`, in double, over eight lanes the
+// vectoriser can widen.
+template <typename T>
+NXRT_ISA_CLONES void SumRows(const T* x, int64_t rows, int64_t width, bool squares, double* sums) {
+  constexpr int64_t kLanes = 8;
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* row = x + r * width;
+    double lanes[kLanes] = {};
+    int64_t i = 0;
+    if (squares) {
+      for (; i + kLanes <= width; i += kLanes) {
+        for (int64_t k = 0; k < kLanes; ++k) {
+          const double v = static_cast<double>(static_cast<ComputeType<T>>(row[i + k]));
+          lanes[k] += v * v;
+        }
+      }
+    } else {
+      for (; i + kLanes <= width; i += kLanes) {
+        for (int64_t k = 0; k < kLanes; ++k) {
+          lanes[k] += static_cast<double>(static_cast<ComputeType<T>>(row[i + k]));
+        }
+      }
+    }
+    double total = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+                   ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+    for (; i < width; ++i) {
+      const double v = static_cast<double>(static_cast<ComputeType<T>>(row[i]));
+      total += squares ? v * v : v;
+    }
+    sums[r] = total;
+  }
 }
 
 // The plan (output dims, broadcast walk, accumulators) is made for the
@@ -105,6 +142,9 @@ class ReduceKernel : public CpuKernel {
     out_count_ = ElementCount(kept_dims);
     const int64_t in_count = ElementCount(dims_);
     group_ = out_count_ ? in_count / out_count_ : 0;
+    // Trailing axes reduced, and none before them: each output is a row.
+    const auto first = std::find(reduced.begin(), reduced.end(), true);
+    rows_ = std::find(first, reduced.end(), false) == reduced.end() && group_ > 0;
     plan_ = MakeBroadcastPlan<2>({dims_, kept_dims}, op_);
     Dispatch(AllTypes{}, dtype_, op_, [&](auto tag) {
       using Acc = AccOf<typename decltype(tag)::type>;
@@ -133,6 +173,14 @@ class ReduceKernel : public CpuKernel {
                           reduction_ == Reduction::kLogSumExp;
     std::vector<Acc>& acc = std::get<std::vector<Acc>>(acc_);
     std::vector<Acc>& max = std::get<std::vector<Acc>>(max_);
+    const bool squares = reduction_ == Reduction::kSumSquare || reduction_ == Reduction::kL2;
+    if constexpr (kIsFloat<T>) {
+      if (rows_ && (squares || reduction_ == Reduction::kSum || reduction_ == Reduction::kMean)) {
+        SumRows(x, out_count, group, squares, acc.data());
+        Finish(acc, max, y);
+        return;
+      }
+    }
     std::fill(acc.begin(), acc.end(), Acc(0));
     if (extremum) {
       const bool is_max = reduction_ != Reduction::kMin;
@@ -172,6 +220,16 @@ class ReduceKernel : public CpuKernel {
       default:
         break;
     }
+    Finish(acc, max, y);
+  }
+
+  // The outputs from the accumulators: the mean's division, the norm's root,
+  // the logarithms.
+  template <typename T, typename Acc>
+  void Finish(const std::vector<Acc>& acc, const std::vector<Acc>& max, T* y) const {
+    using C = ComputeType<T>;
+    const int64_t out_count = out_count_;
+    const int64_t group = group_;
     for (int64_t i = 0; i < out_count; ++i) {
       double v = static_cast<double>(acc[i]);
       switch (reduction_) {
@@ -214,6 +272,7 @@ class ReduceKernel : public CpuKernel {
   Dims out_dims_;
   int64_t out_count_ = 0;
   int64_t group_ = 0;
+  bool rows_ = false;  // each output reduces one contiguous row of group_ values
   BroadcastPlan<2> plan_;
   // One accumulator array per accumulation type; only the dtype's is sized.
   std::tuple<std::vector<double>, std::vector<int64_t>, std::vector<uint64_t>> acc_;
