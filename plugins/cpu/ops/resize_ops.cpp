@@ -4,7 +4,9 @@
 // antialias, axes and keep_aspect_ratio_policy) and the older Upsample.
 // Nearest resampling is a gather of elements; interpolation is separable, so
 // the tensor is resampled one axis at a time in double, and an antialiased
-// downscale widens the linear or cubic filter by 1 / scale.
+// downscale widens the linear or cubic filter by 1 / scale. Linear resizing
+// of a float32 image's last two axes alone (how segmentation and detection
+// heads upsample) reads each output's four neighbours in one pass in float.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -141,6 +143,54 @@ void ResampleAxis(const ResizeAttributes& a, const std::vector<double>& src, con
       for (const auto& [index, w] : taps[x]) {
         const double* in_row = src.data() + (o * in + index) * inner;
         for (int64_t i = 0; i < inner; ++i) out_row[i] += w * in_row[i];
+      }
+    }
+  }
+}
+
+// Per output position of a linearly resized axis, its two source positions
+// and the second one's weight.
+struct LinearTaps {
+  std::vector<int64_t> low, high;
+  std::vector<float> weight;
+};
+
+void LinearTapsFor(const ResizeAttributes& a, int64_t in, int64_t out, double scale,
+                   LinearTaps& taps) {
+  taps.low.resize(out);
+  taps.high.resize(out);
+  taps.weight.resize(out);
+  for (int64_t i = 0; i < out; ++i) {
+    const double s = SourceCoordinate(a, static_cast<double>(i), scale, in, out, Crop{});
+    const double c = std::clamp(s, 0.0, static_cast<double>(in - 1));
+    const auto low = static_cast<int64_t>(std::floor(c));
+    taps.low[i] = low;
+    taps.high[i] = std::min(low + 1, in - 1);
+    taps.weight[i] = static_cast<float>(c - static_cast<double>(low));
+  }
+}
+
+// Bilinear resizing of `planes` images of `in_h` x `in_w` floats into
+// `rows` x `columns`, each output the blend of its four neighbours.
+void ResizePlanesBilinear(const float* x, float* y, int64_t planes, int64_t in_h, int64_t in_w,
+                          const LinearTaps& rows, const LinearTaps& columns) {
+  const int64_t out_h = static_cast<int64_t>(rows.low.size());
+  const int64_t out_w = static_cast<int64_t>(columns.low.size());
+  for (int64_t p = 0; p < planes; ++p) {
+    const float* image = x + p * in_h * in_w;
+    float* out = y + p * out_h * out_w;
+    for (int64_t r = 0; r < out_h; ++r) {
+      const float* top = image + rows.low[r] * in_w;
+      const float* bottom = image + rows.high[r] * in_w;
+      const float wy = rows.weight[r];
+      float* out_row = out + r * out_w;
+      for (int64_t c = 0; c < out_w; ++c) {
+        const int64_t l = columns.low[c];
+        const int64_t h = columns.high[c];
+        const float wx = columns.weight[c];
+        const float upper = top[l] + (top[h] - top[l]) * wx;
+        const float lower = bottom[l] + (bottom[h] - bottom[l]) * wx;
+        out_row[c] = upper + (lower - upper) * wy;
       }
     }
   }
@@ -312,6 +362,14 @@ class ResizeKernel : public CpuKernel {
           break;  // sub-byte or wider types: the separable pass below
       }
     }
+    if (BilinearOnTheLastTwoAxes(x.dtype, dims, out_dims, scales)) {
+      LinearTapsFor(attributes_, dims[rank - 2], out_dims[rank - 2], scales[rank - 2], row_taps_);
+      LinearTapsFor(attributes_, dims[rank - 1], out_dims[rank - 1], scales[rank - 1],
+                    column_taps_);
+      const int64_t planes = ElementCount(std::span<const int64_t>(dims).first(rank - 2));
+      return ResizePlanesBilinear(DataAs<float>(x), MutableDataAs<float>(out), planes,
+                                  dims[rank - 2], dims[rank - 1], row_taps_, column_taps_);
+    }
     Dispatch(NumericTypes{}, x.dtype, "Resize", [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = ComputeType<T>;
@@ -346,7 +404,23 @@ class ResizeKernel : public CpuKernel {
   int64_t scales_input_;
   int64_t sizes_input_;
   std::vector<float> scales_attr_;
+  // Whether the resize is linear on float32, of the last two axes alone and
+  // without antialiasing or a crop, so ResizePlanesBilinear computes it.
+  bool BilinearOnTheLastTwoAxes(nxrt_dtype dtype, const Dims& dims, const Dims& out_dims,
+                                const std::vector<double>& scales) const {
+    const size_t rank = dims.size();
+    if (attributes_.mode != Mode::kLinear || dtype != NXRT_DTYPE_FLOAT32 || rank < 2 ||
+        attributes_.transform == "tf_crop_and_resize" || ElementCount(out_dims) == 0) {
+      return false;
+    }
+    for (size_t axis = 0; axis + 2 < rank; ++axis) {
+      if (out_dims[axis] != dims[axis] || scales[axis] != 1.0) return false;
+    }
+    return !attributes_.antialias || (scales[rank - 2] >= 1.0 && scales[rank - 1] >= 1.0);
+  }
+
   std::vector<std::vector<int64_t>> nearest_index_;  // per axis, the input index of each output
+  LinearTaps row_taps_, column_taps_;                // the bilinear path's; storage kept
 };
 
 Mode ParseMode(const std::string& mode) {
