@@ -2,7 +2,8 @@
 // binary arithmetic, comparisons and logic with broadcasting, the variadic
 // ops, Where and Clip. Swish, SwiGLU, signed BitShift (arithmetic right
 // shifts, wrapping left shifts, out-of-range amounts) and the per-channel
-// slope of PRelu before opset 7, Clip with min above max and Relu of NaN are checked
+// slope of PRelu before opset 7, Clip with min above max, Relu of NaN and
+// Pow by a scalar 2 or 3 (multiplied out, not a pow call) are checked
 // against references computed here.
 #include <gtest/gtest.h>
 
@@ -148,6 +149,44 @@ TEST(CpuEpElementwise, ClipIsMinOfMaxSoMinAboveMaxGivesMax) {
   EXPECT_EQ(clip(0.0f, 2.0f), (std::vector<double>{0.0, 0.0, 1.5, 2.0}));
   // min(max(x, 4), 1) is 1 for every x.
   EXPECT_EQ(clip(4.0f, 1.0f), (std::vector<double>{1.0, 1.0, 1.0, 1.0}));
+}
+
+// Pow by one exponent of 2 or 3, float or integer typed, gives pow's
+// float32 values; other exponents and a per-element exponent still call pow.
+TEST(CpuEpElementwise, PowByTwoOrThreeGivesPowsValues) {
+  std::vector<float> x(41);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.37f * static_cast<float>(i) - 7.3f;
+  x[5] = std::numeric_limits<float>::infinity();
+  x[9] = -0.0f;
+  for (const double e : {2.0, 3.0, 0.5, -1.0}) {
+    for (const bool integer : {false, true}) {
+      if (integer && e != std::floor(e)) continue;
+      const NodeInput exponent =
+          integer ? Input("e", DataType::kInt64, {}, std::vector<int64_t>{static_cast<int64_t>(e)})
+                  : Input("e", DataType::kFloat32, {}, std::vector<float>{static_cast<float>(e)});
+      auto y = RunSingleNode("Pow", 15, {Input("x", DataType::kFloat32, {41}, x), exponent}, {},
+                             DataType::kFloat32);
+      ASSERT_TRUE(y.has_value()) << e;
+      const auto v = y->values<float>();
+      ASSERT_EQ(v.size(), x.size());
+      for (size_t i = 0; i < x.size(); ++i) {
+        const float expected = static_cast<float>(std::pow(static_cast<double>(x[i]), e));
+        if (std::isnan(expected)) {
+          EXPECT_TRUE(std::isnan(v[i])) << x[i] << "^" << e;
+        } else {
+          EXPECT_EQ(v[i], expected) << x[i] << "^" << e;
+        }
+      }
+    }
+  }
+  // Each element its own exponent.
+  auto y =
+      RunSingleNode("Pow", 15,
+                    {Input("x", DataType::kFloat32, {3}, std::vector<float>{2.0f, 3.0f, 4.0f}),
+                     Input("e", DataType::kFloat32, {3}, std::vector<float>{2.0f, 3.0f, 0.5f})},
+                    {}, DataType::kFloat32);
+  ASSERT_TRUE(y.has_value());
+  EXPECT_EQ(ValuesAsDouble(*y), (std::vector<double>{4.0, 27.0, 2.0}));
 }
 
 // Relu is max(0, x) as the ONNX reference computes it: a NaN stays NaN, as
