@@ -113,6 +113,18 @@ TEST(CpuEpVectorMath, SigmoidIsWithinThreeUlps) {
   }
 }
 
+// The recurrent ops' float tanh (their default activation with the sigmoid).
+TEST(CpuEpVectorMath, TanhFloatIsWithinFiveUlps) {
+  for (const float x : Sweep(12.0f)) {
+    const double expected = std::tanh(static_cast<double>(x));
+    EXPECT_LE(Ulps(nxrt::cpu::TanhFloat(x), expected), 5.0) << "tanh(" << x << ")";
+  }
+  EXPECT_EQ(nxrt::cpu::TanhFloat(std::numeric_limits<float>::infinity()), 1.0f);
+  EXPECT_EQ(nxrt::cpu::TanhFloat(-std::numeric_limits<float>::infinity()), -1.0f);
+  EXPECT_TRUE(std::signbit(nxrt::cpu::TanhFloat(-0.0f)));
+  EXPECT_TRUE(std::isnan(nxrt::cpu::TanhFloat(std::numeric_limits<float>::quiet_NaN())));
+}
+
 // The EP picks a wider-vector form of its loops at load time where the CPU
 // has one (isa_clones.hpp). Each must round like the plain scalar formula,
 // compiled here for the x86-64 baseline, so these ops give the same bits on

@@ -11,6 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "isa_clones.hpp"
+#include "vector_math.hpp"
+
 namespace nxrt::cpu {
 
 enum class ActivationKind {
@@ -43,9 +46,10 @@ std::optional<std::string> ResolveActivations(const std::vector<std::string>& na
                                               std::vector<Activation>* out);
 
 // x[i] = activation(clamp(x[i], -clip, clip)) for i < n; clip is infinity
-// when the node has none.
+// when the node has none. Tanh and Sigmoid take vector_math.hpp's forms,
+// so the float loops vectorise.
 template <typename T>
-void ApplyActivation(const Activation& a, T clip, T* x, int64_t n) {
+NXRT_ISA_CLONES void ApplyActivation(const Activation& a, T clip, T* x, int64_t n) {
   const T alpha = static_cast<T>(a.alpha);
   const T beta = static_cast<T>(a.beta);
   auto each = [&](auto f) {
@@ -55,9 +59,9 @@ void ApplyActivation(const Activation& a, T clip, T* x, int64_t n) {
     case ActivationKind::kRelu:
       return each([](T v) { return v > T(0) ? v : T(0); });
     case ActivationKind::kTanh:
-      return each([](T v) { return std::tanh(v); });
+      return each([](T v) { return math::Tanh(v); });
     case ActivationKind::kSigmoid:
-      return each([](T v) { return T(1) / (T(1) + std::exp(-v)); });
+      return each([](T v) { return math::Sigmoid(v); });
     case ActivationKind::kAffine:
       return each([&](T v) { return alpha * v + beta; });
     case ActivationKind::kLeakyRelu:
@@ -65,7 +69,7 @@ void ApplyActivation(const Activation& a, T clip, T* x, int64_t n) {
     case ActivationKind::kThresholdedRelu:
       return each([&](T v) { return v >= alpha ? v : T(0); });
     case ActivationKind::kScaledTanh:
-      return each([&](T v) { return alpha * std::tanh(beta * v); });
+      return each([&](T v) { return alpha * math::Tanh(beta * v); });
     case ActivationKind::kHardSigmoid:
       return each([&](T v) { return std::clamp(alpha * v + beta, T(0), T(1)); });
     case ActivationKind::kElu:
