@@ -1,7 +1,8 @@
 // ConstantNodesToInitializers: a Constant node's tensor becomes an
 // initializer its readers take as a constant input, and the Constants that
 // must stay nodes (a graph output, a string tensor, a value given another
-// way) stay.
+// way) stay; the Constants inside an If's branches are made initializers of
+// their branch.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -87,6 +88,53 @@ TEST(ConstantNodesToInitializers, StringAndScalarFormConstantsStayNodes) {
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
   EXPECT_TRUE(ConstantNodesToInitializers(*graph).empty());
   EXPECT_EQ(graph->nodes.size(), 4u);
+}
+
+// y = If(cond) then x + c else x - c, each branch with its own Constant c
+// (the form Silero's VAD keeps its weights in), and a branch whose output is
+// its Constant, which stays a node.
+TEST(ConstantNodesToInitializers, ConstantsInsideIfBranchesBecomeTheirInitializers) {
+  onnx::ModelProto model = NewModel();
+  AddInput(model, "x", {3});
+  AddInput(model, "cond", {}, onnx::TensorProto::BOOL);
+  auto* choose = AddNode(model, "If", "choose", {"cond"}, {"y"});
+  for (const char* branch : {"then_branch", "else_branch"}) {
+    auto* attr = choose->add_attribute();
+    attr->set_name(branch);
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* body = attr->mutable_g();
+    body->set_name(branch);
+    onnx::NodeProto* c = body->add_node();
+    c->set_op_type("Constant");
+    c->set_name(std::string(branch) + "_c");
+    c->add_output(std::string(branch) + "_c");
+    SetTensorValue(c, onnx::TensorProto::FLOAT, {3});
+    for (float v : {1.0f, 2.0f, 3.0f}) c->mutable_attribute(0)->mutable_t()->add_float_data(v);
+    onnx::NodeProto* op = body->add_node();
+    op->set_op_type(std::string(branch) == "then_branch" ? "Add" : "Sub");
+    op->set_name(std::string(branch) + "_op");
+    op->add_input("x");
+    op->add_input(std::string(branch) + "_c");
+    op->add_output(std::string(branch) + "_y");
+    onnx::ValueInfoProto* out = body->add_output();
+    out->set_name(std::string(branch) + "_y");
+    out->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+  }
+  AddOutput(model, "y", {3});
+  Result<Graph> graph = Load(model);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  const std::vector<std::string> changes = ConstantNodesToInitializers(*graph);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0], "2 Constant nodes made initializers, which kernels prepare once");
+  ASSERT_EQ(graph->nodes.size(), 1u);
+  for (const Attribute& attribute : graph->nodes[0].attributes) {
+    ASSERT_TRUE(attribute.graph) << attribute.name;
+    const Graph& body = *attribute.graph;
+    ASSERT_EQ(body.nodes.size(), 1u) << attribute.name;
+    const Value& c = body.value(*body.FindValue(attribute.name + "_c"));
+    EXPECT_TRUE(c.is_constant()) << attribute.name;
+    EXPECT_FALSE(c.producer.valid()) << attribute.name;
+  }
 }
 
 }  // namespace

@@ -12,9 +12,11 @@ namespace nxrt::graph {
 
 // Turns each default-domain Constant node whose value is a numeric tensor
 // and whose output is no graph output into an initializer of that value, as
-// ONNX Runtime does at load: exporters such as paddle2onnx write every
-// weight as a Constant node, and only an initializer is a constant input a
-// kernel prepares once. Returns one line counting them, or none.
+// ONNX Runtime does at load, in the graph and in every If, Loop and Scan
+// body: exporters such as paddle2onnx write every weight as a Constant node
+// (and Silero's VAD inside its If branches), and only an initializer is a
+// constant input a kernel prepares once instead of a copy made every run.
+// Returns one line counting them, or none.
 std::vector<std::string> ConstantNodesToInitializers(Graph& graph);
 
 // Folds an inference-mode BatchNormalization into the Conv before it when
