@@ -385,20 +385,25 @@ void RegisterUnaryOps(OpRegistry& r) {
   AddUnary<GeluErf>(gelu_forms, "none", FloatTypes{}, NoParams, dnnl::algorithm::eltwise_gelu_erf);
   AddUnary<GeluTanh>(gelu_forms, "tanh", FloatTypes{}, NoParams,
                      dnnl::algorithm::eltwise_gelu_tanh);
-  r.Add("Gelu",
-        {20,
-         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
-           const std::string approximate = node.AttrString("approximate", "none");
-           if (approximate != "none" && approximate != "tanh") {
-             return sdk::ClaimResult::Declined("Gelu: approximate=" + approximate +
-                                               " not implemented");
-           }
-           return ClaimUnless(CheckInputDtype(node, inputs, 0, FloatTypes{}));
-         },
-         [gelu_forms](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
-           return gelu_forms.Find("", node.AttrString("approximate", "none"))
-               ->create(node, inputs, opset);
-         }});
+  // ONNX's since opset 20, and the host's fusion of the erf form exporters
+  // spell out before it (partitioner/gelu_fusion.hpp).
+  for (const auto& [domain, since] : {std::pair{"", 20}, std::pair{"pkg.nxrt", 1}}) {
+    r.Add("Gelu",
+          {since,
+           [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+             const std::string approximate = node.AttrString("approximate", "none");
+             if (approximate != "none" && approximate != "tanh") {
+               return sdk::ClaimResult::Declined("Gelu: approximate=" + approximate +
+                                                 " not implemented");
+             }
+             return ClaimUnless(CheckInputDtype(node, inputs, 0, FloatTypes{}));
+           },
+           [gelu_forms](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
+             return gelu_forms.Find("", node.AttrString("approximate", "none"))
+                 ->create(node, inputs, opset);
+           }},
+          domain);
+  }
 
   r.Add("Clip", {1, ClaimInputDtype(NumericTypes{}),
                  [](const sdk::Node& node, std::span<const nxrt_shape> inputs, int64_t opset) {
