@@ -2,7 +2,8 @@
 // initializer its readers take as a constant input, and the Constants that
 // must stay nodes (a graph output, a string tensor, a value given another
 // way) stay; the Constants inside an If's branches are made initializers of
-// their branch.
+// their branch; an Identity of a constant names its tensor, and one of an
+// initializer a run may replace stays.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -88,6 +89,47 @@ TEST(ConstantNodesToInitializers, StringAndScalarFormConstantsStayNodes) {
   ASSERT_TRUE(graph.ok()) << graph.status().ToString();
   EXPECT_TRUE(ConstantNodesToInitializers(*graph).empty());
   EXPECT_EQ(graph->nodes.size(), 4u);
+}
+
+// y = x + Identity(w) + Identity(Identity(c)), with w an initializer and c
+// a Constant node; z = Identity(o), with o an initializer a run may replace.
+TEST(ConstantNodesToInitializers, AnIdentityOfAConstantNamesItsTensor) {
+  onnx::ModelProto model = NewModel();
+  AddInput(model, "x", {3});
+  AddInput(model, "o", {3});
+  for (const char* name : {"w", "o"}) {
+    onnx::TensorProto* t = model.mutable_graph()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(3);
+    for (float v : {4.0f, 5.0f, 6.0f}) t->add_float_data(v);
+  }
+  auto* c = AddNode(model, "Constant", "c_node", {}, {"c"});
+  SetTensorValue(c, onnx::TensorProto::FLOAT, {3});
+  for (float v : {1.0f, 2.0f, 3.0f}) c->mutable_attribute(0)->mutable_t()->add_float_data(v);
+  AddNode(model, "Identity", "w_alias", {"w"}, {"w1"});
+  AddNode(model, "Identity", "c_alias", {"c"}, {"c1"});
+  AddNode(model, "Identity", "c_alias_alias", {"c1"}, {"c2"});
+  AddNode(model, "Add", "add_w", {"x", "w1"}, {"xw"});
+  AddNode(model, "Add", "add_c", {"xw", "c2"}, {"y"});
+  AddNode(model, "Identity", "o_alias", {"o"}, {"z"});
+  AddOutput(model, "y", {3});
+  AddOutput(model, "z", {3});
+  Result<Graph> graph = Load(model);
+  ASSERT_TRUE(graph.ok()) << graph.status().ToString();
+  const std::vector<std::string> changes = ConstantNodesToInitializers(*graph);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0],
+            "1 Constant node and 3 Identity nodes of constants made initializers, which kernels "
+            "prepare once");
+  ASSERT_EQ(graph->nodes.size(), 3u);
+  EXPECT_EQ(graph->nodes[0].name, "add_w");
+  EXPECT_EQ(graph->nodes[1].name, "add_c");
+  EXPECT_EQ(graph->nodes[2].name, "o_alias");
+  const Value& w1 = graph->value(*graph->FindValue("w1"));
+  ASSERT_TRUE(w1.is_constant());
+  EXPECT_EQ(w1.initializer->index, graph->value(*graph->FindValue("w")).initializer->index);
+  EXPECT_TRUE(graph->value(*graph->FindValue("c2")).is_constant());
 }
 
 // y = If(cond) then x + c else x - c, each branch with its own Constant c

@@ -16,6 +16,8 @@ namespace nxrt::graph {
 // body: exporters such as paddle2onnx write every weight as a Constant node
 // (and Silero's VAD inside its If branches), and only an initializer is a
 // constant input a kernel prepares once instead of a copy made every run.
+// An Identity of such a constant (an initializer no run replaces) names the
+// same tensor instead (TorchScript exports hold one for each shared weight).
 // Returns one line counting them, or none.
 std::vector<std::string> ConstantNodesToInitializers(Graph& graph);
 
