@@ -8,6 +8,7 @@
 #include "nxrt/graph/shape_inference.hpp"
 #include "nxrt/support/log.hpp"
 #include "plugin_host/plugin_registry.hpp"
+#include "session/constant_folding.hpp"
 #include "session/session_state.hpp"
 
 namespace nxrt {
@@ -60,6 +61,9 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   NXRT_RETURN_IF_ERROR(graph::OverrideFreeDimensions(graph, options.free_dimension_overrides));
   if (options.rewrite_graph) {
     state->graph_rewrites = graph::ConstantNodesToInitializers(graph);
+    for (std::string& line : session::FoldConstants(graph, state->environment, options)) {
+      state->graph_rewrites.push_back(std::move(line));
+    }
     for (std::string& line : graph::FoldBatchNormalizationIntoConv(graph)) {
       state->graph_rewrites.push_back(std::move(line));
     }

@@ -1,0 +1,159 @@
+#include "session/constant_folding.hpp"
+
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "nxrt/graph/value_consumers.hpp"
+#include "nxrt/session.hpp"
+#include "nxrt/support/log.hpp"
+
+namespace nxrt::session {
+namespace {
+
+// Deterministic default-domain ops with tensor results that exporters leave
+// on constants.
+bool Folds(std::string_view op) {
+  static const std::unordered_set<std::string_view> kOps = {
+      "Abs",      "Add",       "And",        "Cast",      "Concat",    "ConstantOfShape",
+      "Div",      "Equal",     "Expand",     "Flatten",   "Gather",    "Greater",
+      "Identity", "Less",      "MatMul",     "Max",       "Min",       "Mul",
+      "Neg",      "Not",       "Or",         "Pow",       "Range",     "Reciprocal",
+      "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceSum", "Reshape",
+      "Shape",    "Size",      "Slice",      "Split",     "Sqrt",      "Squeeze",
+      "Sub",      "Tile",      "Transpose",  "Unsqueeze", "Where"};
+  return kOps.contains(op);
+}
+
+struct Plan {
+  std::vector<bool> folded;             // by node id
+  std::vector<graph::ValueId> results;  // folded values read by what stays
+};
+
+// The nodes that fold, in order, and which of their results the rest of
+// the graph reads.
+Plan PlanFolding(const graph::Graph& graph) {
+  Plan plan;
+  plan.folded.assign(graph.nodes.size(), false);
+  std::unordered_set<uint32_t> outputs;
+  for (graph::ValueId id : graph.outputs) outputs.insert(id.index);
+  std::unordered_set<uint32_t> constant;
+  for (size_t v = 0; v < graph.values.size(); ++v) {
+    if (graph.values[v].is_constant()) constant.insert(static_cast<uint32_t>(v));
+  }
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const graph::Node& node = graph.nodes[n];
+    if (!node.is_default_domain() || !Folds(node.op_type) || node.outputs.empty()) continue;
+    bool all_constant = !node.inputs.empty();
+    for (const auto& input : node.inputs) {
+      if (input && !constant.contains(input->index)) all_constant = false;
+    }
+    for (const auto& output : node.outputs) {
+      if (!output || outputs.contains(output->index)) all_constant = false;
+    }
+    if (!all_constant) continue;
+    plan.folded[n] = true;
+    for (const auto& output : node.outputs) constant.insert(output->index);
+  }
+  const graph::ValueConsumers consumers(graph);
+  const std::unordered_set<std::string> outer_reads = graph::OuterScopeReads(graph);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (!plan.folded[n]) continue;
+    for (const auto& output : graph.nodes[n].outputs) {
+      bool read_by_rest = outer_reads.contains(graph.value(*output).name);
+      for (const graph::ValueConsumer& reader : consumers.Of(*output)) {
+        read_by_rest = read_by_rest || !plan.folded[reader.node.index];
+      }
+      if (read_by_rest) plan.results.push_back(*output);
+    }
+  }
+  return plan;
+}
+
+// The folded nodes as a graph of their own: their constant inputs as
+// initializers, the results the rest reads as its outputs.
+graph::Graph FoldedGraph(const graph::Graph& graph, const Plan& plan) {
+  graph::Graph folded;
+  folded.name = graph.name + " constants";
+  folded.model_path = graph.model_path;
+  folded.opset_imports = graph.opset_imports;
+  folded.weights = graph.weights;
+  std::unordered_map<uint32_t, graph::ValueId> ids;
+  const auto map_value = [&](graph::ValueId id) {
+    if (auto it = ids.find(id.index); it != ids.end()) return it->second;
+    const graph::Value& value = graph.value(id);
+    graph::Value copy;
+    copy.name = value.name;
+    copy.kind = value.kind;
+    copy.dtype = value.dtype;
+    if (value.is_constant()) {
+      copy.initializer = value.initializer;
+      copy.shape = value.shape;
+    }
+    return ids[id.index] = folded.AddValue(std::move(copy));
+  };
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    if (!plan.folded[n]) continue;
+    graph::Node node = graph.nodes[n];
+    for (auto& input : node.inputs) {
+      if (input) input = map_value(*input);
+    }
+    for (auto& output : node.outputs) {
+      if (output) output = map_value(*output);
+    }
+    folded.AddNode(std::move(node));
+  }
+  for (graph::ValueId result : plan.results) folded.outputs.push_back(map_value(result));
+  return folded;
+}
+
+}  // namespace
+
+std::vector<std::string> FoldConstants(graph::Graph& graph,
+                                       const std::shared_ptr<Environment>& environment,
+                                       const SessionOptions& options) {
+  const Plan plan = PlanFolding(graph);
+  if (plan.results.empty()) return {};
+  SessionOptions fold_options;
+  fold_options.providers = options.providers;
+  fold_options.rewrite_graph = false;
+  fold_options.device_graphs = false;
+  fold_options.memory_limit_bytes = kFoldedBytesLimit;
+  auto session = Session::Create(environment, FoldedGraph(graph, plan), fold_options);
+  Result<std::vector<Tensor>> results = session.ok()
+                                            ? (*session)->Run(std::span<const NamedTensor>{})
+                                            : Result<std::vector<Tensor>>(session.status());
+  if (!results.ok()) {
+    GetLogger()->debug("{}: constants left unfolded: {}", graph.model_path,
+                       results.status().message());
+    return {};
+  }
+  size_t bytes = 0;
+  for (const Tensor& tensor : *results) {
+    if (tensor.dtype() == graph::DataType::kString || tensor.memory() != MemoryKind::kHost) {
+      return {};
+    }
+    bytes += tensor.byte_size();
+  }
+  if (bytes > kFoldedBytesLimit) return {};
+  for (size_t i = 0; i < plan.results.size(); ++i) {
+    const Tensor& tensor = (*results)[i];
+    std::vector<std::byte> data(tensor.byte_size());
+    if (!data.empty()) std::memcpy(data.data(), tensor.data(), data.size());
+    graph::Value& value = graph.value(plan.results[i]);
+    value.initializer = graph.weights->AddOwned(tensor.dtype(), tensor.shape(), std::move(data));
+    value.producer = graph::NodeId();
+    value.kind = graph::ValueKind::kTensor;
+    value.dtype = tensor.dtype();
+    value.shape = graph::Shape();
+    for (int64_t d : tensor.shape()) value.shape->push_back(graph::Dim::Static(d));
+  }
+  size_t count = 0;
+  for (bool folded : plan.folded) count += folded ? 1 : 0;
+  graph.RemoveNodes(plan.folded);
+  return {std::to_string(count) + " node" + (count == 1 ? "" : "s") +
+          " of constants folded into initializers at load"};
+}
+
+}  // namespace nxrt::session
