@@ -47,8 +47,8 @@ struct SessionOptions {
   // Rewrite the graph where the meaning stays the same and runs get cheaper:
   // before placement, nodes of constants are folded into initializers at
   // load and a BatchNormalization folds into the Conv before it
-  // (graph_rewrites.hpp, session/constant_folding.hpp); after it, a Conv and the Relu and MaxPool after it
-  // run as one kernel when their provider claims that (conv_fusion.hpp).
+  // (graph_rewrites.hpp, session/constant_folding.hpp); after it, a Conv and the Relu and MaxPool
+  // after it run as one kernel when their provider claims that (conv_fusion.hpp).
   // Session::graph_rewrites() lists what changed; off, every node runs as
   // the model spells it.
   bool rewrite_graph = true;
