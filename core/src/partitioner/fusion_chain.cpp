@@ -177,6 +177,13 @@ std::optional<float> FloatScalar(const graph::Graph& graph, std::optional<graph:
   return value;
 }
 
+std::optional<graph::ValueId> Other(const graph::Node& node, graph::ValueId known) {
+  if (node.inputs.size() != 2 || !node.inputs[0] || !node.inputs[1]) return std::nullopt;
+  if (*node.inputs[0] == known) return node.inputs[1];
+  if (*node.inputs[1] == known) return node.inputs[0];
+  return std::nullopt;
+}
+
 std::vector<std::string> FuseChains(
     const graph::Graph& graph, std::vector<std::shared_ptr<const plugin_host::NodeView>>& views,
     std::span<const RankedProvider> providers, const graph::CapturePlan& capture_plan,

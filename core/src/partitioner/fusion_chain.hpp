@@ -75,6 +75,10 @@ graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> val
 // The value of `id` when it is a float32 constant of one element.
 std::optional<float> FloatScalar(const graph::Graph& graph, std::optional<graph::ValueId> id);
 
+// The operand of a two-input node other than `known`, when one of its two
+// inputs is `known` (either order of a commutative op).
+std::optional<graph::ValueId> Other(const graph::Node& node, graph::ValueId known);
+
 // A fused node to offer in place of a chain's head, and the nodes after the
 // head that it takes.
 struct FusionCandidate {

@@ -15,15 +15,6 @@ bool IsNear(const graph::Graph& graph, std::optional<graph::ValueId> id, double 
   return value && std::abs(static_cast<double>(*value) - expected) <= 1e-6 * expected;
 }
 
-// The operand of a two-input node other than `known`, when one of its two
-// inputs is `known`.
-std::optional<graph::ValueId> Other(const graph::Node& node, graph::ValueId known) {
-  if (node.inputs.size() != 2 || !node.inputs[0] || !node.inputs[1]) return std::nullopt;
-  if (*node.inputs[0] == known) return node.inputs[1];
-  if (*node.inputs[1] == known) return node.inputs[0];
-  return std::nullopt;
-}
-
 // x when `head` is x / sqrt 2 (a Div) or x * (1 / sqrt 2) (a Mul, either order).
 std::optional<graph::ValueId> ScaledInput(const graph::Graph& graph, const graph::Node& head) {
   if (head.inputs.size() != 2 || !head.inputs[0] || !head.inputs[1]) return std::nullopt;

@@ -12,15 +12,6 @@ bool IsConstant(const graph::Graph& graph, std::optional<graph::ValueId> id, flo
   return FloatScalar(graph, id) == expected;
 }
 
-// The operand of a two-input node other than `known`, when one of its two
-// inputs is `known`.
-std::optional<graph::ValueId> Other(const graph::Node& node, graph::ValueId known) {
-  if (node.inputs.size() != 2 || !node.inputs[0] || !node.inputs[1]) return std::nullopt;
-  if (*node.inputs[0] == known) return node.inputs[1];
-  if (*node.inputs[1] == known) return node.inputs[0];
-  return std::nullopt;
-}
-
 bool ClipsToZeroAndSix(const graph::Graph& graph, const graph::Node& clip) {
   if (graph.OpsetFor("").value_or(0) < 11) {
     const graph::Attribute* min = clip.FindAttribute("min");
