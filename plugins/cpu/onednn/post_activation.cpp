@@ -115,7 +115,8 @@ std::optional<PostActivation> ReadPostActivation(const sdk::Node& node, std::str
     if (!nxrt_domain && (named.kind == Kind::kSwish || named.kind == Kind::kHardSwish)) break;
     if (params.size() > named.params) {
       *why = "FusedConv: activation " + name + " takes " + std::to_string(named.params) +
-             " activation_params, got " + std::to_string(params.size());
+             " activation_params, got " + std::to_string(params.size()) + "; give at most " +
+             std::to_string(named.params);
       return std::nullopt;
     }
     PostActivation activation{named.kind, named.alpha, named.beta};
@@ -124,7 +125,9 @@ std::optional<PostActivation> ReadPostActivation(const sdk::Node& node, std::str
     return activation;
   }
   *why = "FusedConv: activation '" + name + "' not implemented (Relu, LeakyRelu, Clip, Sigmoid, " +
-         "HardSigmoid and Tanh are" + (nxrt_domain ? ", and Swish and HardSwish)" : ")");
+         "HardSigmoid and Tanh are" + (nxrt_domain ? ", and Swish and HardSwish)" : ")") +
+         "; give the Conv and its activation as separate nodes, or run the node on another "
+         "provider";
   return std::nullopt;
 }
 

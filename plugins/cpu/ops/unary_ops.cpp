@@ -393,8 +393,9 @@ void RegisterUnaryOps(OpRegistry& r) {
            [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
              const std::string approximate = node.AttrString("approximate", "none");
              if (approximate != "none" && approximate != "tanh") {
-               return sdk::ClaimResult::Declined("Gelu: approximate=" + approximate +
-                                                 " not implemented");
+               return sdk::ClaimResult::Declined(
+                   "Gelu: approximate=" + approximate +
+                   " not implemented (none and tanh are); use one of those");
              }
              return ClaimUnless(CheckInputDtype(node, inputs, 0, FloatTypes{}));
            },
