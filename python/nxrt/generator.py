@@ -1,9 +1,13 @@
 """Generator: what `nxrt generate` does, from Python.
 
-A decoder under ONNX Runtime GenAI's names (input_ids, attention_mask,
-past_key_values.N.key/value -> logits, present.N.key/value) is run through
-an IOBinding: a prefill of the prompt, then one token a step, greedy, each
-step on the primary device-graph slot, as `nxrt generate` runs it.
+A decoder is fed by the roles the session reads from its graph (the token
+ids, attention mask, position ids, cache position, and each KV past paired
+with the present that extends it), whatever the exporter named them:
+Optimum's past_key_values.N.key -> present.N.key, transformers' dynamo
+past_key_values.layers.N.keys -> cache.layers.N.keys, ONNX Runtime GenAI's
+form. It runs through an IOBinding: a prefill of the prompt, then one token
+a step, greedy, each step on the primary device-graph slot, as
+`nxrt generate` runs it.
 
 Where the pasts have a static capacity (a fixed-capacity cache), the session
 is made with "nxrt.fixed_capacity_kv": the past arrays are bound once and
@@ -38,48 +42,32 @@ class Generator:
         self.prefill_seconds = 0.0
 
     def _discover(self):
+        roles = self.session._decoder_signature()
+        if roles["problems"]:
+            raise _nxrt.InvalidArgument("not a decoder the generator can drive: " +
+                                        "; ".join(roles["problems"]))
         inputs = {value.name: value for value in self.session.get_inputs()}
         outputs = {value.name: value for value in self.session.get_outputs()}
-        problems = []
+        self._roles = roles
+        self._pasts = []  # (name, shape with the batch 1 and the growing axis at 0, axis)
+        for past, _, axis in roles["kv"]:
+            shape = [1 if _static(d) is None else _static(d) for d in inputs[past].shape]
+            shape[axis] = 0
+            self._pasts.append((past, shape, axis))
+        self._presents = [present for _, present, _ in roles["kv"]]
+        past, _, axis = roles["kv"][0]
+        self.capacity = _static(inputs[past].shape[axis])  # None where the cache grows
+        self.vocab = _static(outputs[roles["logits"]].shape[2])
+        if self.vocab is None:
+            raise _nxrt.InvalidArgument(f"output '{roles['logits']}' has no numeric vocabulary size")
 
-        def expect(table, kind, name, type_, rank):
-            value = table.get(name)
-            if value is None:
-                problems.append(f"no {kind} '{name}'")
-            elif value.type != type_ or value.shape is None or len(value.shape) != rank:
-                problems.append(f"{kind} '{name}' is not {type_} of rank {rank}")
-            else:
-                return value
-            return None
-
-        expect(inputs, "input", "input_ids", "tensor(int64)", 2)
-        expect(inputs, "input", "attention_mask", "tensor(int64)", 2)
-        self._pasts, self._presents = [], []
-        layer = 0
-        while layer == 0 or f"past_key_values.{layer}.key" in inputs:
-            for part in ("key", "value"):
-                past = expect(inputs, "input", f"past_key_values.{layer}.{part}",
-                              "tensor(float)", 4)
-                expect(outputs, "output", f"present.{layer}.{part}", "tensor(float)", 4)
-                if past is not None:
-                    self._pasts.append(past)
-                self._presents.append(f"present.{layer}.{part}")
-            layer += 1
-        logits = expect(outputs, "output", "logits", "tensor(float)", 3)
-        unknown = sorted(set(inputs) - {"input_ids", "attention_mask"} -
-                         {past.name for past in self._pasts})
-        problems += [f"input '{name}' that the generator cannot feed" for name in unknown]
-        if logits is not None and _static(logits.shape[2]) is None:
-            problems.append("output 'logits' has no numeric vocabulary size")
-        if problems:
-            raise _nxrt.InvalidArgument("not a decoder the generator can drive: " +
-                                        "; ".join(problems))
-        shape = self._pasts[0].shape
-        if _static(shape[1]) is None or _static(shape[3]) is None:
-            raise _nxrt.InvalidArgument("the pasts have no numeric KV-head count and head size")
-        self._kv_shape = (1, shape[1], _static(shape[2]), shape[3])
-        self.capacity = _static(shape[2])  # None where the cache grows
-        self.vocab = logits.shape[2]
+    def _bind_positions(self, binding, columns):
+        """Binds `columns`, the positions of the tokens fed, as the position ids [1, n] and
+        the cache position [n]; both views share it, so a step updates them in place."""
+        if self._roles["position_ids"]:
+            binding.bind_input(self._roles["position_ids"], columns.reshape(1, -1))
+        if self._roles["cache_position"]:
+            binding.bind_input(self._roles["cache_position"], columns)
 
     def generate(self, prompt, steps=32, stop_tokens=(), max_len=None):
         """The prompt's next token and up to `steps` more, greedy (highest logit, lowest id
@@ -102,43 +90,49 @@ class Generator:
     def _tokens(self, prompt, steps, stop_tokens, limit):
         binding = self.session.io_binding()
         fixed = self.capacity is not None
+        mask_name, logits_name = self._roles["attention_mask"], self._roles["logits"]
         if fixed:
-            pasts = [np.zeros(self._kv_shape, np.float32) for _ in self._pasts]
             mask = np.zeros((1, self.capacity), np.int64)
             mask[0, :len(prompt)] = 1
-            binding.bind_input("attention_mask", mask)
             step_logits = np.empty((1, 1, self.vocab), np.float32)
-            binding.bind_output("logits", step_logits)
+            binding.bind_output(logits_name, step_logits)
         else:
+            mask = np.ones((1, len(prompt)), np.int64)
             step_logits = None
-            empty = (1, self._kv_shape[1], 0, self._kv_shape[3])
-            pasts = [np.zeros(empty, np.float32) for _ in self._pasts]
-            binding.bind_input("attention_mask", np.ones((1, len(prompt)), np.int64))
-            binding.bind_output("logits")
+            binding.bind_output(logits_name)
             for present in self._presents:
                 binding.bind_output(present)
-        for past, array in zip(self._pasts, pasts):
-            binding.bind_input(past.name, array)
+        if mask_name:
+            binding.bind_input(mask_name, mask)
+        for past, shape, axis in self._pasts:
+            if fixed:
+                shape = list(shape)
+                shape[axis] = self.capacity
+            binding.bind_input(past, np.zeros(shape, np.float32))
 
         start = time.perf_counter()
-        binding.bind_input("input_ids", np.array([prompt], np.int64))
+        binding.bind_input(self._roles["input_ids"], np.array([prompt], np.int64))
+        self._bind_positions(binding, np.arange(len(prompt), dtype=np.int64))
         last = self._run(binding, fixed, None)
         self.prefill_seconds = time.perf_counter() - start
         self.step_seconds = []
         yield last
 
         token_ids = np.zeros((1, 1), np.int64)
-        binding.bind_input("input_ids", token_ids)
+        binding.bind_input(self._roles["input_ids"], token_ids)
+        position = np.zeros(1, np.int64)
+        self._bind_positions(binding, position)
         total = len(prompt) + 1  # the sequence so far, its last token not yet fed
         for _ in range(steps):
             if last in stop_tokens or (limit is not None and total + 1 > limit):
                 return
             start = time.perf_counter()
             token_ids[0, 0] = last
+            position[0] = total - 1
             if fixed:
                 mask[0, total - 1] = 1
-            else:
-                binding.bind_input("attention_mask", np.ones((1, total), np.int64))
+            elif mask_name:
+                binding.bind_input(mask_name, np.ones((1, total), np.int64))
             last = self._run(binding, fixed, self._step_options, step_logits)
             self.step_seconds.append(time.perf_counter() - start)
             total += 1
@@ -150,6 +144,6 @@ class Generator:
             return int(step_logits.argmax())
         outputs = binding.get_outputs()
         if not fixed:
-            for past, present in zip(self._pasts, outputs[1:]):
-                binding.bind_input(past.name, present)
+            for (past, _, _), present in zip(self._pasts, outputs[1:]):
+                binding.bind_input(past, present)
         return int(np.argmax(outputs[0][0, -1]))

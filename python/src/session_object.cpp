@@ -239,6 +239,23 @@ void RegisterSession(nb::module_& module) {
              for (const NodePlacement& p : s.placements()) placed.emplace_back(p.node, p.provider);
              return placed;
            })
+      .def("_decoder_signature",
+           [](const SessionObject& s) {
+             const graph::DecoderSignature& d = s.decoder_signature();
+             nb::list kv;
+             for (const graph::DecoderKv& pair : d.kv) {
+               kv.append(nb::make_tuple(pair.past, pair.present, pair.past_axis));
+             }
+             nb::dict roles;
+             roles["input_ids"] = d.input_ids;
+             roles["attention_mask"] = d.attention_mask;
+             roles["position_ids"] = d.position_ids;
+             roles["cache_position"] = d.cache_position;
+             roles["logits"] = d.logits;
+             roles["kv"] = kv;
+             roles["problems"] = d.problems;
+             return roles;
+           })
       .def("_take_profile_events", &SessionObject::TakeProfileEvents)
       .def("run", &SessionObject::Run, nb::arg("output_names").none(), nb::arg("input_feed"),
            nb::arg("run_options").none() = nb::none(),

@@ -50,6 +50,7 @@ class SessionObject {
   const ModelMetadata& metadata() const { return session_->metadata(); }
   const std::vector<std::string>& provider_names() const { return provider_names_; }
   std::vector<NodePlacement> placements() const { return session_->placements(); }
+  const graph::DecoderSignature& decoder_signature() const { return session_->decoder_signature(); }
   bool fixed_capacity_kv() const { return fixed_capacity_kv_; }
 
   // `output_names` None or empty for every output; `feeds` a dict from

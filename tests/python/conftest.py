@@ -1,9 +1,10 @@
 """Shared helpers of the nxrt package's tests.
 
 ctest runs them with PYTHONPATH at the build tree's package and these set:
-NXRT_MODELS_DIR (the generated models), NXRT_CLI (the nxrt command) and
+NXRT_MODELS_DIR (the generated models), NXRT_CLI (the nxrt command),
 NXRT_RELEASED_MODELS_DIR (the released models scripts/fetch-released-models
-brings; tests of them skip where it is empty).
+brings; tests of them skip where it is empty) and NXRT_CORPUS_CASES_DIR (the
+exported corpus as cases, with its weights; tests of it skip without it).
 """
 
 import os
@@ -16,6 +17,7 @@ from onnx import TensorProto, helper
 MODELS_DIR = pathlib.Path(os.environ.get("NXRT_MODELS_DIR", "models"))
 RELEASED_MODELS_DIR = pathlib.Path(os.environ.get("NXRT_RELEASED_MODELS_DIR", ".cache"))
 NXRT_CLI = os.environ.get("NXRT_CLI", "nxrt")
+CORPUS_CASES_DIR = pathlib.Path(os.environ.get("NXRT_CORPUS_CASES_DIR", "corpus-cases"))
 
 
 def model_bytes(nodes, inputs, outputs, initializers=(), opset=21, ir_version=10, **model_fields):
@@ -46,6 +48,14 @@ def model_path(name):
     path = MODELS_DIR / name
     if not path.exists():
         pytest.skip(f"{path} is not built; build the models target")
+    return path
+
+
+def corpus_model_path(name):
+    """The model of the exported corpus's case `exported_<name>`."""
+    path = CORPUS_CASES_DIR / f"exported_{name}" / "model.onnx"
+    if not path.exists():
+        pytest.skip(f"{path} is not built; build the nxrt_corpus_cases target")
     return path
 
 

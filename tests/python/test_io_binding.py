@@ -7,7 +7,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import NXRT_CLI, add_model, model_path
+from conftest import NXRT_CLI, add_model, corpus_model_path, model_path
 
 import nxrt
 
@@ -113,8 +113,17 @@ def test_the_generator_stops_at_a_stop_token_and_at_the_capacity():
         generator.generate(list(range(300)))
 
 
+@pytest.mark.parametrize("name", ["llama_gqa_dynamo", "gpt2_torchscript", "opt_dynamo"])
+def test_the_generator_drives_exported_decoders_by_role(name):
+    # transformers' dynamo names, Optimum's names with position ids, and OPT
+    # without them: each fed by role, as `nxrt generate` feeds it.
+    path = corpus_model_path(name)
+    prompt = [17, 5, 300, 42, 8, 99]
+    assert nxrt.Generator(path).generate(prompt, steps=12) == cli_tokens(path, prompt, 12, "growing")
+
+
 def test_a_model_that_is_not_a_decoder_is_refused_by_what_it_lacks():
-    with pytest.raises(nxrt.InvalidArgument, match="no input 'input_ids'"):
+    with pytest.raises(nxrt.InvalidArgument, match="no integer input of rank 2 carries the token ids"):
         nxrt.Generator(add_model())
 
 

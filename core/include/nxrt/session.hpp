@@ -29,6 +29,7 @@
 
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/capture_explain.hpp"
+#include "nxrt/graph/decoder_signature.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/run_options.hpp"
 #include "nxrt/session_options.hpp"
@@ -130,6 +131,10 @@ class NXRT_API Session {
   KernelCacheStats kernel_cache_stats() const;
   // The capture classifier's verdicts, with why each ineligible node is eager.
   const graph::CaptureReport& capture_report() const;
+  // How a token loop feeds this model as a decoder, read from its graph:
+  // the roles of its inputs, each KV past with its present and growing axis,
+  // and the logits; problems() says why a model is no decoder it can drive.
+  const graph::DecoderSignature& decoder_signature() const;
   DeviceGraphCounters device_graph_counters() const;
   // Bytes the buffers of the graph's values hold now (weights and the
   // caller's tensors excluded). Values whose lifetimes never overlap share a

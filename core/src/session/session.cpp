@@ -75,6 +75,7 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   capture_options.fixed_capacity_kv = options.fixed_capacity_kv;
   state->capture_plan = graph::ClassifyCapture(graph, capture_options);
   state->capture_report = graph::ExplainCapture(graph, state->capture_plan);
+  state->decoder_signature = graph::DescribeDecoder(graph);
 
   std::vector<ExecutionProviderSpec> specs = options.providers;
   if (specs.empty()) specs.push_back({"cpu", {}});
@@ -283,6 +284,10 @@ const std::vector<std::string>& Session::graph_rewrites() const {
 
 const graph::CaptureReport& Session::capture_report() const {
   return state_->capture_report;
+}
+
+const graph::DecoderSignature& Session::decoder_signature() const {
+  return state_->decoder_signature;
 }
 
 DeviceGraphCounters Session::device_graph_counters() const {

@@ -19,6 +19,7 @@
 #include "nxrt/environment.hpp"
 #include "nxrt/graph/capture_classifier.hpp"
 #include "nxrt/graph/capture_explain.hpp"
+#include "nxrt/graph/decoder_signature.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/session.hpp"
 #include "partitioner/partition.hpp"
@@ -33,6 +34,7 @@ class SessionState {
   std::unique_ptr<graph::Graph> graph;
   graph::CapturePlan capture_plan;
   graph::CaptureReport capture_report;
+  graph::DecoderSignature decoder_signature;
   std::vector<std::string> graph_rewrites;  // one line per change
   std::vector<partitioner::RankedProvider> providers;
   std::unique_ptr<device_graph::DeviceGraphs> device_graphs;

@@ -75,29 +75,56 @@ void AddInitializer(onnx::GraphProto* graph, const std::string& name, std::vecto
   }
 }
 
-// A one-layer decoder with ONNX Runtime GenAI I/O names and one KV head as
-// wide as the vocabulary. Each token's key and value are its embedding row;
-// the presents are the pasts with the new rows appended (capacity 0), or the
-// pasts unchanged at a static capacity (enough to load, not to decode). The
-// logits of each position are its embedding plus the sum of the keys cached.
-void WriteSmallDecoder(const std::filesystem::path& file, int64_t capacity = 0) {
+// How a small decoder names and shapes its inputs and outputs.
+struct DecoderForm {
+  int64_t capacity = 0;  // a static cache capacity; 0 for a growing cache
+  // transformers' dynamo names (past_key_values.layers.0.keys ->
+  // cache.layers.0.keys) and position ids added to every logit, instead of
+  // the ONNX Runtime GenAI names.
+  bool transformers = false;
+  bool symbolic_batch = false;
+  std::string extra_input;  // a float input no role fits, when set
+};
+
+// A one-layer decoder with one KV head as wide as the vocabulary. Each
+// token's key and value are its embedding row; the presents are the pasts
+// with the new rows appended (capacity 0), or the pasts unchanged at a
+// static capacity (enough to load, not to decode). The logits of each
+// position are its embedding plus the sum of the keys cached, plus its
+// position id in the transformers form.
+void WriteSmallDecoder(const std::filesystem::path& file, const DecoderForm& form = {}) {
   onnx::ModelProto model;
   model.set_ir_version(8);
   model.add_opset_import()->set_version(17);
   onnx::GraphProto* graph = model.mutable_graph();
   graph->set_name("small_decoder");
-  const DimSpec cache = capacity > 0 ? DimSpec(capacity) : DimSpec("past");
-  const DimSpec present = capacity > 0 ? DimSpec(capacity) : DimSpec("total");
-  AddValue(graph->mutable_input(), "input_ids", onnx::TensorProto::INT64, {1, "seq"});
-  AddValue(graph->mutable_input(), "attention_mask", onnx::TensorProto::INT64, {1, "total"});
-  for (const char* part : {"key", "value"}) {
-    AddValue(graph->mutable_input(), std::string("past_key_values.0.") + part,
-             onnx::TensorProto::FLOAT, {1, 1, cache, kVocab});
+  const DimSpec cache = form.capacity > 0 ? DimSpec(form.capacity) : DimSpec("past");
+  const DimSpec present = form.capacity > 0 ? DimSpec(form.capacity) : DimSpec("total");
+  const DimSpec batch = form.symbolic_batch ? DimSpec("batch") : DimSpec(1);
+  const auto past_name = [&](const std::string& part) {
+    return form.transformers ? "past_key_values.layers.0." + part + "s"
+                             : "past_key_values.0." + part;
+  };
+  const auto present_name = [&](const std::string& part) {
+    return form.transformers ? "cache.layers.0." + part + "s" : "present.0." + part;
+  };
+  AddValue(graph->mutable_input(), "input_ids", onnx::TensorProto::INT64, {batch, "seq"});
+  AddValue(graph->mutable_input(), "attention_mask", onnx::TensorProto::INT64, {batch, "total"});
+  if (form.transformers) {
+    AddValue(graph->mutable_input(), "position_ids", onnx::TensorProto::INT64, {batch, "seq"});
   }
-  AddValue(graph->mutable_output(), "logits", onnx::TensorProto::FLOAT, {1, "seq", kVocab});
   for (const char* part : {"key", "value"}) {
-    AddValue(graph->mutable_output(), std::string("present.0.") + part, onnx::TensorProto::FLOAT,
-             {1, 1, present, kVocab});
+    AddValue(graph->mutable_input(), past_name(part), onnx::TensorProto::FLOAT,
+             {batch, 1, cache, kVocab});
+  }
+  if (!form.extra_input.empty()) {
+    AddValue(graph->mutable_input(), form.extra_input, onnx::TensorProto::FLOAT,
+             {batch, "seq", kVocab});
+  }
+  AddValue(graph->mutable_output(), "logits", onnx::TensorProto::FLOAT, {batch, "seq", kVocab});
+  for (const char* part : {"key", "value"}) {
+    AddValue(graph->mutable_output(), present_name(part), onnx::TensorProto::FLOAT,
+             {batch, 1, present, kVocab});
   }
   std::vector<float> embedding;
   for (int64_t t = 0; t < kVocab; ++t) {
@@ -107,20 +134,28 @@ void WriteSmallDecoder(const std::filesystem::path& file, int64_t capacity = 0) 
   AddInitializer(graph, "axis_1", {1}, {}, {1});
   AddInitializer(graph, "axis_2", {1}, {}, {2});
   AddIntAttribute(AddNode(graph, "Gather", {"embedding", "input_ids"}, "x"), "axis", 0);
-  if (capacity > 0) {
-    AddNode(graph, "Identity", {"past_key_values.0.key"}, "present.0.key");
-    AddNode(graph, "Identity", {"past_key_values.0.value"}, "present.0.value");
+  if (form.capacity > 0) {
+    AddNode(graph, "Identity", {past_name("key")}, present_name("key"));
+    AddNode(graph, "Identity", {past_name("value")}, present_name("value"));
     AddNode(graph, "Identity", {"x"}, "logits");
   } else {
     AddNode(graph, "Unsqueeze", {"x", "axis_1"}, "rows");
     for (const char* part : {"key", "value"}) {
-      AddIntAttribute(AddNode(graph, "Concat", {std::string("past_key_values.0.") + part, "rows"},
-                              std::string("present.0.") + part),
+      AddIntAttribute(AddNode(graph, "Concat", {past_name(part), "rows"}, present_name(part)),
                       "axis", 2);
     }
-    AddIntAttribute(AddNode(graph, "ReduceSum", {"present.0.key", "axis_2"}, "key_sum"), "keepdims",
-                    0);
-    AddNode(graph, "Add", {"x", "key_sum"}, "logits");
+    AddIntAttribute(AddNode(graph, "ReduceSum", {present_name("key"), "axis_2"}, "key_sum"),
+                    "keepdims", 0);
+    if (form.transformers) {
+      AddNode(graph, "Add", {"x", "key_sum"}, "cached");
+      AddInitializer(graph, "axis_last", {1}, {}, {-1});
+      AddNode(graph, "Unsqueeze", {"position_ids", "axis_last"}, "position_column");
+      AddIntAttribute(AddNode(graph, "Cast", {"position_column"}, "position_shift"), "to",
+                      onnx::TensorProto::FLOAT);
+      AddNode(graph, "Add", {"cached", "position_shift"}, "logits");
+    } else {
+      AddNode(graph, "Add", {"x", "key_sum"}, "logits");
+    }
   }
   std::ofstream out(file, std::ios::binary);
   ASSERT_TRUE(model.SerializeToOstream(&out)) << file;
@@ -180,6 +215,22 @@ std::vector<int64_t> JsonTokens(const std::string& json, const std::string& key)
   return tokens;
 }
 
+// A batch's rows of ids under `key`: an array of arrays of integers.
+std::vector<std::vector<int64_t>> JsonRows(const std::string& json, const std::string& key) {
+  std::smatch match;
+  std::vector<std::vector<int64_t>> rows;
+  if (!std::regex_search(json, match, std::regex("\"" + key + "\":\\[((\\[[0-9,]*\\],?)*)\\]"))) {
+    return rows;
+  }
+  const std::string inner = match[1];
+  const std::regex row_pattern("\\[([0-9,]*)\\]");
+  for (auto it = std::sregex_iterator(inner.begin(), inner.end(), row_pattern);
+       it != std::sregex_iterator(); ++it) {
+    rows.push_back(JsonTokens("\"r\":[" + (*it)[1].str() + "]", "r"));
+  }
+  return rows;
+}
+
 // The last-position logits `nxrt generate --output-dir` wrote for `run`.
 std::vector<float> ReadStepLogits(const std::filesystem::path& out_dir, int run) {
   char name[32];
@@ -230,7 +281,9 @@ class GenerateCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
     WriteSmallDecoder(model_);
-    WriteSmallDecoder(fixed_model_, 8);
+    DecoderForm fixed;
+    fixed.capacity = 8;
+    WriteSmallDecoder(fixed_model_, fixed);
   }
 
   ProcessResult Generate(std::vector<std::string> args) {
@@ -297,17 +350,20 @@ TEST_F(GenerateCommandTest, TextReportNamesTheNumbers) {
   const ProcessResult result = Generate({model_.string(), "--prompt", "0,3", "--steps", "2"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const std::vector<std::string> lines = Lines(result.out);
-  ASSERT_EQ(lines.size(), 8u) << result.out;
+  ASSERT_EQ(lines.size(), 9u) << result.out;
   EXPECT_THAT(lines[0], HasSubstr("(kv growing)"));
-  EXPECT_EQ(lines[1], "prompt (2): 0 3");
-  EXPECT_THAT(lines[2], StartsWith("generated (3): "));
-  EXPECT_THAT(lines[3], ::testing::MatchesRegex(
+  EXPECT_EQ(lines[1],
+            "inputs: ids 'input_ids', mask 'attention_mask'; 2 KV pasts ('past_key_values.0.key' "
+            "-> 'present.0.key' along axis 2, ...); logits 'logits'");
+  EXPECT_EQ(lines[2], "prompt (2): 0 3");
+  EXPECT_THAT(lines[3], StartsWith("generated (3): "));
+  EXPECT_THAT(lines[4], ::testing::MatchesRegex(
                             "prefill [0-9.]+ us; 2 decode steps: median [0-9.]+ us, p90 .*"));
-  EXPECT_THAT(lines[4], ::testing::MatchesRegex("weights streamed per step: 0\\.00 MiB, [0-9.]+ "
+  EXPECT_THAT(lines[5], ::testing::MatchesRegex("weights streamed per step: 0\\.00 MiB, [0-9.]+ "
                                                 "GB/s at the median step"));
-  EXPECT_THAT(lines[5], StartsWith("kernel cache: "));
-  EXPECT_THAT(lines[6], StartsWith("device graphs: "));
-  EXPECT_THAT(lines[7], ::testing::MatchesRegex("peak memory: [0-9]+\\.[0-9] MiB resident"));
+  EXPECT_THAT(lines[6], StartsWith("kernel cache: "));
+  EXPECT_THAT(lines[7], StartsWith("device graphs: "));
+  EXPECT_THAT(lines[8], ::testing::MatchesRegex("peak memory: [0-9]+\\.[0-9] MiB resident"));
 }
 
 TEST_F(GenerateCommandTest, OutputDirHoldsEveryRunsLastLogits) {
@@ -422,8 +478,67 @@ TEST_F(GenerateCommandTest, ModelWithoutDecoderIoIsAOneLineError) {
   const ProcessResult result = Generate({add_relu.string()});
   ExpectOneLineError(result);
   EXPECT_THAT(result.err, HasSubstr("model '" + add_relu.string() + "' is not a decoder"));
-  EXPECT_THAT(result.err, HasSubstr("no input 'input_ids'"));
-  EXPECT_THAT(result.err, HasSubstr("no output 'logits'"));
+  EXPECT_THAT(result.err, HasSubstr("no graph output extends a graph input as a KV cache does"));
+  EXPECT_THAT(result.err, HasSubstr("input 'a' is none of token ids"));
+  EXPECT_THAT(result.err, HasSubstr("no integer input of rank 2 carries the token ids"));
+  EXPECT_THAT(result.err, HasSubstr("no float output of rank 3 carries the logits"));
+}
+
+TEST_F(GenerateCommandTest, TransformersNamesAndPositionIdsAreFedByRole) {
+  const auto model = scratch_.path() / "transformers_decoder.onnx";
+  DecoderForm form;
+  form.transformers = true;
+  WriteSmallDecoder(model, form);
+  const auto out_dir = scratch_.path() / "transformers_steps";
+  const ProcessResult result = Generate({model.string(), "--prompt", "2,0,4", "--steps", "3",
+                                         "--output-dir", out_dir.string(), "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.out, HasSubstr("\"position_ids\":\"position_ids\""));
+  EXPECT_THAT(result.out, HasSubstr("\"past\":\"past_key_values.layers.0.keys\","
+                                    "\"present\":\"cache.layers.0.keys\",\"axis\":2"));
+  // Each logit carries the position of its token: the prompt's last is at
+  // 2, then every step one further.
+  const HandDecode expected = DecodeByHand({2, 0, 4}, 3);
+  EXPECT_EQ(JsonTokens(result.out, "tokens"), expected.tokens);
+  for (int run = 0; run <= 3; ++run) {
+    std::vector<float> shifted = expected.logits[run];
+    for (float& logit : shifted) logit += static_cast<float>(2 + run);
+    EXPECT_EQ(ReadStepLogits(out_dir, run), shifted) << "run " << run;
+  }
+}
+
+TEST_F(GenerateCommandTest, BatchRowsAreLeftPaddedAndDecodedApart) {
+  // The small decoder ignores the mask, so a padded row decodes as its
+  // prompt behind the padding ids (0); the positions skip the padding.
+  const auto model = scratch_.path() / "batched_decoder.onnx";
+  DecoderForm form;
+  form.transformers = true;
+  form.symbolic_batch = true;
+  WriteSmallDecoder(model, form);
+  const ProcessResult result =
+      Generate({model.string(), "--prompt", "1,4,2;3", "--steps", "4", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(JsonNumber(result.out, "batch"), 2);
+  EXPECT_EQ(JsonRows(result.out, "prompt"), (std::vector<std::vector<int64_t>>{{1, 4, 2}, {3}}));
+  EXPECT_EQ(JsonRows(result.out, "tokens"),
+            (std::vector<std::vector<int64_t>>{DecodeByHand({1, 4, 2}, 4).tokens,
+                                               DecodeByHand({0, 0, 3}, 4).tokens}));
+}
+
+TEST_F(GenerateCommandTest, BatchOfAStaticBatchModelIsAOneLineError) {
+  const ProcessResult result = Generate({model_.string(), "--batch", "2"});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("takes a batch of exactly 1 rows, not 2"));
+}
+
+TEST_F(GenerateCommandTest, InputNoRoleFitsIsNamedInOneLine) {
+  const auto model = scratch_.path() / "cross_attention_decoder.onnx";
+  DecoderForm form;
+  form.extra_input = "encoder_hidden_states";
+  WriteSmallDecoder(model, form);
+  const ProcessResult result = Generate({model.string()});
+  ExpectOneLineError(result);
+  EXPECT_THAT(result.err, HasSubstr("input 'encoder_hidden_states' is none of token ids"));
 }
 
 TEST_F(GenerateCommandTest, FixedFormOnAGrowingCacheIsAOneLineError) {

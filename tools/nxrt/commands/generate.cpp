@@ -1,13 +1,17 @@
 // `nxrt generate`: token generation with a decoder model and its KV cache.
-// The prompt (given ids, or random ones from --seed) runs in one eager
-// prefill, then each decode step feeds the last token on the Primary
-// device-graph slot. The cache grows with every step (--kv growing) or sits
-// at the model's static capacity and is updated in place (--kv fixed), the
-// form whose steps can be captured whole and replayed. Generation ends after
+// The model's inputs are placed by what its graph does (token ids, mask,
+// position ids, cache position, KV pasts paired with their presents), so
+// Optimum, transformers and ONNX Runtime GenAI exports run alike. The
+// prompts (given ids, or random ones from --seed; one per row of --batch,
+// left-padded) run in one eager prefill, then each decode step feeds each
+// row's last token on the Primary device-graph slot. The cache grows with every step (--kv growing)
+// or sits at the model's static capacity and is updated in place (--kv fixed), the form whose steps
+// can be captured whole and replayed. Generation ends after
 // --steps, at --max-len, or at a --stop token. Reports the tokens,
 // step latency, kernel-cache statistics and device-graph counters, and with
 // --output-dir every run's last-position logits for comparison with another
 // runtime.
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -37,6 +41,7 @@ struct GenerateFlags {
   ProviderFlags providers;
   double memory_limit_mib = 0;
   int64_t prompt_tokens = 16;
+  int64_t batch = 1;
   std::optional<std::string> prompt;
   int64_t steps = 32;
   std::string kv = "growing";
@@ -56,6 +61,7 @@ struct GenerateFlags {
 
 Status CheckNumbers(const GenerateFlags& flags) {
   if (flags.prompt_tokens < 1) return InvalidArgument("--prompt-tokens must be at least 1");
+  if (flags.batch < 1) return InvalidArgument("--batch must be at least 1");
   if (flags.steps < 0) return InvalidArgument("--steps must not be negative");
   if (!(flags.temperature >= 0)) {
     return InvalidArgument("--temperature must be 0 (greedy) or positive");
@@ -82,6 +88,17 @@ Status CheckKvForm(const GenerateFlags& flags, KvForm form, const DecoderIo& io)
                               std::to_string(*io.kv_capacity) + " tokens; run it with --kv fixed");
   }
   return Status::Ok();
+}
+
+// Random prompts of --prompt-tokens ids, shortened by two per row so that a
+// batch exercises left padding.
+std::vector<std::vector<int64_t>> RandomPrompts(const GenerateFlags& flags, int64_t vocab) {
+  std::vector<std::vector<int64_t>> prompts;
+  for (int64_t row = 0; row < flags.batch; ++row) {
+    const int64_t length = std::max<int64_t>(1, flags.prompt_tokens - 2 * row);
+    prompts.push_back(RandomPromptTokens(length, vocab, flags.seed + static_cast<uint64_t>(row)));
+  }
+  return prompts;
 }
 
 Result<int64_t> MaxLen(const GenerateFlags& flags, const DecoderIo& io, int64_t prompt_length) {
@@ -121,26 +138,32 @@ Result<int> Generate(const GenerateFlags& flags) {
 
   GenerationReport report;
   report.model = flags.model;
+  report.io = &io;
   report.kv = form;
   report.requested_steps = flags.steps;
   report.streamed_weight_bytes = model.streamed_weight_bytes;
   if (flags.prompt) {
-    NXRT_ASSIGN_OR_RETURN(report.prompt, ParseTokenIds("--prompt", *flags.prompt, io.vocab));
+    NXRT_ASSIGN_OR_RETURN(report.prompts, ParseTokenRows("--prompt", *flags.prompt, io.vocab));
   } else {
-    report.prompt = RandomPromptTokens(flags.prompt_tokens, io.vocab, flags.seed);
+    report.prompts = RandomPrompts(flags, io.vocab);
   }
-  NXRT_ASSIGN_OR_RETURN(report.max_len,
-                        MaxLen(flags, io, static_cast<int64_t>(report.prompt.size())));
+  size_t longest = 0;
+  for (const std::vector<int64_t>& prompt : report.prompts) {
+    longest = std::max(longest, prompt.size());
+  }
+  NXRT_ASSIGN_OR_RETURN(report.max_len, MaxLen(flags, io, static_cast<int64_t>(longest)));
   if (!flags.output_dir.empty()) NXRT_RETURN_IF_ERROR(PrepareStepLogitsFolder(flags.output_dir));
 
-  NXRT_ASSIGN_OR_RETURN(DecoderFeeds feeds, DecoderFeeds::Create(io, form));
+  NXRT_ASSIGN_OR_RETURN(
+      DecoderFeeds feeds,
+      DecoderFeeds::Create(io, form, static_cast<int64_t>(report.prompts.size())));
   TokenSampler sampler(flags.temperature, static_cast<size_t>(flags.top_k), flags.top_p,
                        flags.seed);
   const LogitsSink sink = [&flags](int64_t run, std::span<const float> logits) {
     if (flags.output_dir.empty()) return Status::Ok();
     return WriteStepLogits(flags.output_dir, run, logits);
   };
-  DecodeRequest request{report.prompt,  flags.steps, {},
+  DecodeRequest request{report.prompts, flags.steps, {},
                         report.max_len, nullptr,     flags.time_limit_s};
   if (flags.stop) {
     NXRT_ASSIGN_OR_RETURN(request.stop_tokens, ParseTokenIds("--stop", *flags.stop, io.vocab));
@@ -179,9 +202,15 @@ void RegisterGenerateCommand(CLI::App& app, CommandAction& selected) {
   CLI::Option* count =
       command->add_option("--prompt-tokens", flags->prompt_tokens,
                           "a prompt of N random token ids from --seed (default 16)");
+  CLI::Option* batch = command->add_option(
+      "--batch", flags->batch,
+      "rows of random prompts, each two ids shorter than the last, left-padded (default 1)");
   command
-      ->add_option("--prompt", flags->prompt, "the prompt as comma-separated token ids, e.g. 1,2,3")
-      ->excludes(count);
+      ->add_option("--prompt", flags->prompt,
+                   "the prompt as comma-separated token ids, e.g. 1,2,3; rows of a batch "
+                   "separated by ';', e.g. '1,2,3;4,5'")
+      ->excludes(count)
+      ->excludes(batch);
   command->add_option("--steps", flags->steps, "decode steps after the prefill (default 32)");
   command
       ->add_option("--kv", flags->kv,
@@ -206,7 +235,8 @@ void RegisterGenerateCommand(CLI::App& app, CommandAction& selected) {
   command->add_option("--threads", flags->threads, "threads of the cpu EP");
   command->add_flag(
       "--json", flags->json,
-      "print one JSON object (tokens, prompt, step_us, prefill_us, median_us, p90_us, "
+      "print one JSON object (tokens and prompt, each flat for one row and nested for a batch; "
+      "batch, decoder (the inputs' roles), step_us, prefill_us, median_us, p90_us, "
       "tokens_per_s, weight_bytes_per_step, stop_reason, kernel_cache, device_graphs, "
       "peak_rss_kib, kv, model)");
   command->add_option("--output-dir", flags->output_dir,

@@ -8,49 +8,112 @@ const char* KvFormName(KvForm form) {
   return form == KvForm::kFixed ? "fixed" : "growing";
 }
 
-Result<DecoderFeeds> DecoderFeeds::Create(const DecoderIo& io, KvForm form) {
+std::optional<size_t> DecoderFeeds::AddFeed(const std::string& name) {
+  if (name.empty()) return std::nullopt;
+  feeds_.push_back({name, Tensor()});
+  return feeds_.size() - 1;
+}
+
+Result<DecoderFeeds> DecoderFeeds::Create(const DecoderIo& io, KvForm form, int64_t batch) {
   if (form == KvForm::kFixed && !io.kv_capacity) {
     return FailedPrecondition("the fixed KV form needs pasts of a static capacity");
   }
-  DecoderFeeds feeds(form, io.kv_capacity);
-  feeds.feeds_.push_back({kInputIdsName, Tensor()});
-  feeds.feeds_.push_back({kAttentionMaskName, Tensor()});
-  if (form == KvForm::kFixed) {
-    NXRT_ASSIGN_OR_RETURN(feeds.attention_mask(),
-                          Tensor::Zeros(DataType::kInt64, {1, *io.kv_capacity}));
+  if (io.static_batch && *io.static_batch != batch) {
+    return InvalidArgument("the model takes a batch of exactly " +
+                           std::to_string(*io.static_batch) + " rows, not " +
+                           std::to_string(batch) + "; give as many prompts");
   }
-  const int64_t cache_rows = form == KvForm::kFixed ? *io.kv_capacity : 0;
-  feeds.output_names_.push_back(kLogitsName);
-  for (const DecoderLayerIo& layer : io.layers) {
-    for (const auto& [past, present] : {std::pair{&layer.past_key, &layer.present_key},
-                                        std::pair{&layer.past_value, &layer.present_value}}) {
-      NXRT_ASSIGN_OR_RETURN(Tensor cache, Tensor::Zeros(DataType::kFloat32,
-                                                        {1, io.kv_heads, cache_rows, io.head_dim}));
-      feeds.feeds_.push_back({*past, std::move(cache)});
-      if (form == KvForm::kGrowing) feeds.output_names_.push_back(*present);
-    }
+  DecoderFeeds feeds(form, io.kv_capacity, batch);
+  feeds.AddFeed(io.roles.input_ids);
+  feeds.mask_ = feeds.AddFeed(io.roles.attention_mask);
+  feeds.positions_ = feeds.AddFeed(io.roles.position_ids);
+  feeds.cache_position_ = feeds.AddFeed(io.roles.cache_position);
+  if (form == KvForm::kFixed && feeds.mask_) {
+    NXRT_ASSIGN_OR_RETURN(feeds.feeds_[*feeds.mask_].tensor,
+                          Tensor::Zeros(DataType::kInt64, {batch, *io.kv_capacity}));
+  }
+  feeds.first_past_ = feeds.feeds_.size();
+  feeds.output_names_.push_back(io.roles.logits);
+  for (const DecoderKvIo& kv : io.kv) {
+    std::vector<int64_t> dims = kv.dims;
+    if (kv.batch_axis) dims[*kv.batch_axis] = batch;
+    dims[kv.axis] = form == KvForm::kFixed ? *io.kv_capacity : 0;
+    NXRT_ASSIGN_OR_RETURN(Tensor cache, Tensor::Zeros(kv.dtype, dims));
+    feeds.feeds_.push_back({kv.past, std::move(cache)});
+    if (form == KvForm::kGrowing) feeds.output_names_.push_back(kv.present);
   }
   return feeds;
 }
 
-Status DecoderFeeds::BindTokens(std::span<const int64_t> tokens) {
-  const int64_t count = static_cast<int64_t>(tokens.size());
+Status DecoderFeeds::BindColumns(int64_t count) {
   const int64_t total = length_ + count;
   if (form_ == KvForm::kFixed && total > *capacity_) {
     return FailedPrecondition("the KV cache holds " + std::to_string(*capacity_) +
                               " tokens, too few for " + std::to_string(total));
   }
-  const int64_t ids_shape[] = {1, count};
-  NXRT_RETURN_IF_ERROR(input_ids().Reshape(DataType::kInt64, ids_shape));
-  std::copy(tokens.begin(), tokens.end(), input_ids().mutable_values<int64_t>().begin());
-  if (form_ == KvForm::kGrowing) {
-    const int64_t mask_shape[] = {1, total};
-    NXRT_RETURN_IF_ERROR(attention_mask().Reshape(DataType::kInt64, mask_shape));
-    std::ranges::fill(attention_mask().mutable_values<int64_t>(), 1);
-  } else {
-    std::fill_n(attention_mask().mutable_values<int64_t>().begin() + length_, count, 1);
+  const int64_t ids_shape[] = {batch_, count};
+  NXRT_RETURN_IF_ERROR(feeds_[0].tensor.Reshape(DataType::kInt64, ids_shape));
+  if (mask_) {
+    Tensor& mask = feeds_[*mask_].tensor;
+    const int64_t width = form_ == KvForm::kFixed ? *capacity_ : total;
+    if (form_ == KvForm::kGrowing) {
+      const int64_t mask_shape[] = {batch_, width};
+      NXRT_RETURN_IF_ERROR(mask.Reshape(DataType::kInt64, mask_shape));
+    }
+    std::span<int64_t> values = mask.mutable_values<int64_t>();
+    for (int64_t row = 0; row < batch_; ++row) {
+      for (int64_t column = 0; column < width; ++column) {
+        values[row * width + column] = column >= padding_[row] && column < total ? 1 : 0;
+      }
+    }
+  }
+  if (positions_) {
+    const int64_t shape[] = {batch_, count};
+    Tensor& positions = feeds_[*positions_].tensor;
+    NXRT_RETURN_IF_ERROR(positions.Reshape(DataType::kInt64, shape));
+    std::span<int64_t> values = positions.mutable_values<int64_t>();
+    for (int64_t row = 0; row < batch_; ++row) {
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t column = length_ + i;
+        values[row * count + i] = column < padding_[row] ? 1 : column - padding_[row];
+      }
+    }
+  }
+  if (cache_position_) {
+    const int64_t shape[] = {count};
+    Tensor& cache_position = feeds_[*cache_position_].tensor;
+    NXRT_RETURN_IF_ERROR(cache_position.Reshape(DataType::kInt64, shape));
+    std::span<int64_t> values = cache_position.mutable_values<int64_t>();
+    for (int64_t i = 0; i < count; ++i) values[i] = length_ + i;
   }
   bound_ = count;
+  return Status::Ok();
+}
+
+Status DecoderFeeds::BindPrompts(std::span<const std::vector<int64_t>> prompts) {
+  if (static_cast<int64_t>(prompts.size()) != batch_ || length_ != 0) {
+    return FailedPrecondition("a prompt run needs one prompt per row and an empty cache");
+  }
+  int64_t longest = 0;
+  for (const std::vector<int64_t>& prompt : prompts) {
+    longest = std::max(longest, static_cast<int64_t>(prompt.size()));
+  }
+  for (int64_t row = 0; row < batch_; ++row) {
+    padding_[row] = longest - static_cast<int64_t>(prompts[row].size());
+  }
+  NXRT_RETURN_IF_ERROR(BindColumns(longest));
+  std::span<int64_t> ids = feeds_[0].tensor.mutable_values<int64_t>();
+  for (int64_t row = 0; row < batch_; ++row) {
+    const auto start = ids.begin() + row * longest;
+    std::fill_n(start, padding_[row], kPaddingToken);
+    std::ranges::copy(prompts[row], start + padding_[row]);
+  }
+  return Status::Ok();
+}
+
+Status DecoderFeeds::BindStep(std::span<const int64_t> tokens) {
+  NXRT_RETURN_IF_ERROR(BindColumns(1));
+  std::ranges::copy(tokens, feeds_[0].tensor.mutable_values<int64_t>().begin());
   return Status::Ok();
 }
 
@@ -58,8 +121,9 @@ void DecoderFeeds::Commit(std::vector<Tensor>& outputs) {
   length_ += bound_;
   bound_ = 0;
   if (form_ == KvForm::kFixed) return;
-  // Pasts follow input_ids and attention_mask; presents follow logits.
-  for (size_t i = 1; i < output_names_.size(); ++i) feeds_[i + 1].tensor = std::move(outputs[i]);
+  for (size_t i = 1; i < output_names_.size(); ++i) {
+    feeds_[first_past_ + i - 1].tensor = std::move(outputs[i]);
+  }
 }
 
 }  // namespace nxrt::cli

@@ -1,43 +1,45 @@
-// The inputs and outputs of a decoder model under ONNX Runtime GenAI names,
-// read from a loaded Session: input_ids and attention_mask, one
-// past_key_values.N.key/.value pair per layer, logits and the matching
-// present.N.key/.value. `nxrt generate` feeds a model by these names only,
-// so discovery refuses a model that lacks any of them or asks for more.
+// The inputs and outputs `nxrt generate` feeds and reads, from the session's
+// decoder signature (nxrt/graph/decoder_signature.hpp): the roles of the
+// model's inputs whatever their names, each KV past with the present that
+// extends it, and the geometry of the cache. The token ids, mask, position
+// ids and cache position must be int64; each past has at most one symbolic
+// axis besides its growing one, the batch, and static extents elsewhere.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "nxrt/graph/decoder_signature.hpp"
 #include "nxrt/session.hpp"
 #include "nxrt/support/status.hpp"
 
 namespace nxrt::cli {
 
-struct DecoderLayerIo {
-  std::string past_key;
-  std::string past_value;
-  std::string present_key;
-  std::string present_value;
+struct DecoderKvIo {
+  std::string past;
+  std::string present;
+  DataType dtype = DataType::kFloat32;
+  std::vector<int64_t> dims;         // static extents; the batch and growing axes are set per run
+  std::optional<size_t> batch_axis;  // unset where the model's batch is static
+  size_t axis = 0;                   // the growing axis
 };
 
 struct DecoderIo {
-  std::vector<DecoderLayerIo> layers;
-  int64_t kv_heads = 0;
-  int64_t head_dim = 0;
+  graph::DecoderSignature roles;
+  std::vector<DecoderKvIo> kv;
   int64_t vocab = 0;
-  // The sequence axis of the pasts when it is a number (a fixed-capacity
+  // The batch the token ids declare, where it is a number.
+  std::optional<int64_t> static_batch;
+  // The growing axis of the pasts when it is a number (a fixed-capacity
   // cache); unset when it is symbolic and the cache grows.
   std::optional<int64_t> kv_capacity;
 };
 
-inline constexpr const char* kInputIdsName = "input_ids";
-inline constexpr const char* kAttentionMaskName = "attention_mask";
-inline constexpr const char* kLogitsName = "logits";
-
-// Fails with one line naming `model_name` and every missing or mistyped
-// input and output.
+// Fails with one line naming `model_name` and every input or output it
+// could not place.
 Result<DecoderIo> DiscoverDecoderIo(const Session& session, const std::string& model_name);
 
 }  // namespace nxrt::cli

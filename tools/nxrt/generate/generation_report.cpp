@@ -26,6 +26,56 @@ std::string JoinTokens(std::span<const int64_t> tokens) {
   return line;
 }
 
+// One row's ids as a flat array; several rows as an array of arrays.
+void WriteRows(JsonWriter& json, const std::vector<std::vector<int64_t>>& rows) {
+  const auto write_row = [&json](const std::vector<int64_t>& row) {
+    json.BeginArray();
+    for (const int64_t token : row) json.Integer(token);
+    json.EndArray();
+  };
+  if (rows.size() == 1) {
+    write_row(rows[0]);
+    return;
+  }
+  json.BeginArray();
+  for (const std::vector<int64_t>& row : rows) write_row(row);
+  json.EndArray();
+}
+
+std::string RolesText(const DecoderIo& io) {
+  const graph::DecoderSignature& roles = io.roles;
+  std::string text = "inputs: ids '" + roles.input_ids + "'";
+  if (!roles.attention_mask.empty()) text += ", mask '" + roles.attention_mask + "'";
+  if (!roles.position_ids.empty()) text += ", positions '" + roles.position_ids + "'";
+  if (!roles.cache_position.empty()) text += ", cache position '" + roles.cache_position + "'";
+  text += "; " + std::to_string(io.kv.size()) + " KV pasts ('" + io.kv.front().past + "' -> '" +
+          io.kv.front().present + "' along axis " + std::to_string(io.kv.front().axis) +
+          ", ...); logits '" + roles.logits + "'\n";
+  return text;
+}
+
+// The roles as scripts need them to feed another runtime the same way.
+void WriteRoles(JsonWriter& json, const DecoderIo& io) {
+  const graph::DecoderSignature& roles = io.roles;
+  json.Key("decoder").BeginObject();
+  json.Key("input_ids").String(roles.input_ids);
+  json.Key("attention_mask").String(roles.attention_mask);
+  json.Key("position_ids").String(roles.position_ids);
+  json.Key("cache_position").String(roles.cache_position);
+  json.Key("logits").String(roles.logits);
+  json.Key("kv").BeginArray();
+  for (const DecoderKvIo& kv : io.kv) {
+    json.BeginObject();
+    json.Key("past").String(kv.past);
+    json.Key("present").String(kv.present);
+    json.Key("axis").Unsigned(kv.axis);
+    if (kv.batch_axis) json.Key("batch_axis").Unsigned(*kv.batch_axis);
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+}
+
 }  // namespace
 
 std::string StopNote(const GenerationReport& report) {
@@ -39,8 +89,12 @@ std::string StopNote(const GenerationReport& report) {
       return Format("stopped at --max-len %lld after %zu of %lld decode steps",
                     static_cast<long long>(report.max_len), steps, requested);
     case StopReason::kStopToken:
+      if (generation.tokens.size() > 1) {
+        return Format("stopped once every row gave a stop token, after %zu of %lld decode steps",
+                      steps, requested);
+      }
       return Format("stopped at stop token %lld after %zu of %lld decode steps",
-                    static_cast<long long>(generation.tokens.back()), steps, requested);
+                    static_cast<long long>(generation.tokens[0].back()), steps, requested);
   }
   return "";
 }
@@ -48,16 +102,21 @@ std::string StopNote(const GenerationReport& report) {
 std::string GenerationText(const GenerationReport& report) {
   const Generation& generation = report.generation;
   const StepLatency latency = SummarizeSteps(generation.step_us);
+  const size_t rows = report.prompts.size();
   std::string text = report.model + " (kv " + KvFormName(report.kv) + ")\n";
-  text +=
-      "prompt (" + std::to_string(report.prompt.size()) + "): " + JoinTokens(report.prompt) + "\n";
-  text += "generated (" + std::to_string(generation.tokens.size()) +
-          "): " + JoinTokens(generation.tokens) + "\n";
+  if (report.io != nullptr) text += RolesText(*report.io);
+  for (size_t row = 0; row < rows; ++row) {
+    const std::string label = rows == 1 ? "" : " row " + std::to_string(row);
+    text += "prompt" + label + " (" + std::to_string(report.prompts[row].size()) +
+            "): " + JoinTokens(report.prompts[row]) + "\n";
+    text += "generated" + label + " (" + std::to_string(generation.tokens[row].size()) +
+            "): " + JoinTokens(generation.tokens[row]) + "\n";
+  }
   text += Format(
       "prefill %.1f us; %zu decode steps: median %.1f us, p90 %.1f us, min %.1f us, "
       "max %.1f us, %.1f tokens/s\n",
       generation.prefill_us, generation.step_us.size(), latency.median_us, latency.p90_us,
-      latency.min_us, latency.max_us, latency.tokens_per_s);
+      latency.min_us, latency.max_us, latency.tokens_per_s * static_cast<double>(rows));
   const double mib = static_cast<double>(report.streamed_weight_bytes) / (1 << 20);
   text += Format("weights streamed per step: %.2f MiB", mib);
   if (latency.median_us > 0) {
@@ -73,17 +132,18 @@ std::string GenerationText(const GenerationReport& report) {
 
 std::string GenerationJson(const GenerationReport& report) {
   const Generation& generation = report.generation;
+  const size_t rows = report.prompts.size();
   const StepLatency latency = SummarizeSteps(generation.step_us);
   JsonWriter json;
   json.BeginObject();
   json.Key("model").String(report.model);
   json.Key("kv").String(KvFormName(report.kv));
-  json.Key("prompt").BeginArray();
-  for (const int64_t token : report.prompt) json.Integer(token);
-  json.EndArray();
-  json.Key("tokens").BeginArray();
-  for (const int64_t token : generation.tokens) json.Integer(token);
-  json.EndArray();
+  json.Key("batch").Unsigned(report.prompts.size());
+  json.Key("prompt");
+  WriteRows(json, report.prompts);
+  json.Key("tokens");
+  WriteRows(json, generation.tokens);
+  if (report.io != nullptr) WriteRoles(json, *report.io);
   json.Key("steps").Unsigned(generation.step_us.size());
   json.Key("requested_steps").Integer(report.requested_steps);
   json.Key("max_len").Integer(report.max_len);
@@ -96,7 +156,7 @@ std::string GenerationJson(const GenerationReport& report) {
   json.Key("p90_us").Number(latency.p90_us);
   json.Key("min_us").Number(latency.min_us);
   json.Key("max_us").Number(latency.max_us);
-  json.Key("tokens_per_s").Number(latency.tokens_per_s);
+  json.Key("tokens_per_s").Number(latency.tokens_per_s * static_cast<double>(rows));
   json.Key("weight_bytes_per_step").Unsigned(report.streamed_weight_bytes);
   WriteRunCounters(json, report.counters);
   if (report.profile != nullptr) WriteProfileSummary(json, *report.profile, report.profile_path);

@@ -1,5 +1,6 @@
-// What `nxrt generate` tells its user: the prompt and generated token ids,
-// prefill time, decode-step latency and tokens per second, kernel-cache
+// What `nxrt generate` tells its user: the prompt and generated token ids
+// of each row, how the model's inputs were placed, prefill time,
+// decode-step latency and tokens per second (over all rows), kernel-cache
 // statistics, device-graph counters and peak memory, and the profile's
 // longest ops under --profile; as text, or as one JSON object for scripts
 // (the keys scripts/lib/decode_summary.py reads).
@@ -12,6 +13,7 @@
 #include "common/run_counters.hpp"
 #include "generate/decode_loop.hpp"
 #include "generate/decoder_feeds.hpp"
+#include "generate/decoder_io.hpp"
 #include "nxrt/run_profile.hpp"
 
 namespace nxrt::cli {
@@ -19,7 +21,8 @@ namespace nxrt::cli {
 struct GenerationReport {
   std::string model;
   KvForm kv = KvForm::kGrowing;
-  std::vector<int64_t> prompt;
+  std::vector<std::vector<int64_t>> prompts;  // one per row
+  const DecoderIo* io = nullptr;
   int64_t requested_steps = 0;
   int64_t max_len = 0;
   uint64_t streamed_weight_bytes = 0;  // a decode step's (common/streamed_weights.hpp)

@@ -27,6 +27,20 @@ Result<std::vector<int64_t>> ParseTokenIds(const std::string& option, const std:
   return tokens;
 }
 
+Result<std::vector<std::vector<int64_t>>> ParseTokenRows(const std::string& option,
+                                                         const std::string& text, int64_t vocab) {
+  std::vector<std::vector<int64_t>> rows;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(';', start), text.size());
+    NXRT_ASSIGN_OR_RETURN(std::vector<int64_t> row,
+                          ParseTokenIds(option, text.substr(start, end - start), vocab));
+    rows.push_back(std::move(row));
+    start = end + 1;
+  }
+  return rows;
+}
+
 std::vector<int64_t> RandomPromptTokens(int64_t count, int64_t vocab, uint64_t seed) {
   std::mt19937_64 generator(seed);
   std::vector<int64_t> tokens(static_cast<size_t>(count));
