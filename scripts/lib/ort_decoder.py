@@ -54,22 +54,10 @@ class OrtDecoder:
         return self._run(np.array(tokens, np.int64).reshape(self.batch, 1))
 
     def _run(self, ids):
-        count = ids.shape[1]
-        total = self.length + count
         roles = self.roles
         binding = self.session.io_binding()
-        binding.bind_cpu_input(roles["input_ids"], ids)
-        if roles["attention_mask"]:
-            width = self.capacity or total
-            columns = np.arange(width)
-            mask = np.stack([(columns >= pad) & (columns < total) for pad in self.padding])
-            binding.bind_cpu_input(roles["attention_mask"], mask.astype(np.int64))
-        columns = np.arange(self.length, total)
-        if roles["position_ids"]:
-            positions = np.stack([np.where(columns < pad, 1, columns - pad) for pad in self.padding])
-            binding.bind_cpu_input(roles["position_ids"], positions.astype(np.int64))
-        if roles["cache_position"]:
-            binding.bind_cpu_input(roles["cache_position"], columns.astype(np.int64))
+        for name, value in index_feeds(roles, ids, self.padding, self.length, self.capacity).items():
+            binding.bind_cpu_input(name, value)
         for kv in roles["kv"]:
             value = self.cache[kv["past"]]
             binding.bind_ortvalue_input(kv["past"], value)
@@ -82,8 +70,26 @@ class OrtDecoder:
         *presents, logits = binding.get_outputs()  # in the order bound
         if not self.capacity:
             self.cache = dict(zip(self.cache, presents))
-        self.length = total
+        self.length += ids.shape[1]
         return logits.numpy()[:, -1].copy()
+
+
+def index_feeds(roles, ids, padding, length, capacity=None):
+    """The token ids [batch, n] fed after `length` cached columns, with the mask, position ids
+    and cache position the roles name, for rows left-padded by `padding` columns each."""
+    total = length + ids.shape[1]
+    feeds = {roles["input_ids"]: ids}
+    if roles["attention_mask"]:
+        columns = np.arange(capacity or total)
+        mask = np.stack([(columns >= pad) & (columns < total) for pad in padding])
+        feeds[roles["attention_mask"]] = mask.astype(np.int64)
+    columns = np.arange(length, total)
+    if roles["position_ids"]:
+        positions = np.stack([np.where(columns < pad, 1, columns - pad) for pad in padding])
+        feeds[roles["position_ids"]] = positions.astype(np.int64)
+    if roles["cache_position"]:
+        feeds[roles["cache_position"]] = columns.astype(np.int64)
+    return feeds
 
 
 def _extent(dim):

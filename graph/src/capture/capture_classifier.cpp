@@ -6,6 +6,8 @@
 
 #include "nxrt/graph/capture_explain.hpp"
 #include "nxrt/graph/capture_pinning.hpp"
+#include "nxrt/graph/decoder_lineage.hpp"
+#include "nxrt/graph/decoder_signature.hpp"
 #include "nxrt/support/log.hpp"
 
 namespace nxrt::graph {
@@ -93,7 +95,8 @@ CapturePlan ClassifyCapture(const Graph& graph, const CaptureOptions& options) {
   plan.mode = ResolveCaptureMode(options.mode);
   plan.pinned = CollectPinned(graph, options);
   plan.seed = CollectCaptureSeed(graph, plan.mode, plan.pinned);
-  plan.closure = LineageClosure::Compute(graph.lineage, plan.seed.symbols, graph.symbols.size(),
+  const SymbolLineage lineage = WithDecoderContract(graph, DescribeDecoder(graph));
+  plan.closure = LineageClosure::Compute(lineage, plan.seed.symbols, graph.symbols.size(),
                                          ClosureDetail::kExplain);
   const std::unordered_set<SymbolId> pinned(plan.pinned.begin(), plan.pinned.end());
   for (SymbolId symbol : plan.closure.reached()) {

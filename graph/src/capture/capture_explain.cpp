@@ -30,6 +30,12 @@ std::string_view SeedKindName(SeedKind kind) {
       return "declared-past-input";
     case SeedKind::kDeclaredPresentOutput:
       return "declared-present-output";
+    case SeedKind::kTracedPastInput:
+      return "traced-past-input";
+    case SeedKind::kTracedPresentOutput:
+      return "traced-present-output";
+    case SeedKind::kDecoderAttentionMask:
+      return "decoder-attention-mask";
     case SeedKind::kOpaque:
       return "opaque";
     case SeedKind::kMintedWithoutProvenance:
@@ -52,6 +58,15 @@ std::string DescribeSeed(const Graph& graph, const SeedOrigin& origin) {
       return "sequence axis of KV graph input '" + ValueName(graph, origin.value) + "'";
     case SeedKind::kDeclaredPresentOutput:
       return "sequence axis of KV graph output '" + ValueName(graph, origin.value) + "'";
+    case SeedKind::kTracedPastInput:
+      return "growing axis of KV graph input '" + ValueName(graph, origin.value) +
+             "', which a graph output extends";
+    case SeedKind::kTracedPresentOutput:
+      return "growing axis of KV graph output '" + ValueName(graph, origin.value) +
+             "', which extends a graph input";
+    case SeedKind::kDecoderAttentionMask:
+      return "width of the decoder's attention mask '" + ValueName(graph, origin.value) +
+             "', which spans the KV cache";
     case SeedKind::kOpaque:
       return "opaque: inference could not know its extent";
     case SeedKind::kMintedWithoutProvenance:

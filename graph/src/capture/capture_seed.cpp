@@ -1,9 +1,15 @@
 #include "nxrt/graph/capture_seed.hpp"
 
+#include <algorithm>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
 
 #include "nxrt/graph/attention_kv_slots.hpp"
+#include "nxrt/graph/decoder_signature.hpp"
+#include "nxrt/graph/kv_cache_pairs.hpp"
 
 namespace nxrt::graph {
 namespace {
@@ -50,6 +56,47 @@ void SeedDeclaredKvBoundary(const Graph& graph, std::span<const ValueId> boundar
   }
 }
 
+// The symbol on `axis` of the value named `name`; nullopt for a static axis.
+std::optional<std::pair<ValueId, SymbolId>> AxisSymbol(const Graph& graph, const std::string& name,
+                                                       size_t axis) {
+  const auto id = graph.FindValue(name);
+  if (!id) return std::nullopt;
+  const Value& value = graph.value(*id);
+  if (!value.shape || axis >= value.shape->size() || !(*value.shape)[axis].is_symbolic()) {
+    return std::nullopt;
+  }
+  return std::pair{*id, (*value.shape)[axis].symbol()};
+}
+
+void SeedDecoderSignature(const Graph& graph, CaptureSeed& seed) {
+  for (const KvCachePair& pair : TraceKvCachePairs(graph)) {
+    const Shape& past = *graph.value(pair.past).shape;
+    if (past[pair.past_axis].is_symbolic()) {
+      seed.Add(past[pair.past_axis].symbol(), {SeedKind::kTracedPastInput, {}, 0, pair.past});
+    }
+    const std::optional<Shape>& present = graph.value(pair.present).shape;
+    if (present && pair.present_axis < present->size() &&
+        (*present)[pair.present_axis].is_symbolic()) {
+      seed.Add((*present)[pair.present_axis].symbol(),
+               {SeedKind::kTracedPresentOutput, {}, 0, pair.present});
+    }
+  }
+  // The pairs by name count here too: a cache the trace cannot follow
+  // still grows the mask.
+  const DecoderSignature decoder = DescribeDecoder(graph);
+  const bool grows = std::ranges::any_of(decoder.kv, [&](const DecoderKv& kv) {
+    return AxisSymbol(graph, kv.past, kv.past_axis).has_value();
+  });
+  // The mask spans the cached and the new tokens, unless it is as wide as
+  // the token ids (a mask over the new tokens only). A cache of static
+  // capacity is fed a mask as wide as the capacity, which does not grow.
+  const auto mask = AxisSymbol(graph, decoder.attention_mask, 1);
+  const auto ids = AxisSymbol(graph, decoder.input_ids, 1);
+  if (grows && mask && (!ids || ids->second != mask->second)) {
+    seed.Add(mask->second, {SeedKind::kDecoderAttentionMask, {}, 0, mask->first});
+  }
+}
+
 void SeedOpaque(const Graph& graph, CaptureSeed& seed) {
   for (SymbolId symbol : graph.lineage.opaque) seed.Add(symbol, {SeedKind::kOpaque, {}, 0, {}});
   for (uint32_t s = 0; s < graph.symbols.size(); ++s) {
@@ -87,6 +134,7 @@ CaptureSeed CollectCaptureSeed(const Graph& graph, CaptureMode mode,
                                std::span<const SymbolId> pinned) {
   CaptureSeed seed;
   SeedKvSlots(graph, seed);
+  SeedDecoderSignature(graph, seed);
   SeedDeclaredKvBoundary(graph, graph.inputs, "past", SeedKind::kDeclaredPastInput, seed);
   SeedDeclaredKvBoundary(graph, graph.outputs, "present", SeedKind::kDeclaredPresentOutput, seed);
   SeedOpaque(graph, seed);

@@ -170,6 +170,19 @@ const SymbolExpr* SymbolInterner::DerivedExpr(SymbolId symbol) const {
   return s.origin == SymbolOrigin::kDerived ? &s.expr : nullptr;
 }
 
+bool SymbolInterner::NonNegative(Dim d) const {
+  if (d.is_static()) return d.extent() >= 0;
+  const Symbol& s = graph_.symbol(d.symbol());
+  if (s.origin == SymbolOrigin::kDeclared) return true;
+  if (s.origin != SymbolOrigin::kDerived || s.expr.op == SymbolExpr::Op::kSub) return false;
+  for (const SymbolOperand& operand : s.expr.operands) {
+    const Dim dim =
+        operand.is_symbol ? Dim::Symbolic(operand.symbol) : Dim::Static(operand.constant);
+    if (!NonNegative(dim)) return false;
+  }
+  return true;
+}
+
 std::string SymbolInterner::OperandName(const SymbolOperand& operand) const {
   if (!operand.is_symbol) return std::to_string(operand.constant);
   const Symbol& s = graph_.symbol(operand.symbol);

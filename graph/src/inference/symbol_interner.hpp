@@ -62,6 +62,11 @@ class SymbolInterner {
   // A fresh symbol for an extent inference could not know.
   Dim Opaque(std::string_view hint);
 
+  // Whether `d` is provably at least 0: a static extent that is, a declared
+  // dim, or a derived one built from such without subtraction. Minted and
+  // opaque symbols stand for values inference did not see, so are not.
+  bool NonNegative(Dim d) const;
+
   // The Derived expression of `symbol`, or nullptr.
   const SymbolExpr* DerivedExpr(SymbolId symbol) const;
 

@@ -1,5 +1,6 @@
 #include "nxrt/graph/capture_seed.hpp"
 
+#include <variant>
 #include <vector>
 
 #include <gmock/gmock.h>
@@ -136,6 +137,57 @@ TEST_F(CaptureSeedTest, DeclaredPastInputsAndPresentOutputsOfRank4AreSeeded) {
   EXPECT_EQ(seed.origins.at(total_len).kind, SeedKind::kDeclaredPresentOutput);
   EXPECT_EQ(seed.origins.at(total_len).value, present);
   EXPECT_EQ(seed.symbols.size(), 2u);
+}
+
+// A dynamo export's cache: names the declared rule does not know, a Concat
+// that appends the new rows, and a mask as wide as the cache plus them.
+class TracedDecoderSeed : public CaptureSeedTest {
+ protected:
+  SymbolId cached = t.Declared("s85");
+  SymbolId total = t.Declared("s70+s85");
+  SymbolId width = t.Declared("s53");
+  ValueId past, present, mask;
+
+  void Build(std::variant<int64_t, SymbolId> cached_extent,
+             std::variant<int64_t, SymbolId> total_extent) {
+    const auto dim = [](std::variant<int64_t, SymbolId> d) -> testing::D {
+      return std::holds_alternative<int64_t>(d) ? testing::D(std::get<int64_t>(d))
+                                                : testing::D(std::get<SymbolId>(d));
+    };
+    const ValueId ids = t.Input("input_ids", {batch, seq});
+    t.graph.value(ids).dtype = DataType::kInt64;
+    mask = t.Input("attention_mask", {batch, width});
+    t.graph.value(mask).dtype = DataType::kInt64;
+    past = t.Input("cache.layers.0.keys", {batch, 2, dim(cached_extent), 32});
+    present = t.Output("cache_out.0", {batch, 2, dim(total_extent), 32});
+    const NodeId concat =
+        t.Op("Concat", "append", {past, t.Value("k", {batch, 2, seq, 32})}, {present});
+    Attribute axis;
+    axis.name = "axis";
+    axis.i = -2;
+    t.graph.node(concat).attributes.push_back(axis);
+  }
+};
+
+TEST_F(TracedDecoderSeed, AppendedPastAndItsPresentAndTheMaskWidthAreSeeded) {
+  Build(cached, total);
+  const CaptureSeed seed = Seed();
+  ASSERT_TRUE(seed.Contains(cached));
+  EXPECT_EQ(seed.origins.at(cached).kind, SeedKind::kTracedPastInput);
+  EXPECT_EQ(seed.origins.at(cached).value, past);
+  ASSERT_TRUE(seed.Contains(total));
+  EXPECT_EQ(seed.origins.at(total).kind, SeedKind::kTracedPresentOutput);
+  EXPECT_EQ(seed.origins.at(total).value, present);
+  ASSERT_TRUE(seed.Contains(width));
+  EXPECT_EQ(seed.origins.at(width).kind, SeedKind::kDecoderAttentionMask);
+  EXPECT_EQ(seed.origins.at(width).value, mask);
+  EXPECT_FALSE(seed.Contains(seq));
+  EXPECT_FALSE(seed.Contains(batch));
+}
+
+TEST_F(TracedDecoderSeed, AMaskBesideACacheOfStaticCapacityDoesNotGrow) {
+  Build(int64_t{256}, int64_t{256});
+  EXPECT_TRUE(Seed().symbols.empty());
 }
 
 TEST_F(CaptureSeedTest, ConvAndRecurrentStatesAreNotGrowing) {

@@ -3,8 +3,9 @@
 // decode steps.
 //
 // It seeds the symbols that disqualify (capture_seed.hpp, per the mode of
-// capture_mode.hpp), closes the seed over the lineage records
-// (lineage_closure.hpp), and removes the pinned symbols: the caller's, plus,
+// capture_mode.hpp), closes the seed over the lineage records with a
+// decoder's contract applied (decoder_lineage.hpp, lineage_closure.hpp), and
+// removes the pinned symbols: the caller's, plus,
 // when the runtime binds the KV cache at fixed capacity, the capacity KV and
 // freeze-safe mask symbols (capture_pinning.hpp). Pinned symbols are left out
 // of the seed and of the result, but do not stop the closure.

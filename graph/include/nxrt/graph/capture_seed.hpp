@@ -3,10 +3,14 @@
 // first reason it was seeded, so an explanation can name its root.
 //
 // Both modes seed the growing symbols: the sequence axis of every recognised
-// attention op's KV slots (attention_kv_slots.hpp), the penultimate axis of
-// every rank-4 graph input named past* or output named present* (the rank
-// guard leaves out rank-3 convolution states; a static axis is a fixed
-// recurrent state), and every opaque symbol. Fail-safe also seeds every
+// attention op's KV slots (attention_kv_slots.hpp); the growing axis of every
+// KV past and present the decoder signature pairs (decoder_signature.hpp:
+// the trace finds the Concat or attention op that extends the past), and,
+// where one of them grows, the width of the decoder's attention mask, which
+// spans the cache (a cache of static capacity has a mask as wide); the
+// penultimate axis of every rank-4 graph input named past* or output named
+// present* (the rank guard leaves out rank-3 convolution states; a static
+// axis is a fixed recurrent state); and every opaque symbol. Fail-safe also seeds every
 // symbol inference minted (id at or above the graph's inference floor) that
 // no derivation record names as derived; when inference has not run there is
 // no floor, and it seeds what denylist does. Pinned symbols are never seeded.
@@ -29,6 +33,9 @@ enum class SeedKind {
   kKvSlotLastAxis,           // node's output `slot`, last axis
   kDeclaredPastInput,        // graph input `value`
   kDeclaredPresentOutput,    // graph output `value`
+  kTracedPastInput,          // graph input `value`, paired with a present
+  kTracedPresentOutput,      // graph output `value`, extending a past
+  kDecoderAttentionMask,     // graph input `value`, the decoder's mask
   kOpaque,                   // inference could not know the extent
   kMintedWithoutProvenance,  // minted by inference, from no recorded source
 };

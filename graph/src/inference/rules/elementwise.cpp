@@ -98,9 +98,16 @@ ElementFn ArithmeticFn(NodeContext& ctx, const std::string& op) {
     };
   }
   if (op == "Equal")
-    return [](std::span<const Dim> a) -> std::optional<Dim> {
+    // An extent never equals a negative number, which decides the -1 tests
+    // exporters put in front of Expand and Reshape.
+    return [&symbols](std::span<const Dim> a) -> std::optional<Dim> {
       if (a[0] == a[1]) return Dim::Static(1);
       if (a[0].is_static() && a[1].is_static()) return Dim::Static(0);
+      const auto negative = [](Dim d) { return d.is_static() && d.extent() < 0; };
+      if ((negative(a[0]) && symbols.NonNegative(a[1])) ||
+          (negative(a[1]) && symbols.NonNegative(a[0]))) {
+        return Dim::Static(0);
+      }
       return std::nullopt;
     };
   auto compare = [](auto pred) {
