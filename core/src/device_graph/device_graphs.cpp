@@ -1,5 +1,8 @@
 #include "device_graph/device_graphs.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace nxrt::device_graph {
 
 Status DeviceGraphs::ResetCapture(Segment& segment, SlotCapture& slot) {
@@ -25,9 +28,35 @@ Status DeviceGraphs::ResetAllSlots() {
   return first;
 }
 
-void DeviceGraphs::BeforeBufferFree() {
-  Status reset = ResetAllSlots();
-  if (!reset.ok() && deferred_error_.ok()) deferred_error_ = reset;
+Status DeviceGraphs::ResetCapturesOf(std::span<const void* const> kernels) {
+  Status first;
+  const auto evicted = [&](uintptr_t address) {
+    return std::ranges::any_of(kernels, [&](const void* kernel) {
+      return reinterpret_cast<uintptr_t>(kernel) == address;
+    });
+  };
+  for (Segment& segment : segments_) {
+    for (SlotCapture& slot : segment.slots) {
+      if (slot.token == 0 || std::ranges::none_of(slot.captured.addresses, evicted)) continue;
+      Status reset = ResetCapture(segment, slot);
+      if (!reset.ok() && first.ok()) first = reset;
+    }
+  }
+  return first;
+}
+
+void DeviceGraphs::BeforeBufferFree(const void* data, size_t bytes) {
+  const auto begin = reinterpret_cast<uintptr_t>(data);
+  const auto inside = [&](uintptr_t address) {
+    return address >= begin && address - begin < bytes;
+  };
+  for (Segment& segment : segments_) {
+    for (SlotCapture& slot : segment.slots) {
+      if (slot.token == 0 || std::ranges::none_of(slot.captured.addresses, inside)) continue;
+      Status reset = ResetCapture(segment, slot);
+      if (!reset.ok() && deferred_error_.ok()) deferred_error_ = reset;
+    }
+  }
 }
 
 DeviceGraphCounters DeviceGraphs::counters() const {

@@ -4,7 +4,10 @@
 // Resetting is central here because three different events must drop
 // captures before memory goes away: the kernel cache evicting a kernel, the
 // executor reallocating or freeing a bound buffer, and the session closing.
-// Each calls ResetAllSlots, which resets every live capture through its EP.
+// The first two reset only the captures whose recorded bindings name the
+// kernel or lie in the buffer, so the captures of a decode step's stable
+// segments live while the eager nodes around them see a longer cache every
+// step; closing resets every live capture (ResetAllSlots).
 #pragma once
 
 #include <atomic>
@@ -30,10 +33,15 @@ class DeviceGraphs : public kernel_cache::DeviceGraphResetter, public executor::
 
   // Resets every live capture; keeps going past a failing reset and returns
   // the first error. Counts each reset.
-  Status ResetAllSlots() override;
-  // A failing reset here cannot stop the free; it is kept for the run to
-  // report (TakeDeferredError).
-  void BeforeBufferFree() override;
+  Status ResetAllSlots();
+  // Resets the captures whose recorded bindings name one of `kernels`.
+  Status ResetCapturesOf(std::span<const void* const> kernels) override;
+  // Resets the captures that bound memory in the buffer being freed, and
+  // only those: a decode step whose growing values outgrow their buffers
+  // keeps the captures of the segments that never saw them. A failing reset
+  // here cannot stop the free; it is kept for the run to report
+  // (TakeDeferredError).
+  void BeforeBufferFree(const void* data, size_t bytes) override;
   Status TakeDeferredError() { return std::exchange(deferred_error_, Status::Ok()); }
   // Resets one capture and forgets its token.
   Status ResetCapture(Segment& segment, SlotCapture& slot);

@@ -200,9 +200,9 @@ class Executor : private plugin_host::ComputeServices {
   class CountedFrees : public BufferFreeListener {
    public:
     explicit CountedFrees(BufferFreeListener* next) : next_(next) {}
-    void BeforeBufferFree() override {
+    void BeforeBufferFree(const void* data, size_t bytes) override {
       ++count_;
-      if (next_ != nullptr) next_->BeforeBufferFree();
+      if (next_ != nullptr) next_->BeforeBufferFree(data, bytes);
     }
     uint64_t count() const { return count_; }
 

@@ -143,7 +143,7 @@ void ValueBuffer::Shrink() {
 
 void ValueBuffer::Release() {
   if (data_ == nullptr) return;
-  if (listener_ != nullptr) listener_->BeforeBufferFree();
+  if (listener_ != nullptr) listener_->BeforeBufferFree(data_, capacity_);
   if (provider_ != nullptr) {
     provider_->Free(data_);
   } else if (IsMapped(provider_, capacity_)) {

@@ -27,8 +27,8 @@ namespace nxrt::executor {
 class BufferFreeListener {
  public:
   virtual ~BufferFreeListener() = default;
-  // Called before a bound buffer's memory is released.
-  virtual void BeforeBufferFree() = 0;
+  // Called before a bound buffer's memory, `bytes` at `data`, is released.
+  virtual void BeforeBufferFree(const void* data, size_t bytes) = 0;
 };
 
 class ValueBuffer {

@@ -213,7 +213,12 @@ Result<KernelRef> KernelCache::GetOrCreate(const KernelRequest& request, PreBind
     offered = kernel->ShareableConstantState();
   }
   if (surplus > 0) {
-    Status reset = device_graphs_.ResetAllSlots();
+    std::vector<const void*> victims;
+    for (size_t index :
+         Displaced(siblings->variants, shapes, serves_other_shapes, variants_per_node_)) {
+      victims.push_back(siblings->variants[index]->kernel.get());
+    }
+    Status reset = device_graphs_.ResetCapturesOf(victims);
     if (!reset.ok()) {
       return reset.WithContext(view.Describe() +
                                ": resetting the device graphs before evicting a kernel variant");

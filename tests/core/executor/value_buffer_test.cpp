@@ -12,7 +12,7 @@ namespace {
 
 class CountingListener : public nxrt::executor::BufferFreeListener {
  public:
-  void BeforeBufferFree() override { ++frees; }
+  void BeforeBufferFree(const void*, size_t) override { ++frees; }
   int frees = 0;
 };
 

@@ -32,10 +32,17 @@ TEST(KernelCacheEvictionTest, TheLeastRecentlyUsedVariantLeaves) {
   const std::vector<InputShape> b = XwShapes(3);
   const std::vector<InputShape> c = XwShapes(4);
   ASSERT_TRUE(cache.GetOrCreate(Request(g, node, ep, a), a_binding).ok());  // k1
-  ASSERT_TRUE(cache.GetOrCreate(Request(g, node, ep, b), b_binding).ok());  // k2
+  const void* evicted = nullptr;
+  {
+    auto k2 = cache.GetOrCreate(Request(g, node, ep, b), b_binding);
+    ASSERT_TRUE(k2.ok());
+    evicted = k2->get();
+  }
   // A was made first but used last.
   ASSERT_NE(cache.GetPrebound(a_binding, a), nullptr);
   ASSERT_TRUE(cache.GetOrCreate(Request(g, node, ep, c), c_binding).ok());  // k3
+  // Only the captures that ran the evicted kernel need resetting.
+  EXPECT_EQ(resetter.named, std::vector<const void*>{evicted});
 
   EXPECT_EQ(cache.stats(), (CacheStats{2, 0, 3, 1, 1}));
   EXPECT_GE(ep.IndexOf("destroy_kernel k2"), 0);

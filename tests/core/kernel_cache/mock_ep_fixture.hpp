@@ -12,7 +12,9 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <span>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -201,11 +203,16 @@ inline nxrt::kernel_cache::KernelRequest Request(const TestGraph& graph, nxrt::g
 }
 
 // The executor's part in eviction: resets the device graphs it holds in its
-// Primary and Verify slots on the EP that captured them.
+// Primary and Verify slots on the EP that captured them, each of which ran
+// every kernel, and records the kernels named.
 class SlotResetter : public nxrt::kernel_cache::DeviceGraphResetter {
  public:
-  nxrt::Status ResetAllSlots() override {
+  nxrt::Status ResetCapturesOf(std::span<const void* const> kernels) override {
     calls.fetch_add(1);
+    {
+      std::lock_guard lock(named_mutex);
+      named.insert(named.end(), kernels.begin(), kernels.end());
+    }
     if (!fail_with.ok()) return fail_with;
     for (std::optional<nxrt_graph_token>* slot : {&primary, &verify}) {
       if (!*slot) continue;
@@ -221,6 +228,8 @@ class SlotResetter : public nxrt::kernel_cache::DeviceGraphResetter {
   std::optional<nxrt_graph_token> verify;
   nxrt::Status fail_with;
   std::atomic<int> calls{0};
+  std::mutex named_mutex;
+  std::vector<const void*> named;  // the kernels of every call, in order
 };
 
 }  // namespace kernel_cache_test

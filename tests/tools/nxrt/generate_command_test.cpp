@@ -664,6 +664,22 @@ TEST_F(GenerateDecoderModelTest, FixedCacheStepsReplayOneCapture) {
   EXPECT_EQ(JsonNumber(many, "resets"), 0);
 }
 
+TEST_F(GenerateDecoderModelTest, GrowingCacheStepsKeepTheirSegmentsCaptured) {
+  // The attention ops see a longer cache every step and run eagerly, their
+  // buffers outgrowing themselves now and then; the segments around them
+  // bind none of that memory, so each is captured once and replayed after.
+  const ProcessResult result =
+      Generate({decoder_.string(), "--prompt-tokens", "8", "--steps", "24", "--json"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const double captures = JsonNumber(result.out, "captures");
+  EXPECT_GT(captures, 0);
+  EXPECT_EQ(JsonNumber(result.out, "resets"), 0);
+  // Each segment warms up at the first step, is captured at the second, and
+  // replays at the other 22.
+  EXPECT_EQ(JsonNumber(result.out, "warming-up"), captures);
+  EXPECT_EQ(JsonNumber(result.out, "replays"), 23 * captures);
+}
+
 // The profile shows the fixed form's step as one segment: the prefill's
 // nodes one by one, then per step a single event, which warms up, is
 // captured, and replays from then on.
