@@ -1,14 +1,20 @@
 // Softmax, LogSoftmax and Hardmax. Before opset 13 the input is coerced to
 // 2-D at `axis` (default 1) and normalised over each row; from opset 13 it is
 // normalised along `axis` alone (default -1). Both reduce to rows of length
-// n with a stride of `inner` between their elements. Softmax and LogSoftmax
-// in float run on oneDNN (onednn/plain_primitive.hpp), planned for the kernel's
-// shape.
+// n with a stride of `inner` between their elements. Float Softmax and
+// LogSoftmax run on oneDNN (onednn/plain_primitive.hpp), planned for the
+// kernel's shape, except a small Softmax over contiguous rows: a decoder
+// step's attention scores, a little longer every step, where planning a
+// primitive and generating its code for each new length (about 40 us) costs
+// more than the rows themselves. Those run in one kernel for every shape,
+// vectorised here.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
 
 #include "cpu_kernel.hpp"
+#include "isa_clones.hpp"
 #include "onednn/plain_primitive_kernel.hpp"
 #include "vector_math.hpp"
 
@@ -22,6 +28,42 @@ template <typename T>
 ComputeType<T> RoundedTo(ComputeType<T> v) {
   return static_cast<ComputeType<T>>(static_cast<T>(v));
 }
+
+// y = softmax(x) over a contiguous row of `count`, with sixteen independent
+// lanes for the max and the sum (one running value is a dependent chain the
+// vectoriser must keep in order). A row of -inf only gives NaN, as the
+// spec's Sub, Exp, ReduceSum and Div do.
+NXRT_ISA_CLONES void SoftmaxRow(const float* x, float* y, int64_t count) {
+  constexpr int64_t kLanes = 16;
+  const int64_t whole = count - count % kLanes;
+  float lane[kLanes];
+  std::fill(lane, lane + kLanes, -std::numeric_limits<float>::infinity());
+  for (int64_t i = 0; i < whole; i += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) lane[l] = std::max(lane[l], x[i + l]);
+  }
+  float max = -std::numeric_limits<float>::infinity();
+  for (int64_t i = whole; i < count; ++i) max = std::max(max, x[i]);
+  for (int64_t l = 0; l < kLanes; ++l) max = std::max(max, lane[l]);
+  std::fill(lane, lane + kLanes, 0.0f);
+  for (int64_t i = 0; i < whole; i += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) {
+      y[i + l] = ExpFloat(x[i + l] - max);
+      lane[l] += y[i + l];
+    }
+  }
+  float sum = 0.0f;
+  for (int64_t i = whole; i < count; ++i) {
+    y[i] = ExpFloat(x[i] - max);
+    sum += y[i];
+  }
+  for (int64_t l = 0; l < kLanes; ++l) sum += lane[l];
+  const float inverse = 1.0f / sum;
+  for (int64_t i = 0; i < count; ++i) y[i] *= inverse;
+}
+
+// Up to this many elements a contiguous-row Softmax is computed here: the
+// rows take a few microseconds at most, below what a plan of its own costs.
+constexpr int64_t kRowSoftmaxElements = int64_t{1} << 15;
 
 // The [outer, n, inner] view of `dims` normalised at `axis`.
 struct RowView {
@@ -56,6 +98,12 @@ class SoftmaxKernel : public CpuKernel {
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
     const auto [outer, n, inner] = ViewRows(dims, axis_, coerce_2d_);
     if (ElementCount(dims) == 0) return;
+    if (kind_ == SoftmaxKind::kSoftmax && inner == 1 && dtype_ == NXRT_DTYPE_FLOAT32) {
+      const float* x = DataAs<float>(in);
+      float* y = MutableDataAs<float>(out);
+      for (int64_t o = 0; o < outer; ++o) SoftmaxRow(x + o * n, y + o * n, n);
+      return;
+    }
     Dispatch(FloatTypes{}, dtype_, "Softmax", [&](auto tag) {
       using T = typename decltype(tag)::type;
       using C = ComputeType<T>;
@@ -127,9 +175,11 @@ void AddSoftmax(OpRegistry& r, const char* name, SoftmaxKind kind) {
                  const bool coerce = opset < 13;
                  const int64_t axis = node.AttrInt("axis", coerce ? 1 : -1);
                  const std::span<const int64_t> dims(inputs[0].dims, inputs[0].rank);
-                 if (kind != SoftmaxKind::kHardmax && inputs[0].dtype == NXRT_DTYPE_FLOAT32 &&
-                     ElementCount(dims) > 0) {
-                   const RowView view = ViewRows(dims, axis, coerce);
+                 const RowView view = ViewRows(dims, axis, coerce);
+                 const bool rows = kind == SoftmaxKind::kSoftmax && view.inner == 1 &&
+                                   ElementCount(dims) <= kRowSoftmaxElements;
+                 if (kind != SoftmaxKind::kHardmax && !rows &&
+                     inputs[0].dtype == NXRT_DTYPE_FLOAT32 && ElementCount(dims) > 0) {
                    if (auto softmax = onednn::PlanSoftmax(view.outer, view.n, view.inner,
                                                           kind == SoftmaxKind::kLogSoftmax)) {
                      return std::make_unique<PlainPrimitiveKernel>(std::move(*softmax),
