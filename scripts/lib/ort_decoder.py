@@ -10,6 +10,8 @@ column. A past with a static growing axis is a fixed-capacity cache: it is
 bound once as one OrtValue for past and present, and the mask spans the
 capacity, ones over the valid tokens.
 """
+import time
+
 import numpy as np
 import onnxruntime as ort
 
@@ -40,6 +42,7 @@ class OrtDecoder:
                 np.zeros(dims, ORT_DTYPES[past.type]))
         self.padding = [0] * batch
         self.length = 0
+        self.run_seconds = []  # of each run_with_iobinding call, for timing
 
     def prefill(self, prompts):
         """Runs the left-padded prompts; answers each row's last logits [batch, vocab]."""
@@ -66,7 +69,9 @@ class OrtDecoder:
             else:
                 binding.bind_output(kv["present"])
         binding.bind_output(roles["logits"])
+        start = time.perf_counter()
         self.session.run_with_iobinding(binding)
+        self.run_seconds.append(time.perf_counter() - start)
         *presents, logits = binding.get_outputs()  # in the order bound
         if not self.capacity:
             self.cache = dict(zip(self.cache, presents))

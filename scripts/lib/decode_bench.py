@@ -1,0 +1,122 @@
+"""Greedy decoding on nxrt and on ONNX Runtime side by side, alternating
+the engines over rounds, on one thread and on two.
+
+For the bundled decoders (--models: decoder.onnx with a growing cache,
+decoder_fixed_kv256.onnx at fixed capacity) and every corpus decoder
+(--corpus, growing), each round runs `nxrt generate --json` in a fresh
+process, then the same greedy decode in a fresh onnxruntime session fed by
+the roles nxrt reports (ort_decoder.py), and checks that both give the same
+tokens. Per model and thread count it prints the prefill (the first run of
+each fresh session, the median over rounds), the decode step (the median
+over rounds of each round's median step), the ratio nxrt/ORT of the step
+with its range over rounds, and tokens per second. ONNX Runtime's step is
+timed around run_with_iobinding alone, not the Python loop around it.
+--markdown FILE also writes the table with the machine and the date.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+import numpy as np
+
+from decode_vs_ort import MODELS, corpus_decoders
+from ort_decoder import OrtDecoder, greedy
+
+
+def nxrt_round(nxrt, model_path, kv, args, threads):
+    command = [nxrt, "generate", model_path, "--ep", "cpu", "--kv", kv, "--batch", str(args.batch),
+               "--prompt-tokens", str(args.prompt_tokens), "--steps", str(args.steps),
+               "--threads", str(threads), "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"decode-vs-ort: {' '.join(command)} failed: {done.stderr.strip()}")
+    return json.loads(done.stdout)
+
+
+def ort_round(model_path, report, args, threads):
+    prompts = report["prompt"] if args.batch > 1 else [report["prompt"]]
+    decoder = OrtDecoder(model_path, report["decoder"], args.batch, threads)
+    tokens, _ = greedy(decoder, prompts, args.steps)
+    prefill_us = decoder.run_seconds[0] * 1e6
+    step_us = float(np.median(decoder.run_seconds[1:])) * 1e6
+    return tokens, prefill_us, step_us
+
+
+def measure(nxrt, model_path, kv, args, threads):
+    rows = {"nxrt_prefill": [], "ort_prefill": [], "nxrt_step": [], "ort_step": [], "same": True}
+    for _ in range(args.rounds):
+        report = nxrt_round(nxrt, model_path, kv, args, threads)
+        tokens, prefill_us, step_us = ort_round(model_path, report, args, threads)
+        rows["same"] &= tokens == (report["tokens"] if args.batch > 1 else [report["tokens"]])
+        rows["nxrt_prefill"].append(report["prefill_us"])
+        rows["nxrt_step"].append(report["median_us"])
+        rows["ort_prefill"].append(prefill_us)
+        rows["ort_step"].append(step_us)
+    return rows
+
+
+def row(label, kv, threads, m, batch):
+    median = lambda key: float(np.median(m[key]))  # noqa: E731
+    ratios = [n / o for n, o in zip(m["nxrt_step"], m["ort_step"])]
+    prefill_ratio = median("nxrt_prefill") / median("ort_prefill")
+    return (f"| {label} | {kv} | {threads} | {median('nxrt_prefill'):.0f} | "
+            f"{median('ort_prefill'):.0f} | {prefill_ratio:.2f} | {median('nxrt_step'):.0f} | "
+            f"{median('ort_step'):.0f} | {np.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
+            f"{batch * 1e6 / median('nxrt_step'):.0f} | {batch * 1e6 / median('ort_step'):.0f} | "
+            f"{'yes' if m['same'] else 'NO'} |")
+
+
+HEADER = ("| decoder | kv | threads | nxrt prefill us | ORT prefill us | prefill ratio | "
+          "nxrt step us | ORT step us | step ratio (range) | nxrt tok/s | ORT tok/s | same tokens |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--nxrt", required=True, help="the nxrt binary")
+    parser.add_argument("--models", help="folder of the generated models")
+    parser.add_argument("--corpus", help="folder of the corpus cases")
+    parser.add_argument("--manifest", help="tests/corpus/manifest.json")
+    parser.add_argument("--only", action="append", default=[], help="decoders whose name has TEXT")
+    parser.add_argument("--threads", type=int, action="append", help="repeatable (default 1 and 2)")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=64)
+    parser.add_argument("--prompt-tokens", type=int, default=16)
+    parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--markdown", help="also write the table to this Markdown file")
+    args = parser.parse_args()
+    runs = []
+    if args.models:
+        runs += [(os.path.join(args.models, f), f, kv) for f, kv in MODELS[:2]]
+    if args.corpus:
+        runs += [(path, label, "growing") for path, label in corpus_decoders(args.corpus, args.manifest)]
+    runs = [r for r in runs if not args.only or any(text in r[1] for text in args.only)]
+    lines = [HEADER]
+    print(HEADER, flush=True)
+    all_same = True
+    for threads in args.threads or [1, 2]:
+        for path, label, kv in runs:
+            m = measure(args.nxrt, path, kv, args, threads)
+            all_same &= m["same"]
+            lines.append(row(label, kv, threads, m, args.batch))
+            print(lines[-1], flush=True)
+    if args.markdown:
+        with open(args.markdown, "w", encoding="utf-8") as f:
+            f.write(f"# Greedy decoding, nxrt against ONNX Runtime\n\n"
+                    f"`scripts/decode-vs-ort`, {datetime.date.today()}, {platform.node()}: "
+                    f"{os.cpu_count()} cores; {args.rounds} rounds alternating the engines, "
+                    f"{args.prompt_tokens}-token prompt, {args.steps} steps, batch {args.batch}. "
+                    "Prefill: the first run of a fresh session. Step: the median step of each "
+                    "round, the median over rounds; ONNX Runtime's timed around "
+                    "run_with_iobinding alone. The ratio is nxrt/ORT with its range over "
+                    "rounds.\n\n")
+            f.write("\n".join(lines) + "\n")
+    return 0 if all_same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
