@@ -6,11 +6,13 @@ decoder_fixed_kv256.onnx at fixed capacity) and every corpus decoder
 (--corpus, growing), each round runs `nxrt generate --json` in a fresh
 process, then the same greedy decode in a fresh onnxruntime session fed by
 the roles nxrt reports (ort_decoder.py), and checks that both give the same
-tokens. Per model and thread count it prints the prefill (the first run of
-each fresh session, the median over rounds), the decode step (the median
-over rounds of each round's median step), the ratio nxrt/ORT of the step
-with its range over rounds, and tokens per second. ONNX Runtime's step is
-timed around run_with_iobinding alone, not the Python loop around it.
+tokens. Per model and thread count it prints the first prefill (the first
+run of each fresh session, the median over rounds), the warm prefill (a
+second prompt, 7 tokens longer, on the same session: nxrt through
+nxrt.Generator; batch 1 only), the decode step (the median over rounds of
+each round's median step), the ratios nxrt/ORT with their range over
+rounds, and tokens per second. ONNX Runtime's runs are timed around
+run_with_iobinding alone, not the Python loop around them.
 --markdown FILE also writes the table with the machine and the date.
 """
 import argparse
@@ -23,6 +25,7 @@ import sys
 
 import numpy as np
 
+import nxrt
 from decode_vs_ort import MODELS, corpus_decoders
 from ort_decoder import OrtDecoder, greedy
 
@@ -37,20 +40,41 @@ def nxrt_round(nxrt, model_path, kv, args, threads):
     return json.loads(done.stdout)
 
 
+def longer(prompts):
+    """The prompts of the warm prefill: each 7 tokens longer, a length not seen before."""
+    return [list(p) + [(t * 7 + 3) % 97 for t in range(7)] for p in prompts]
+
+
 def ort_round(model_path, report, args, threads):
     prompts = report["prompt"] if args.batch > 1 else [report["prompt"]]
     decoder = OrtDecoder(model_path, report["decoder"], args.batch, threads)
     tokens, _ = greedy(decoder, prompts, args.steps)
     prefill_us = decoder.run_seconds[0] * 1e6
     step_us = float(np.median(decoder.run_seconds[1:])) * 1e6
-    return tokens, prefill_us, step_us
+    decoder.reset()
+    decoder.prefill(longer(prompts))
+    return tokens, prefill_us, step_us, decoder.run_seconds[-1] * 1e6
+
+
+def nxrt_warm_prefill_us(model_path, report, threads):
+    """A second prompt's prefill in one nxrt.Generator, at a length new to the session."""
+    options = nxrt.SessionOptions()
+    options.intra_op_num_threads = threads
+    generator = nxrt.Generator(model_path, sess_options=options)
+    generator.generate(report["prompt"], steps=1)
+    generator.generate(longer([report["prompt"]])[0], steps=0)
+    return generator.prefill_seconds * 1e6
 
 
 def measure(nxrt, model_path, kv, args, threads):
-    rows = {"nxrt_prefill": [], "ort_prefill": [], "nxrt_step": [], "ort_step": [], "same": True}
+    rows = {"nxrt_prefill": [], "ort_prefill": [], "nxrt_step": [], "ort_step": [],
+            "nxrt_warm": [], "ort_warm": [], "same": True}
     for _ in range(args.rounds):
         report = nxrt_round(nxrt, model_path, kv, args, threads)
-        tokens, prefill_us, step_us = ort_round(model_path, report, args, threads)
+        tokens, prefill_us, step_us, ort_warm_us = ort_round(model_path, report, args, threads)
+        if args.batch == 1:
+            rows["nxrt_warm"].append(nxrt_warm_prefill_us(model_path, report, threads))
+            rows["ort_warm"].append(ort_warm_us)
         rows["same"] &= tokens == (report["tokens"] if args.batch > 1 else [report["tokens"]])
         rows["nxrt_prefill"].append(report["prefill_us"])
         rows["nxrt_step"].append(report["median_us"])
@@ -63,16 +87,22 @@ def row(label, kv, threads, m, batch):
     median = lambda key: float(np.median(m[key]))  # noqa: E731
     ratios = [n / o for n, o in zip(m["nxrt_step"], m["ort_step"])]
     prefill_ratio = median("nxrt_prefill") / median("ort_prefill")
+    warm = "- | - | -"
+    if m["nxrt_warm"]:
+        warm_ratios = [n / o for n, o in zip(m["nxrt_warm"], m["ort_warm"])]
+        warm = (f"{median('nxrt_warm'):.0f} | {median('ort_warm'):.0f} | "
+                f"{np.median(warm_ratios):.2f} ({min(warm_ratios):.2f}-{max(warm_ratios):.2f})")
     return (f"| {label} | {kv} | {threads} | {median('nxrt_prefill'):.0f} | "
-            f"{median('ort_prefill'):.0f} | {prefill_ratio:.2f} | {median('nxrt_step'):.0f} | "
+            f"{median('ort_prefill'):.0f} | {prefill_ratio:.2f} | {warm} | {median('nxrt_step'):.0f} | "
             f"{median('ort_step'):.0f} | {np.median(ratios):.2f} ({min(ratios):.2f}-{max(ratios):.2f}) | "
             f"{batch * 1e6 / median('nxrt_step'):.0f} | {batch * 1e6 / median('ort_step'):.0f} | "
             f"{'yes' if m['same'] else 'NO'} |")
 
 
-HEADER = ("| decoder | kv | threads | nxrt prefill us | ORT prefill us | prefill ratio | "
+HEADER = ("| decoder | kv | threads | nxrt first prefill us | ORT first prefill us | ratio | "
+          "nxrt warm prefill us | ORT warm prefill us | ratio (range) | "
           "nxrt step us | ORT step us | step ratio (range) | nxrt tok/s | ORT tok/s | same tokens |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def main():
@@ -110,7 +140,8 @@ def main():
                     f"`scripts/decode-vs-ort`, {datetime.date.today()}, {platform.node()}: "
                     f"{os.cpu_count()} cores; {args.rounds} rounds alternating the engines, "
                     f"{args.prompt_tokens}-token prompt, {args.steps} steps, batch {args.batch}. "
-                    "Prefill: the first run of a fresh session. Step: the median step of each "
+                    "First prefill: the first run of a fresh session. Warm prefill: a second "
+                    "prompt, 7 tokens longer, on the same session. Step: the median step of each "
                     "round, the median over rounds; ONNX Runtime's timed around "
                     "run_with_iobinding alone. The ratio is nxrt/ORT with its range over "
                     "rounds.\n\n")

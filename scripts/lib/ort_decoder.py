@@ -31,6 +31,13 @@ class OrtDecoder:
         first = roles["kv"][0]
         capacity = inputs[first["past"]].shape[first["axis"]]
         self.capacity = _extent(capacity)
+        self.inputs = inputs
+        self.reset()
+
+    def reset(self):
+        """Empties the cache for a new prompt on the same session."""
+        roles, batch = self.roles, self.batch
+        inputs = self.inputs
         self.cache = {}
         for kv in roles["kv"]:
             past = inputs[kv["past"]]
