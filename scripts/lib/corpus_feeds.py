@@ -2,8 +2,9 @@
 
 Inputs are placed by what they are, read from their names and ranks the way
 both torch exporters write them: token ids, the attention mask, position ids,
-token type ids, a cache position, past key/value tensors (rank 4), and the
-one float input of an image, audio or feature model. A decoder is checked as
+token type ids, a cache position, past key/value tensors (rank 4, or rank 5
+with key and value stacked in front), and the one float input of an image,
+audio or feature model. A decoder is checked as
 it is used: a left-padded prefill from an empty cache, then one decode step
 fed the prefill's present key/values; `run(feeds) -> [outputs]` runs the
 model for that chaining (ONNX Runtime at build time, torch when exporting).
@@ -33,7 +34,7 @@ def _role(value_info):
                  "cache_position", "encoder_hidden_states"):
         if role in name:
             return role
-    if len(_dims(value_info)) == 4 and ("past" in name or "cache" in name):
+    if len(_dims(value_info)) in (4, 5) and ("past" in name or "cache" in name):
         return "past"
     return "signal"
 
@@ -83,7 +84,9 @@ def _text_feeds(entry, inputs, generator, left_padding, past=None):
             feeds[value_info.name] = states.astype(np.float32)
         elif role == "past":
             dims = _dims(value_info)
-            feeds[value_info.name] = np.zeros((batch, dims[1], 0, dims[3]), np.float32)
+            # [batch, heads, 0, head_size], or key and value stacked in front.
+            empty = (batch, dims[1], 0, dims[3]) if len(dims) == 4 else (2, batch, dims[2], 0, dims[4])
+            feeds[value_info.name] = np.zeros(empty, np.float32)
         else:
             feeds[value_info.name] = _signal(entry, value_info, generator)
     return feeds
@@ -94,10 +97,10 @@ def _decode_step(entry, inputs, outputs, prefill, present, generator):
     `present` (the model's outputs, in order)."""
     step = {}
     past_inputs = [i for i in inputs if _role(i) == "past"]
-    past_outputs = [value for info, value in zip(outputs, present) if len(_dims(info)) == 4]
+    past_outputs = [value for info, value in zip(outputs, present) if len(_dims(info)) in (4, 5)]
     if len(past_inputs) != len(past_outputs):
         raise ValueError(f"{entry['name']}: {len(past_inputs)} past inputs but "
-                         f"{len(past_outputs)} rank-4 outputs to feed them from")
+                         f"{len(past_outputs)} KV outputs to feed them from")
     mask = next(v for k, v in prefill.items() if "attention_mask" in k.lower())
     batch = mask.shape[0]
     next_ids = (2 + generator.integers(0, entry["vocab"] - 2, (batch, 1))).astype(np.int64)

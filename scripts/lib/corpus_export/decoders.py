@@ -1,8 +1,10 @@
 """Decoder-only language models with a KV cache, as Optimum exports them with
 the TorchScript exporter (input_ids, attention_mask, position_ids,
-past_key_values.N.key/value -> logits, present.N.key/value) and as
+past_key_values.N.key/value -> logits, present.N.key/value), as
 transformers' own exporter writes them with torch.export
-(past_key_values.layers.N.keys/values)."""
+(past_key_values.layers.N.keys/values), and GPT-2 in the legacy form of
+ONNX Runtime's GPT-2 tools, one stacked past_N [2, batch, heads, past,
+head_size] per layer -> present_N."""
 import torch
 import transformers
 from transformers import DynamicCache
@@ -48,6 +50,51 @@ class CacheAsTensors(torch.nn.Module):
         for layer in out.past_key_values.layers:
             flat += [layer.keys, layer.values]
         return (out.logits, *flat)
+
+
+class StackedCache(torch.nn.Module):
+    """GPT-2 called with each layer's key and value stacked in one past
+    tensor, returning the logits and each layer's stacked present."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids, attention_mask, position_ids, *past):
+        cache = DynamicCache(ddp_cache_data=[(p[0], p[1]) for p in past], config=self.model.config)
+        out = self.model(input_ids=input_ids, attention_mask=attention_mask,
+                         position_ids=position_ids, past_key_values=cache, use_cache=True)
+        presents = [torch.stack([layer.keys, layer.values]) for layer in out.past_key_values.layers]
+        return (out.logits, *presents)
+
+
+def _legacy_gpt2_spec():
+    class_name, config_class, fields = CONFIGS["gpt2"]
+    layers = fields["n_layer"]
+
+    def build():
+        seeded(1)
+        config = config_class(**fields)
+        model = getattr(transformers, class_name)(config).eval()
+        example = _example(config, True)
+        stacked = {k: v for k, v in example.items() if not k.startswith("past_key_values")}
+        for n in range(layers):
+            stacked[f"past_{n}"] = torch.stack([example[f"past_key_values.{n}.key"],
+                                                example[f"past_key_values.{n}.value"]])
+        return StackedCache(model).eval(), stacked
+
+    dynamic = {"input_ids": {0: "batch_size", 1: "sequence_length"},
+               "attention_mask": {0: "batch_size", 1: "total_sequence_length"},
+               "position_ids": {0: "batch_size", 1: "sequence_length"},
+               "logits": {0: "batch_size", 1: "sequence_length"}}
+    for n in range(layers):
+        dynamic[f"past_{n}"] = {1: "batch_size", 3: "past_sequence_length"}
+        dynamic[f"present_{n}"] = {1: "batch_size", 3: "total_sequence_length"}
+    outputs = ["logits"] + [f"present_{n}" for n in range(layers)]
+    source = f"transformers {class_name}({config_class.__name__}({fields})), stacked past_N"
+    return Spec("gpt2_legacy", source,
+                {"kind": "decoder", "vocab": VOCAB, "lengths": LENGTHS, "pad_id": 0},
+                build, outputs, dynamic, exporters=("torchscript",))
 
 
 def _kv_shape(config, batch, length):
@@ -108,3 +155,4 @@ def _spec(name, class_name, config_class, fields):
 def specs():
     for name, (class_name, config_class, fields) in CONFIGS.items():
         yield _spec(name, class_name, config_class, fields)
+    yield _legacy_gpt2_spec()
