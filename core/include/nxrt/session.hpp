@@ -135,7 +135,9 @@ class NXRT_API Session {
   // the roles of its inputs, each KV past with its present and growing axis,
   // and the logits; problems() says why a model is no decoder it can drive.
   const graph::DecoderSignature& decoder_signature() const;
+  // Both slots' device-graph counts together, and one slot's.
   DeviceGraphCounters device_graph_counters() const;
+  DeviceGraphCounters device_graph_counters(DeviceGraphSlot slot) const;
   // Bytes the buffers of the graph's values hold now (weights and the
   // caller's tensors excluded). Values whose lifetimes never overlap share a
   // buffer, so this stays near the largest set of values alive at once.

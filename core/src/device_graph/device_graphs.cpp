@@ -13,7 +13,7 @@ Status DeviceGraphs::ResetCapture(Segment& segment, SlotCapture& slot) {
   // The recorded bindings stay, so the next run can tell why it runs eagerly.
   slot.token = 0;
   slot.warm_valid = false;
-  resets_.fetch_add(1, std::memory_order_relaxed);
+  Bump(slots_[static_cast<size_t>(&slot - segment.slots.data())].resets);
   return provider(segment.provider).Reset(token);
 }
 
@@ -59,15 +59,28 @@ void DeviceGraphs::BeforeBufferFree(const void* data, size_t bytes) {
   }
 }
 
-DeviceGraphCounters DeviceGraphs::counters() const {
+DeviceGraphCounters DeviceGraphs::counters(nxrt_graph_slot slot) const {
+  const SlotCounters& counts = slots_[slot];
   DeviceGraphCounters c;
-  c.captures = captures_.load(std::memory_order_relaxed);
-  c.replays = replays_.load(std::memory_order_relaxed);
-  c.resets = resets_.load(std::memory_order_relaxed);
-  for (size_t i = 0; i < fallbacks_.size(); ++i) {
-    c.eager_fallbacks[i] = fallbacks_[i].load(std::memory_order_relaxed);
+  c.captures = counts.captures.load(std::memory_order_relaxed);
+  c.replays = counts.replays.load(std::memory_order_relaxed);
+  c.resets = counts.resets.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < counts.fallbacks.size(); ++i) {
+    c.eager_fallbacks[i] = counts.fallbacks[i].load(std::memory_order_relaxed);
   }
   return c;
+}
+
+DeviceGraphCounters DeviceGraphs::counters() const {
+  DeviceGraphCounters sum = counters(NXRT_GRAPH_SLOT_PRIMARY);
+  const DeviceGraphCounters verify = counters(NXRT_GRAPH_SLOT_VERIFY);
+  sum.captures += verify.captures;
+  sum.replays += verify.replays;
+  sum.resets += verify.resets;
+  for (size_t i = 0; i < sum.eager_fallbacks.size(); ++i) {
+    sum.eager_fallbacks[i] += verify.eager_fallbacks[i];
+  }
+  return sum;
 }
 
 }  // namespace nxrt::device_graph

@@ -46,12 +46,14 @@ class DeviceGraphs : public kernel_cache::DeviceGraphResetter, public executor::
   // Resets one capture and forgets its token.
   Status ResetCapture(Segment& segment, SlotCapture& slot);
 
-  void CountCapture() { captures_.fetch_add(1, std::memory_order_relaxed); }
-  void CountReplay() { replays_.fetch_add(1, std::memory_order_relaxed); }
-  void CountFallback(EagerFallbackReason reason) {
-    fallbacks_[static_cast<size_t>(reason)].fetch_add(1, std::memory_order_relaxed);
+  void CountCapture(nxrt_graph_slot slot) { Bump(slots_[slot].captures); }
+  void CountReplay(nxrt_graph_slot slot) { Bump(slots_[slot].replays); }
+  void CountFallback(nxrt_graph_slot slot, EagerFallbackReason reason) {
+    Bump(slots_[slot].fallbacks[static_cast<size_t>(reason)]);
   }
+  // Both slots' counts together, and one slot's.
   DeviceGraphCounters counters() const;
+  DeviceGraphCounters counters(nxrt_graph_slot slot) const;
 
   plugin_host::ExecutionProvider& provider(size_t index) { return *providers_[index].provider; }
 
@@ -59,10 +61,14 @@ class DeviceGraphs : public kernel_cache::DeviceGraphResetter, public executor::
   std::vector<partitioner::RankedProvider> providers_;
   std::vector<Segment> segments_;
   Status deferred_error_;
-  std::atomic<uint64_t> captures_{0};
-  std::atomic<uint64_t> replays_{0};
-  std::atomic<uint64_t> resets_{0};
-  std::array<std::atomic<uint64_t>, static_cast<size_t>(EagerFallbackReason::kCount)> fallbacks_{};
+  struct SlotCounters {
+    std::atomic<uint64_t> captures{0};
+    std::atomic<uint64_t> replays{0};
+    std::atomic<uint64_t> resets{0};
+    std::array<std::atomic<uint64_t>, static_cast<size_t>(EagerFallbackReason::kCount)> fallbacks{};
+  };
+  static void Bump(std::atomic<uint64_t>& count) { count.fetch_add(1, std::memory_order_relaxed); }
+  std::array<SlotCounters, 2> slots_;  // indexed by nxrt_graph_slot
 };
 
 }  // namespace nxrt::device_graph

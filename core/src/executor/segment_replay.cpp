@@ -105,7 +105,7 @@ Status Executor::ReplayPrepared(device_graph::Segment& segment, nxrt_graph_slot 
   // the nodes of this segment write them, and any other dispatch of those
   // nodes clears prepared_for.
   for (size_t slot_index : segment.output_slots) slots_[slot_index].ready = true;
-  graphs.CountReplay();
+  graphs.CountReplay(slot);
   replayed = true;
   return Status::Ok();
 }
@@ -120,7 +120,7 @@ Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot
   if (!SegmentIsPlanned(segment)) {
     // A kernel that allocates its own outputs cannot be captured.
     NXRT_RETURN_IF_ERROR(graphs.ResetCapture(segment, capture));
-    graphs.CountFallback(EagerFallbackReason::kNotCaptureSafe);
+    graphs.CountFallback(slot, EagerFallbackReason::kNotCaptureSafe);
     return RunSegmentEagerly(segment);
   }
   // Every node is bound before any computes, so a buffer that a later value
@@ -148,7 +148,7 @@ Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot
   };
   if (!CollectBindings(segment, bindings_scratch_)) {
     NXRT_RETURN_IF_ERROR(graphs.ResetCapture(segment, capture));
-    graphs.CountFallback(EagerFallbackReason::kNotCaptureSafe);
+    graphs.CountFallback(slot, EagerFallbackReason::kNotCaptureSafe);
     return compute_all();
   }
   plugin_host::ExecutionProvider& provider = graphs.provider(segment.provider);
@@ -161,7 +161,7 @@ Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot
         return replayed;
       }
       finish_all();
-      graphs.CountReplay();
+      graphs.CountReplay(slot);
       segment.prepared_for = static_cast<int>(slot);
       capture.shape_generation = shape_generation_;
       CollectExternalBindings(segment, capture.external);
@@ -180,7 +180,7 @@ Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot
     NXRT_RETURN_IF_ERROR(compute_all());
     capture.warm.AssignFrom(bindings_scratch_);
     capture.warm_valid = true;
-    graphs.CountFallback(reason);
+    graphs.CountFallback(slot, reason);
     return Status::Ok();
   }
   return CaptureSegment(segment, slot);
@@ -211,7 +211,7 @@ Status Executor::CaptureSegment(device_graph::Segment& segment, nxrt_graph_slot 
   capture.token = *token;
   capture.captured.AssignFrom(bindings_scratch_);
   capture.captured_valid = true;
-  graphs.CountCapture();
+  graphs.CountCapture(slot);
   Status replayed = provider.Replay(capture.token);
   if (!replayed.ok()) {
     Status reset = graphs.ResetCapture(segment, capture);
@@ -219,7 +219,7 @@ Status Executor::CaptureSegment(device_graph::Segment& segment, nxrt_graph_slot 
     return replayed;
   }
   for (size_t i = segment.begin; i < segment.end; ++i) FinishNode(nodes_[i]);
-  graphs.CountReplay();
+  graphs.CountReplay(slot);
   segment.prepared_for = static_cast<int>(slot);
   capture.shape_generation = shape_generation_;
   CollectExternalBindings(segment, capture.external);

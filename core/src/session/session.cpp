@@ -294,6 +294,10 @@ DeviceGraphCounters Session::device_graph_counters() const {
   return state_->device_graphs->counters();
 }
 
+DeviceGraphCounters Session::device_graph_counters(DeviceGraphSlot slot) const {
+  return state_->device_graphs->counters(static_cast<nxrt_graph_slot>(slot));
+}
+
 size_t Session::value_buffer_bytes() const {
   std::lock_guard lock(state_->run_mutex);
   return state_->executor->value_buffer_bytes();

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <utility>
 
 namespace nxrt::cli {
 namespace {
@@ -26,7 +27,11 @@ uint64_t PeakRssKib() {
 }  // namespace
 
 RunCounters ReadRunCounters(const Session& session) {
-  return {session.kernel_cache_stats(), session.device_graph_counters(), PeakRssKib()};
+  return {session.kernel_cache_stats(),
+          session.device_graph_counters(),
+          {session.device_graph_counters(DeviceGraphSlot::kPrimary),
+           session.device_graph_counters(DeviceGraphSlot::kVerify)},
+          PeakRssKib()};
 }
 
 std::string RunCountersText(const RunCounters& counters) {
@@ -47,6 +52,15 @@ std::string RunCountersText(const RunCounters& counters) {
     std::snprintf(line, sizeof line, ", %llu eager (%s)", Count(graphs.eager_fallbacks[r]),
                   EagerFallbackReasonName(static_cast<EagerFallbackReason>(r)));
     text += line;
+  }
+  const DeviceGraphCounters& verify = counters.device_graph_slots[1];
+  if (verify.captures + verify.replays > 0) {
+    for (const auto& [name, slot] :
+         {std::pair{"primary", counters.device_graph_slots[0]}, std::pair{"verify", verify}}) {
+      std::snprintf(line, sizeof line, "\n  %s slot: %llu captures, %llu replays, %llu resets",
+                    name, Count(slot.captures), Count(slot.replays), Count(slot.resets));
+      text += line;
+    }
   }
   std::snprintf(line, sizeof line, "\npeak memory: %.1f MiB resident\n",
                 static_cast<double>(counters.peak_rss_kib) / 1024.0);
@@ -74,6 +88,16 @@ void WriteRunCounters(JsonWriter& json, const RunCounters& counters) {
         .Unsigned(graphs.eager_fallbacks[r]);
   }
   json.EndObject().EndObject();
+  json.Key("device_graph_slots").BeginObject();
+  for (const auto& [name, slot] : {std::pair{"primary", counters.device_graph_slots[0]},
+                                   std::pair{"verify", counters.device_graph_slots[1]}}) {
+    json.Key(name).BeginObject();
+    json.Key("captures").Unsigned(slot.captures);
+    json.Key("replays").Unsigned(slot.replays);
+    json.Key("resets").Unsigned(slot.resets);
+    json.EndObject();
+  }
+  json.EndObject();
   json.Key("peak_rss_kib").Unsigned(counters.peak_rss_kib);
 }
 
