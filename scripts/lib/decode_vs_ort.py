@@ -41,10 +41,12 @@ MODELS = (("decoder.onnx", "growing"), ("decoder_fixed_kv256.onnx", "fixed"),
           ("decoder_fixed_kv256_int4_b32.onnx", "fixed"))
 
 
-def run_nxrt(nxrt, model_path, kv, batch, prompt_tokens, steps, threads, output_dir):
+def run_nxrt(nxrt, model_path, kv, batch, prompt_tokens, steps, threads, output_dir, speculate):
     command = [nxrt, "generate", model_path, "--ep", "cpu", "--kv", kv, "--batch", str(batch),
                "--prompt-tokens", str(prompt_tokens), "--steps", str(steps),
                "--threads", str(threads), "--output-dir", output_dir, "--json"]
+    if speculate:
+        command += ["--speculate", speculate]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise SystemExit(f"decode_vs_ort: {' '.join(command)} failed: {result.stderr.strip()}")
@@ -57,10 +59,10 @@ def run_nxrt(nxrt, model_path, kv, batch, prompt_tokens, steps, threads, output_
     return report, logits
 
 
-def check_model(nxrt, model_path, label, kv, batch, prompt_tokens, steps, threads):
+def check_model(nxrt, model_path, label, kv, batch, prompt_tokens, steps, threads, speculate):
     with tempfile.TemporaryDirectory(prefix="decode_vs_ort_") as output_dir:
         report, nxrt_logits = run_nxrt(nxrt, model_path, kv, batch, prompt_tokens, steps, threads,
-                                       output_dir)
+                                       output_dir, speculate)
     prompts = report["prompt"] if batch > 1 else [report["prompt"]]
     nxrt_tokens = report["tokens"] if batch > 1 else [report["tokens"]]
     print(f"{label} (kv {kv}, batch {batch}, prompts of {[len(p) for p in prompts]} tokens, "
@@ -87,6 +89,9 @@ def check_model(nxrt, model_path, label, kv, batch, prompt_tokens, steps, thread
         ok = False
     print(f"  {'same' if ok else 'DIFFERENT'}: {len(nxrt_logits)} runs, row 0's first tokens "
           f"{nxrt_tokens[0][:12]}")
+    if speculate:
+        print(f"  speculation {speculate}: {report['runs']} runs for {steps} tokens, "
+              f"{report['speculation']}")
     print(f"  nxrt decode step median {report['median_us']:.1f} us, "
           f"{report['tokens_per_s']:.1f} tokens/s, device graphs {report['device_graphs']}")
     return ok
@@ -107,6 +112,8 @@ def main():
     parser.add_argument("--corpus", help="folder of the corpus cases (the exported decoders)")
     parser.add_argument("--manifest", help="the corpus manifest, tests/corpus/manifest.json")
     parser.add_argument("--batch", type=int, default=1, help="rows of prompts, left-padded")
+    parser.add_argument("--speculate", help="nxrt generate's --speculate, e.g. ngram:4; ONNX "
+                        "Runtime decodes plainly, so the tokens must still agree")
     parser.add_argument("--prompt-tokens", type=int, default=16)
     parser.add_argument("--steps", type=int, default=32)
     parser.add_argument("--threads", type=int, default=1, help="the cpu EP's threads in nxrt (default 1)")
@@ -122,7 +129,7 @@ def main():
               "'nxrt_corpus_cases' targets")
         return SKIP_EXIT_CODE
     results = [check_model(args.nxrt, path, label, kv, args.batch, args.prompt_tokens, args.steps,
-                           args.threads) for path, label, kv in runs]
+                           args.threads, args.speculate) for path, label, kv in runs]
     failed = [label for (_, label, _), ok in zip(runs, results) if not ok]
     print(f"decode_vs_ort: {len(runs) - len(failed)} of {len(runs)} decoders generate ONNX Runtime's "
           f"tokens and logits" + (f"; different: {', '.join(failed)}" if failed else ""))

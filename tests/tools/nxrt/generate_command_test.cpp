@@ -680,6 +680,46 @@ TEST_F(GenerateDecoderModelTest, GrowingCacheStepsKeepTheirSegmentsCaptured) {
   EXPECT_EQ(JsonNumber(result.out, "replays"), 23 * captures);
 }
 
+TEST_F(GenerateDecoderModelTest, SpeculationKeepsGreedyTokensInFewerRuns) {
+  // A prompt that repeats itself, so prompt lookup drafts from the start.
+  const std::vector<std::string> common = {"--prompt", "5,6,7,8,9,5,6,7,8,9,5,6,7", "--steps", "40",
+                                           "--json"};
+  for (const auto& [model, kv] : {std::pair{decoder_, "growing"}, {fixed_decoder_, "fixed"}}) {
+    std::vector<std::string> plain_args = {model.string(), "--kv", kv};
+    plain_args.insert(plain_args.end(), common.begin(), common.end());
+    const ProcessResult plain = Generate(plain_args);
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    plain_args.insert(plain_args.end(), {"--speculate", "ngram:4"});
+    const ProcessResult speculative = Generate(plain_args);
+    ASSERT_EQ(speculative.exit_code, 0) << speculative.err;
+    EXPECT_EQ(JsonTokens(speculative.out, "tokens"), JsonTokens(plain.out, "tokens")) << kv;
+    EXPECT_EQ(JsonNumber(speculative.out, "steps"), 40) << kv;
+    // Every run gives one token and each draft token it keeps.
+    const double runs = JsonNumber(speculative.out, "runs");
+    EXPECT_EQ(runs + JsonNumber(speculative.out, "accepted"), 40) << kv;
+    EXPECT_GT(JsonNumber(speculative.out, "verify_runs"), 0) << kv;
+    EXPECT_GT(JsonNumber(speculative.out, "accepted"), 0) << kv;
+    EXPECT_LT(runs, 40) << kv;
+    // The Verify slot's captures leave the Primary slot's alone.
+    EXPECT_THAT(speculative.out, HasSubstr("\"primary\":{\"captures\":"));
+    const std::string primary = JsonText(speculative.out, "primary");
+    EXPECT_EQ(JsonNumber(primary, "resets"), 0) << kv << " " << primary;
+  }
+}
+
+TEST_F(GenerateCommandTest, SpeculationNeedsNgramGreedyAndOnePrompt) {
+  for (const std::vector<std::string>& flags : {std::vector<std::string>{"--speculate", "draft:4"},
+                                                {"--speculate", "ngram:0"},
+                                                {"--speculate", "ngram:4", "--temperature", "0.7"},
+                                                {"--speculate", "ngram:4", "--prompt", "1,2;3"}}) {
+    std::vector<std::string> args = {model_.string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const ProcessResult result = Generate(args);
+    ExpectOneLineError(result);
+    EXPECT_THAT(result.err, HasSubstr("--speculate")) << flags[1];
+  }
+}
+
 // The profile shows the fixed form's step as one segment: the prefill's
 // nodes one by one, then per step a single event, which warms up, is
 // captured, and replays from then on.

@@ -12,10 +12,12 @@
 // --output-dir every run's last-position logits for comparison with another
 // runtime.
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "commands/command.hpp"
@@ -50,6 +52,7 @@ struct GenerateFlags {
   int64_t top_k = 0;
   double top_p = 1;
   std::optional<std::string> stop;
+  std::optional<std::string> speculate;
   uint64_t seed = 0;
   std::optional<int> threads;
   bool json = false;
@@ -90,6 +93,29 @@ Status CheckKvForm(const GenerateFlags& flags, KvForm form, const DecoderIo& io)
   return Status::Ok();
 }
 
+// --speculate ngram:K, K draft tokens a run; nullopt when not given.
+Result<size_t> DraftTokens(const GenerateFlags& flags) {
+  if (!flags.speculate) return size_t{0};
+  const std::string& text = *flags.speculate;
+  constexpr std::string_view kPrefix = "ngram:";
+  size_t count = 0;
+  const char* digits = text.data() + std::min(kPrefix.size(), text.size());
+  const auto [end, error] = std::from_chars(digits, text.data() + text.size(), count);
+  if (!text.starts_with(kPrefix) || error != std::errc() || end != text.data() + text.size() ||
+      count < 1 || count > 32) {
+    return InvalidArgument("--speculate '" + text +
+                           "': give ngram:K, K draft tokens from prompt lookup in [1, 32], e.g. "
+                           "--speculate ngram:4");
+  }
+  if (flags.temperature != 0 || flags.batch != 1 ||
+      (flags.prompt && flags.prompt->find(';') != std::string::npos)) {
+    return InvalidArgument(
+        "--speculate keeps greedy decoding's tokens: it needs --temperature 0 "
+        "and one prompt");
+  }
+  return count;
+}
+
 // Random prompts of --prompt-tokens ids, shortened by two per row so that a
 // batch exercises left padding.
 std::vector<std::vector<int64_t>> RandomPrompts(const GenerateFlags& flags, int64_t vocab) {
@@ -120,6 +146,7 @@ Result<int64_t> MaxLen(const GenerateFlags& flags, const DecoderIo& io, int64_t 
 
 Result<int> Generate(const GenerateFlags& flags) {
   NXRT_RETURN_IF_ERROR(CheckNumbers(flags));
+  NXRT_ASSIGN_OR_RETURN(const size_t draft_tokens, DraftTokens(flags));
   const KvForm form = flags.kv == "fixed" ? KvForm::kFixed : KvForm::kGrowing;
   SessionOptions options;
   NXRT_ASSIGN_OR_RETURN(options.providers, ParseProviderList(flags.providers, flags.threads));
@@ -163,8 +190,8 @@ Result<int> Generate(const GenerateFlags& flags) {
     if (flags.output_dir.empty()) return Status::Ok();
     return WriteStepLogits(flags.output_dir, run, logits);
   };
-  DecodeRequest request{report.prompts, flags.steps, {},
-                        report.max_len, nullptr,     flags.time_limit_s};
+  DecodeRequest request{report.prompts, flags.steps,        {},          report.max_len,
+                        nullptr,        flags.time_limit_s, draft_tokens};
   if (flags.stop) {
     NXRT_ASSIGN_OR_RETURN(request.stop_tokens, ParseTokenIds("--stop", *flags.stop, io.vocab));
   }
@@ -230,6 +257,10 @@ void RegisterGenerateCommand(CLI::App& app, CommandAction& selected) {
   command->add_option("--stop", flags->stop,
                       "comma-separated token ids that end generation once generated (an "
                       "end-of-sequence id), e.g. 2");
+  command->add_option("--speculate", flags->speculate,
+                      "ngram:K: speculative decoding, K draft tokens a run by prompt lookup, "
+                      "verified in one run on the Verify slot; greedy, one prompt; the tokens "
+                      "are greedy decoding's");
   command->add_option("--seed", flags->seed,
                       "seed of the random prompt and of sampling (default 0)");
   command->add_option("--threads", flags->threads, "threads of the cpu EP");

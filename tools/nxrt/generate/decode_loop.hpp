@@ -3,6 +3,15 @@
 // slot, which captures once warm and replays after. Each row's last-position
 // logits pick its next token; only the runs themselves and the token picks
 // are timed, not what the caller does with the logits.
+//
+// Speculative decoding (one row, greedy): where prompt lookup drafts tokens
+// (prompt_lookup.hpp), one run on the Verify slot feeds the last token and
+// the draft together; the logits of each position give the token greedy
+// decoding would have picked there, so the draft is kept up to its first
+// token that differs, that position's pick follows, and the cache drops the
+// rejected rest. A short draft is padded to full length with its last
+// token, so the verify runs keep one shape. The tokens are the ones plain
+// greedy decoding gives, with fewer runs.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +39,15 @@ struct DecodeRequest {
   // none), and the seconds it may take (0 for no limit).
   RunProfile* profile = nullptr;
   double run_time_limit_s = 0;
+  // Draft tokens per speculative run; 0 decodes one token per run.
+  size_t draft_tokens = 0;
+};
+
+struct SpeculationStats {
+  int64_t verify_runs = 0;        // runs that fed a draft, on the Verify slot
+  int64_t drafted = 0;            // draft tokens fed
+  int64_t accepted = 0;           // draft tokens kept
+  std::vector<double> verify_us;  // each verify run's time, also in step_us
 };
 
 // Why generation ended: the requested steps ran, the rows reached max_len,
@@ -38,18 +56,21 @@ enum class StopReason { kSteps, kMaxLen, kStopToken };
 const char* StopReasonName(StopReason reason);
 
 struct Generation {
-  // Generated per row: one from the prefill, one per step.
+  // Generated per row: one from the prefill, then one per step (more from a
+  // speculative run that keeps some of its draft).
   std::vector<std::vector<int64_t>> tokens;
   double prefill_us = 0;
-  std::vector<double> step_us;  // one per decode step run
+  std::vector<double> step_us;  // one per decode run
+  SpeculationStats speculation;
   StopReason stop = StopReason::kSteps;
 };
 
-// Called after each run with its index (the prefill is 0) and the logits of
-// each row's last position, row after row.
+// Called with each token's index (the prefill's is 0) and the logits that
+// picked it, row after row: a speculative run calls it once per token kept.
 using LogitsSink = std::function<Status(int64_t run, std::span<const float> logits)>;
 
 // The prompt must leave room under max_len for one generated token.
+// Speculation needs one row and a greedy sampler.
 Result<Generation> Decode(Session& session, DecoderFeeds& feeds, TokenSampler& sampler,
                           const DecodeRequest& request, const LogitsSink& sink);
 

@@ -1,6 +1,8 @@
 #include "generate/decoder_feeds.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 
 namespace nxrt::cli {
 
@@ -40,6 +42,7 @@ Result<DecoderFeeds> DecoderFeeds::Create(const DecoderIo& io, KvForm form, int6
     dims[kv.axis] = form == KvForm::kFixed ? *io.kv_capacity : 0;
     NXRT_ASSIGN_OR_RETURN(Tensor cache, Tensor::Zeros(kv.dtype, dims));
     feeds.feeds_.push_back({kv.past, std::move(cache)});
+    feeds.growing_axes_.push_back(kv.axis);
     if (form == KvForm::kGrowing) feeds.output_names_.push_back(kv.present);
   }
   return feeds;
@@ -112,8 +115,40 @@ Status DecoderFeeds::BindPrompts(std::span<const std::vector<int64_t>> prompts) 
 }
 
 Status DecoderFeeds::BindStep(std::span<const int64_t> tokens) {
-  NXRT_RETURN_IF_ERROR(BindColumns(1));
+  NXRT_RETURN_IF_ERROR(BindColumns(static_cast<int64_t>(tokens.size()) / batch_));
   std::ranges::copy(tokens, feeds_[0].tensor.mutable_values<int64_t>().begin());
+  return Status::Ok();
+}
+
+Status DecoderFeeds::Rewind(int64_t columns) {
+  if (columns < 0 || columns > length_) {
+    return FailedPrecondition("cannot rewind " + std::to_string(columns) + " of " +
+                              std::to_string(length_) + " cached columns");
+  }
+  length_ -= columns;
+  if (form_ == KvForm::kFixed || columns == 0) return Status::Ok();
+  for (size_t i = 0; i < growing_axes_.size(); ++i) {
+    Tensor& past = feeds_[first_past_ + i].tensor;
+    const size_t axis = growing_axes_[i];
+    std::vector<int64_t> dims = past.shape();
+    dims[axis] = length_;
+    NXRT_ASSIGN_OR_RETURN(Tensor trimmed, Tensor::Zeros(past.dtype(), dims));
+    // Each slab of the axes before the growing one keeps its first rows.
+    int64_t slabs = 1;
+    for (size_t d = 0; d < axis; ++d) slabs *= dims[d];
+    if (slabs == 0 || trimmed.byte_size() == 0) {
+      past = std::move(trimmed);
+      continue;
+    }
+    const size_t kept = trimmed.byte_size() / static_cast<size_t>(slabs);
+    const size_t whole = past.byte_size() / static_cast<size_t>(slabs);
+    const auto* from = static_cast<const std::byte*>(past.data());
+    auto* to = static_cast<std::byte*>(trimmed.data());
+    for (size_t s = 0; s < static_cast<size_t>(slabs); ++s) {
+      std::memcpy(to + s * kept, from + s * whole, kept);
+    }
+    past = std::move(trimmed);
+  }
   return Status::Ok();
 }
 

@@ -44,14 +44,21 @@ class DecoderFeeds {
 
   // Binds one prompt per row, left-padded to the longest, as the next run.
   Status BindPrompts(std::span<const std::vector<int64_t>> prompts);
-  // Binds one token per row as the next run, after the cached ones. Fails
-  // when the fixed cache has no room for it.
+  // Binds the same number of tokens per row (row after row in `tokens`) as
+  // the next run, after the cached ones: one for a decode step, more for a
+  // speculative one. Fails when the fixed cache has no room for them.
   Status BindStep(std::span<const int64_t> tokens);
 
   // After a run of the bound tokens: they join the cache. The growing form
   // moves the presents out of `outputs` (laid out as output_names()) into
   // the pasts; the fixed form's pasts were written in place.
   void Commit(std::vector<Tensor>& outputs);
+
+  // Drops the last `columns` committed columns, the rejected draft tokens
+  // of a speculative step: the growing form trims the pasts along their
+  // growing axis; the fixed form only shortens the valid length, the stale
+  // rows masked out until later runs overwrite them.
+  Status Rewind(int64_t columns);
 
   std::span<const NamedTensor> feeds() const { return feeds_; }
   // The logits, then, in the growing form, every present in feed order.
@@ -77,6 +84,7 @@ class DecoderFeeds {
   std::vector<std::string> output_names_;
   std::optional<size_t> mask_, positions_, cache_position_;  // indices into feeds_
   size_t first_past_ = 0;
+  std::vector<size_t> growing_axes_;  // of each past, in feed order
   int64_t length_ = 0;
   int64_t bound_ = 0;  // columns bound for the next run
 };

@@ -26,6 +26,28 @@ std::string JoinTokens(std::span<const int64_t> tokens) {
   return line;
 }
 
+// Tokens a row gained after the prefill's.
+size_t DecodedTokens(const Generation& generation) {
+  return generation.tokens.empty() ? 0 : generation.tokens[0].size() - 1;
+}
+
+// Decode tokens of every row over the decode runs' time: one token a row
+// per run without speculation, more with.
+double TokensPerSecond(const GenerationReport& report) {
+  const Generation& generation = report.generation;
+  double total_us = 0;
+  for (const double us : generation.step_us) total_us += us;
+  if (total_us <= 0 || generation.tokens.empty()) return 0;
+  const auto decoded = static_cast<double>(DecodedTokens(generation));
+  return decoded * static_cast<double>(generation.tokens.size()) * 1e6 / total_us;
+}
+
+double AcceptanceRate(const SpeculationStats& speculation) {
+  return speculation.drafted == 0
+             ? 0.0
+             : static_cast<double>(speculation.accepted) / static_cast<double>(speculation.drafted);
+}
+
 // One row's ids as a flat array; several rows as an array of arrays.
 void WriteRows(JsonWriter& json, const std::vector<std::vector<int64_t>>& rows) {
   const auto write_row = [&json](const std::vector<int64_t>& row) {
@@ -80,7 +102,7 @@ void WriteRoles(JsonWriter& json, const DecoderIo& io) {
 
 std::string StopNote(const GenerationReport& report) {
   const Generation& generation = report.generation;
-  const size_t steps = generation.step_us.size();
+  const size_t steps = DecodedTokens(generation);
   const auto requested = static_cast<long long>(report.requested_steps);
   switch (generation.stop) {
     case StopReason::kSteps:
@@ -115,8 +137,18 @@ std::string GenerationText(const GenerationReport& report) {
   text += Format(
       "prefill %.1f us; %zu decode steps: median %.1f us, p90 %.1f us, min %.1f us, "
       "max %.1f us, %.1f tokens/s\n",
-      generation.prefill_us, generation.step_us.size(), latency.median_us, latency.p90_us,
-      latency.min_us, latency.max_us, latency.tokens_per_s * static_cast<double>(rows));
+      generation.prefill_us, DecodedTokens(generation), latency.median_us, latency.p90_us,
+      latency.min_us, latency.max_us, TokensPerSecond(report));
+  const SpeculationStats& speculation = generation.speculation;
+  if (speculation.verify_runs > 0) {
+    text += Format(
+        "speculation: %lld verify runs (median %.1f us), %lld of %lld draft tokens accepted "
+        "(%.1f%%)\n",
+        static_cast<long long>(speculation.verify_runs),
+        SummarizeSteps(speculation.verify_us).median_us,
+        static_cast<long long>(speculation.accepted), static_cast<long long>(speculation.drafted),
+        AcceptanceRate(speculation) * 100);
+  }
   const double mib = static_cast<double>(report.streamed_weight_bytes) / (1 << 20);
   text += Format("weights streamed per step: %.2f MiB", mib);
   if (latency.median_us > 0) {
@@ -132,7 +164,6 @@ std::string GenerationText(const GenerationReport& report) {
 
 std::string GenerationJson(const GenerationReport& report) {
   const Generation& generation = report.generation;
-  const size_t rows = report.prompts.size();
   const StepLatency latency = SummarizeSteps(generation.step_us);
   JsonWriter json;
   json.BeginObject();
@@ -144,7 +175,8 @@ std::string GenerationJson(const GenerationReport& report) {
   json.Key("tokens");
   WriteRows(json, generation.tokens);
   if (report.io != nullptr) WriteRoles(json, *report.io);
-  json.Key("steps").Unsigned(generation.step_us.size());
+  json.Key("steps").Unsigned(DecodedTokens(generation));
+  json.Key("runs").Unsigned(generation.step_us.size());
   json.Key("requested_steps").Integer(report.requested_steps);
   json.Key("max_len").Integer(report.max_len);
   json.Key("stop_reason").String(StopReasonName(generation.stop));
@@ -156,7 +188,15 @@ std::string GenerationJson(const GenerationReport& report) {
   json.Key("p90_us").Number(latency.p90_us);
   json.Key("min_us").Number(latency.min_us);
   json.Key("max_us").Number(latency.max_us);
-  json.Key("tokens_per_s").Number(latency.tokens_per_s * static_cast<double>(rows));
+  json.Key("tokens_per_s").Number(TokensPerSecond(report));
+  const SpeculationStats& speculation = generation.speculation;
+  json.Key("speculation").BeginObject();
+  json.Key("verify_runs").Integer(speculation.verify_runs);
+  json.Key("drafted").Integer(speculation.drafted);
+  json.Key("accepted").Integer(speculation.accepted);
+  json.Key("acceptance_rate").Number(AcceptanceRate(speculation));
+  json.Key("verify_median_us").Number(SummarizeSteps(speculation.verify_us).median_us);
+  json.EndObject();
   json.Key("weight_bytes_per_step").Unsigned(report.streamed_weight_bytes);
   WriteRunCounters(json, report.counters);
   if (report.profile != nullptr) WriteProfileSummary(json, *report.profile, report.profile_path);

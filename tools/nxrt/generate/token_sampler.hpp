@@ -22,6 +22,8 @@ class TokenSampler {
   TokenSampler(double temperature, size_t top_k, double top_p, uint64_t seed);
 
   int64_t Next(std::span<const float> logits);
+  // Whether Next picks the highest logit (temperature 0).
+  bool greedy() const { return temperature_ == 0; }
 
  private:
   double temperature_;
