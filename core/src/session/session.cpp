@@ -73,9 +73,10 @@ Result<std::unique_ptr<session::SessionState>> Build(std::shared_ptr<Environment
   graph::CaptureOptions capture_options;
   capture_options.mode = options.capture_mode;
   capture_options.fixed_capacity_kv = options.fixed_capacity_kv;
+  state->decoder_signature = graph::DescribeDecoder(graph);
+  capture_options.decoder = &state->decoder_signature;
   state->capture_plan = graph::ClassifyCapture(graph, capture_options);
   state->capture_report = graph::ExplainCapture(graph, state->capture_plan);
-  state->decoder_signature = graph::DescribeDecoder(graph);
 
   std::vector<ExecutionProviderSpec> specs = options.providers;
   if (specs.empty()) specs.push_back({"cpu", {}});

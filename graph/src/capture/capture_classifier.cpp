@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <unordered_set>
 
 #include "nxrt/graph/capture_explain.hpp"
@@ -94,8 +95,11 @@ CapturePlan ClassifyCapture(const Graph& graph, const CaptureOptions& options) {
   CapturePlan plan;
   plan.mode = ResolveCaptureMode(options.mode);
   plan.pinned = CollectPinned(graph, options);
-  plan.seed = CollectCaptureSeed(graph, plan.mode, plan.pinned);
-  const SymbolLineage lineage = WithDecoderContract(graph, DescribeDecoder(graph));
+  std::optional<DecoderSignature> described;
+  if (options.decoder == nullptr) described = DescribeDecoder(graph);
+  const DecoderSignature& decoder = options.decoder != nullptr ? *options.decoder : *described;
+  plan.seed = CollectCaptureSeed(graph, decoder, plan.mode, plan.pinned);
+  const SymbolLineage lineage = WithDecoderContract(graph, decoder);
   plan.closure = LineageClosure::Compute(lineage, plan.seed.symbols, graph.symbols.size(),
                                          ClosureDetail::kExplain);
   const std::unordered_set<SymbolId> pinned(plan.pinned.begin(), plan.pinned.end());

@@ -9,7 +9,6 @@
 
 #include "nxrt/graph/attention_kv_slots.hpp"
 #include "nxrt/graph/decoder_signature.hpp"
-#include "nxrt/graph/kv_cache_pairs.hpp"
 
 namespace nxrt::graph {
 namespace {
@@ -68,25 +67,19 @@ std::optional<std::pair<ValueId, SymbolId>> AxisSymbol(const Graph& graph, const
   return std::pair{*id, (*value.shape)[axis].symbol()};
 }
 
-void SeedDecoderSignature(const Graph& graph, CaptureSeed& seed) {
-  for (const KvCachePair& pair : TraceKvCachePairs(graph)) {
-    const Shape& past = *graph.value(pair.past).shape;
-    if (past[pair.past_axis].is_symbolic()) {
-      seed.Add(past[pair.past_axis].symbol(), {SeedKind::kTracedPastInput, {}, 0, pair.past});
-    }
-    const std::optional<Shape>& present = graph.value(pair.present).shape;
-    if (present && pair.present_axis < present->size() &&
-        (*present)[pair.present_axis].is_symbolic()) {
-      seed.Add((*present)[pair.present_axis].symbol(),
-               {SeedKind::kTracedPresentOutput, {}, 0, pair.present});
+void SeedDecoderSignature(const Graph& graph, const DecoderSignature& decoder, CaptureSeed& seed) {
+  if (decoder.kv.empty()) return;
+  bool grows = false;
+  for (const DecoderKv& kv : decoder.kv) {
+    const auto past = AxisSymbol(graph, kv.past, kv.past_axis);
+    grows = grows || past.has_value();
+    // A pair by name is the declared-name rule's to seed.
+    if (!kv.traced) continue;
+    if (past) seed.Add(past->second, {SeedKind::kTracedPastInput, {}, 0, past->first});
+    if (auto present = AxisSymbol(graph, kv.present, kv.present_axis)) {
+      seed.Add(present->second, {SeedKind::kTracedPresentOutput, {}, 0, present->first});
     }
   }
-  // The pairs by name count here too: a cache the trace cannot follow
-  // still grows the mask.
-  const DecoderSignature decoder = DescribeDecoder(graph);
-  const bool grows = std::ranges::any_of(decoder.kv, [&](const DecoderKv& kv) {
-    return AxisSymbol(graph, kv.past, kv.past_axis).has_value();
-  });
   // The mask spans the cached and the new tokens, unless it is as wide as
   // the token ids (a mask over the new tokens only). A cache of static
   // capacity is fed a mask as wide as the capacity, which does not grow.
@@ -130,11 +123,11 @@ void CaptureSeed::Add(SymbolId symbol, const SeedOrigin& origin) {
   if (origins.emplace(symbol, origin).second) symbols.push_back(symbol);
 }
 
-CaptureSeed CollectCaptureSeed(const Graph& graph, CaptureMode mode,
-                               std::span<const SymbolId> pinned) {
+CaptureSeed CollectCaptureSeed(const Graph& graph, const DecoderSignature& decoder,
+                               CaptureMode mode, std::span<const SymbolId> pinned) {
   CaptureSeed seed;
   SeedKvSlots(graph, seed);
-  SeedDecoderSignature(graph, seed);
+  SeedDecoderSignature(graph, decoder, seed);
   SeedDeclaredKvBoundary(graph, graph.inputs, "past", SeedKind::kDeclaredPastInput, seed);
   SeedDeclaredKvBoundary(graph, graph.outputs, "present", SeedKind::kDeclaredPresentOutput, seed);
   SeedOpaque(graph, seed);

@@ -150,14 +150,20 @@ DecoderSignature DescribeDecoder(const Graph& graph) {
   std::unordered_set<ValueId> pasts;
   std::unordered_set<ValueId> presents;
   std::vector<KvCachePair> pairs = TraceKvCachePairs(graph);
+  const size_t traced = pairs.size();
   PairByName(graph, pairs);
-  std::ranges::sort(pairs, {}, [](const KvCachePair& pair) { return pair.past.index; });
-  for (const KvCachePair& pair : pairs) {
+  std::vector<DecoderKv> kv;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const KvCachePair& pair = pairs[i];
     pasts.insert(pair.past);
     presents.insert(pair.present);
-    signature.kv.push_back({graph.value(pair.past).name, graph.value(pair.present).name,
-                            pair.past_axis, pair.present_axis});
+    kv.push_back({graph.value(pair.past).name, graph.value(pair.present).name, pair.past_axis,
+                  pair.present_axis, i < traced});
   }
+  // In graph-input order.
+  std::ranges::sort(kv, {},
+                    [&](const DecoderKv& pair) { return graph.FindValue(pair.past)->index; });
+  signature.kv = std::move(kv);
   if (signature.kv.empty()) {
     signature.problems.push_back("no graph output extends a graph input as a KV cache does");
   }

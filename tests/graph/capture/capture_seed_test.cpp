@@ -21,7 +21,7 @@ class CaptureSeedTest : public ::testing::Test {
   SymbolId seq = t.Declared("seq");
 
   CaptureSeed Seed(CaptureMode mode = CaptureMode::kDenylist, std::vector<SymbolId> pinned = {}) {
-    return CollectCaptureSeed(t.graph, mode, pinned);
+    return CollectCaptureSeed(t.graph, DescribeDecoder(t.graph), mode, pinned);
   }
   void ExpectOrigin(const CaptureSeed& seed, SymbolId symbol, SeedKind kind, NodeId node,
                     size_t slot) {

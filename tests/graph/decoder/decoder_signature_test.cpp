@@ -113,7 +113,9 @@ TEST_F(DecoderSignatureTest, PastPassedStraightToItsPresentPairsByName) {
   EXPECT_EQ(signature.kv[0].past, "past_key_values.0.value");  // graph-input order
   EXPECT_EQ(signature.kv[0].present, "present.0.value");
   EXPECT_EQ(signature.kv[0].past_axis, 2u);
+  EXPECT_FALSE(signature.kv[0].traced);
   EXPECT_EQ(signature.kv[1].present, "present.0.key");
+  EXPECT_TRUE(signature.kv[1].traced);
 }
 
 TEST_F(DecoderSignatureTest, EachInputItCannotPlaceIsNamed) {

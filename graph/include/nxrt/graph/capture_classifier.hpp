@@ -29,6 +29,7 @@
 
 #include "nxrt/graph/capture_mode.hpp"
 #include "nxrt/graph/capture_seed.hpp"
+#include "nxrt/graph/decoder_signature.hpp"
 #include "nxrt/graph/ids.hpp"
 #include "nxrt/graph/ir.hpp"
 #include "nxrt/graph/lineage_closure.hpp"
@@ -44,6 +45,9 @@ struct CaptureOptions {
   std::vector<SymbolId> extra_pinned;
   // Graph inputs bound as attention masks besides those named like one.
   std::vector<std::string> mask_input_names;
+  // The graph's decoder signature where the caller has it; read from the
+  // graph when null.
+  const DecoderSignature* decoder = nullptr;
 };
 
 enum class CaptureVerdict { kEligible, kNoOutputs, kDisqualifyingSymbol };

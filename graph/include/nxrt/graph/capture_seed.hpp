@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "nxrt/graph/capture_mode.hpp"
+#include "nxrt/graph/decoder_signature.hpp"
 #include "nxrt/graph/ids.hpp"
 #include "nxrt/graph/ir.hpp"
 
@@ -56,8 +57,9 @@ struct CaptureSeed {
   bool Contains(SymbolId symbol) const { return origins.contains(symbol); }
 };
 
-// The seed of `mode` for `graph`, leaving out every symbol of `pinned`.
-CaptureSeed CollectCaptureSeed(const Graph& graph, CaptureMode mode,
-                               std::span<const SymbolId> pinned);
+// The seed of `mode` for `graph`, whose decoder signature is `decoder`,
+// leaving out every symbol of `pinned`.
+CaptureSeed CollectCaptureSeed(const Graph& graph, const DecoderSignature& decoder,
+                               CaptureMode mode, std::span<const SymbolId> pinned);
 
 }  // namespace nxrt::graph

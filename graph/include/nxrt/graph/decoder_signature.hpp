@@ -35,6 +35,7 @@ struct DecoderKv {
   std::string present;      // graph output
   size_t past_axis = 0;     // the growing (sequence) axis of the past
   size_t present_axis = 0;  // the same axis of the present
+  bool traced = true;       // found by the trace; false when paired by name
 };
 
 struct DecoderSignature {
