@@ -122,6 +122,8 @@ Result<Generation> Decode(Session& session, DecoderFeeds& feeds, TokenSampler& s
       generation.stop = StopReason::kMaxLen;
       break;
     }
+    // A run's time includes drafting its tokens.
+    const Clock::time_point start = Clock::now();
     std::vector<int64_t> fed = next;
     if (request.draft_tokens > 0) {
       context.push_back(next[0]);
@@ -133,7 +135,6 @@ Result<Generation> Decode(Session& session, DecoderFeeds& feeds, TokenSampler& s
       if (!draft.empty()) draft.resize(count, draft.back());
       fed.insert(fed.end(), draft.begin(), draft.end());
     }
-    const Clock::time_point start = Clock::now();
     const auto positions = static_cast<int64_t>(fed.size() / batch);
     NXRT_RETURN_IF_ERROR(feeds.BindStep(fed));
     NXRT_RETURN_IF_ERROR(run(positions > 1 ? DeviceGraphSlot::kVerify : DeviceGraphSlot::kPrimary));
