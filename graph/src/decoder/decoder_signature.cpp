@@ -145,6 +145,22 @@ void PairByName(const Graph& graph, std::vector<KvCachePair>& pairs) {
 
 }  // namespace
 
+std::string FormatDecoderRoles(const DecoderSignature& decoder) {
+  std::string text = "ids '" + decoder.input_ids + "'";
+  if (!decoder.attention_mask.empty()) text += ", mask '" + decoder.attention_mask + "'";
+  if (!decoder.position_ids.empty()) text += ", positions '" + decoder.position_ids + "'";
+  if (!decoder.cache_position.empty()) {
+    text += ", cache position '" + decoder.cache_position + "'";
+  }
+  if (!decoder.kv.empty()) {
+    const DecoderKv& first = decoder.kv.front();
+    text += "; " + std::to_string(decoder.kv.size()) + " KV pasts ('" + first.past + "' -> '" +
+            first.present + "' along axis " + std::to_string(first.past_axis) +
+            (decoder.kv.size() > 1 ? ", ...)" : ")");
+  }
+  return text + "; logits '" + decoder.logits + "'";
+}
+
 DecoderSignature DescribeDecoder(const Graph& graph) {
   DecoderSignature signature;
   std::unordered_set<ValueId> pasts;

@@ -507,6 +507,26 @@ TEST_F(GenerateCommandTest, TransformersNamesAndPositionIdsAreFedByRole) {
   }
 }
 
+TEST_F(GenerateCommandTest, InspectShowsTheRolesGenerateFeeds) {
+  const auto model = scratch_.path() / "inspected_decoder.onnx";
+  DecoderForm form;
+  form.transformers = true;
+  form.extra_input = "encoder_hidden_states";
+  WriteSmallDecoder(model, form);
+  const ProcessResult text = RunNxrt({"inspect", model.string()}, scratch_.path());
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_THAT(text.out, HasSubstr("decoder: ids 'input_ids', mask 'attention_mask', positions "
+                                  "'position_ids'; 2 KV pasts ('past_key_values.layers.0.keys' "
+                                  "-> 'cache.layers.0.keys' along axis 2, ...); logits 'logits'\n"
+                                  "  generate cannot drive it: input 'encoder_hidden_states' is "
+                                  "none of"));
+  const ProcessResult json = RunNxrt({"inspect", model.string(), "--json"}, scratch_.path());
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_THAT(json.out, HasSubstr("{\"past\":\"past_key_values.layers.0.values\",\"present\":"
+                                  "\"cache.layers.0.values\",\"past_axis\":2,\"present_axis\":2,"
+                                  "\"traced\":true}"));
+}
+
 TEST_F(GenerateCommandTest, BatchRowsAreLeftPaddedAndDecodedApart) {
   // The small decoder ignores the mask, so a padded row decodes as its
   // prompt behind the padding ids (0); the positions skip the padding.

@@ -3,7 +3,8 @@
 // symbolic dims, which provider runs each node and why
 // the providers before it declined, and the capture plan: the capture-
 // eligible segments, the eager seams between them, and for each ineligible
-// node the disqualifying symbol and its lineage path.
+// node the disqualifying symbol and its lineage path; for a decoder, the
+// roles its inputs and outputs take (nxrt/graph/decoder_signature.hpp).
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -94,6 +95,13 @@ void PrintText(const InspectFlags& flags, const Session& session) {
   std::printf("outputs:\n");
   for (const ValueDescription& output : session.outputs()) {
     std::printf("  %s\n", DescribeValue(output).c_str());
+  }
+  const graph::DecoderSignature& decoder = session.decoder_signature();
+  if (!decoder.kv.empty()) {
+    std::printf("decoder: %s\n", graph::FormatDecoderRoles(decoder).c_str());
+    for (const std::string& problem : decoder.problems) {
+      std::printf("  generate cannot drive it: %s\n", problem.c_str());
+    }
   }
   if (!session.overridable_initializers().empty()) {
     std::printf("overridable initializers (a run may feed them; otherwise the model's data):\n");
@@ -212,6 +220,23 @@ void PrintJson(const InspectFlags& flags, const Session& session) {
   }
   json.EndArray();
 
+  const graph::DecoderSignature& decoder = session.decoder_signature();
+  json.Key("decoder").BeginObject();
+  json.Key("input_ids").String(decoder.input_ids);
+  json.Key("attention_mask").String(decoder.attention_mask);
+  json.Key("position_ids").String(decoder.position_ids);
+  json.Key("cache_position").String(decoder.cache_position);
+  json.Key("logits").String(decoder.logits);
+  json.Key("kv").BeginArray();
+  for (const graph::DecoderKv& kv : decoder.kv) {
+    json.BeginObject().Key("past").String(kv.past).Key("present").String(kv.present);
+    json.Key("past_axis").Unsigned(kv.past_axis).Key("present_axis").Unsigned(kv.present_axis);
+    json.Key("traced").Bool(kv.traced).EndObject();
+  }
+  json.EndArray();
+  json.Key("problems");
+  WriteStrings(json, decoder.problems);
+  json.EndObject();
   const graph::CaptureReport& report = session.capture_report();
   json.Key("capture").BeginObject();
   json.Key("mode").String(report.mode);

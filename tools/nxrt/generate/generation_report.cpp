@@ -64,18 +64,6 @@ void WriteRows(JsonWriter& json, const std::vector<std::vector<int64_t>>& rows) 
   json.EndArray();
 }
 
-std::string RolesText(const DecoderIo& io) {
-  const graph::DecoderSignature& roles = io.roles;
-  std::string text = "inputs: ids '" + roles.input_ids + "'";
-  if (!roles.attention_mask.empty()) text += ", mask '" + roles.attention_mask + "'";
-  if (!roles.position_ids.empty()) text += ", positions '" + roles.position_ids + "'";
-  if (!roles.cache_position.empty()) text += ", cache position '" + roles.cache_position + "'";
-  text += "; " + std::to_string(io.kv.size()) + " KV pasts ('" + io.kv.front().past + "' -> '" +
-          io.kv.front().present + "' along axis " + std::to_string(io.kv.front().axis) +
-          ", ...); logits '" + roles.logits + "'\n";
-  return text;
-}
-
 // The roles as scripts need them to feed another runtime the same way.
 void WriteRoles(JsonWriter& json, const DecoderIo& io) {
   const graph::DecoderSignature& roles = io.roles;
@@ -126,7 +114,7 @@ std::string GenerationText(const GenerationReport& report) {
   const StepLatency latency = SummarizeSteps(generation.step_us);
   const size_t rows = report.prompts.size();
   std::string text = report.model + " (kv " + KvFormName(report.kv) + ")\n";
-  if (report.io != nullptr) text += RolesText(*report.io);
+  if (report.io != nullptr) text += "inputs: " + graph::FormatDecoderRoles(report.io->roles) + "\n";
   for (size_t row = 0; row < rows; ++row) {
     const std::string label = rows == 1 ? "" : " row " + std::to_string(row);
     text += "prompt" + label + " (" + std::to_string(report.prompts[row].size()) +

@@ -56,4 +56,9 @@ struct DecoderSignature {
 // shapes are known.
 NXRT_API DecoderSignature DescribeDecoder(const Graph& graph);
 
+// The roles in one line: "ids 'input_ids', mask 'attention_mask'; 8 KV
+// pasts ('past_key_values.0.key' -> 'present.0.key' along axis 2, ...);
+// logits 'logits'". For a signature with KV pairs.
+NXRT_API std::string FormatDecoderRoles(const DecoderSignature& decoder);
+
 }  // namespace nxrt::graph
