@@ -33,6 +33,23 @@ TEST(CpuEpElementwise, ActivationNodeCases) {
                                      "ThresholdedRelu", "Shrink", "Clip", "PRelu"});
 }
 
+// Gelu computes the exact form and the tanh one; any other is declined with
+// the two it has.
+TEST(CpuEpElementwise, GeluDeclinesAnUnknownApproximation) {
+  TensorNode gelu;
+  gelu.op = "Gelu";
+  gelu.opset = 20;
+  gelu.inputs = {{"x", Values<float>({2}, {-1, 1})}};
+  gelu.outputs = {DataType::kFloat32};
+  gelu.attributes = {StringAttribute("approximate", "erf")};
+  auto declined = RunTensorNode(gelu);
+  ASSERT_FALSE(declined.ok());
+  EXPECT_NE(declined.status().message().find("approximate=erf is neither of the forms this EP "
+                                             "computes, none and tanh"),
+            std::string::npos)
+      << declined.status().message();
+}
+
 TEST(CpuEpElementwise, BinaryNodeCases) {
   ExpectFamilyPasses("binary", {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "BitShift", "BitwiseAnd",
                                 "BitwiseOr", "BitwiseXor", "BitwiseNot"});

@@ -180,9 +180,19 @@ TEST(CpuEpLinearAlgebra, FusedConvAppliesReluToTheConvolution) {
   swish.attributes = {StringAttribute("activation", "Swish")};
   auto declined = RunTensorNode(swish);
   ASSERT_FALSE(declined.ok());
-  EXPECT_NE(declined.status().message().find("activation 'Swish' not implemented"),
+  EXPECT_NE(declined.status().message().find("activation 'Swish' is none this EP fuses"),
             std::string::npos)
       << declined.status().message();
+  // A Z input (a sum added into the result) is declined with what to do.
+  TensorNode with_sum = swish;
+  with_sum.attributes = {StringAttribute("activation", "Relu")};
+  with_sum.inputs.push_back({"b", Values<float>({1}, {0})});
+  with_sum.inputs.push_back({"z", Values<float>({1, 1, 2, 2}, {1, 1, 1, 1})});
+  auto sum_declined = RunTensorNode(with_sum);
+  ASSERT_FALSE(sum_declined.ok());
+  EXPECT_NE(sum_declined.status().message().find("add Z with an Add node after it"),
+            std::string::npos)
+      << sum_declined.status().message();
 }
 
 // 3x3 stride-1 convolutions with 16 or more channels in and out, which the

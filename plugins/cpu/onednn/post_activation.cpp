@@ -124,8 +124,8 @@ std::optional<PostActivation> ReadPostActivation(const sdk::Node& node, std::str
     if (params.size() > 1) activation.beta = params[1];
     return activation;
   }
-  *why = "FusedConv: activation '" + name + "' not implemented (Relu, LeakyRelu, Clip, Sigmoid, " +
-         "HardSigmoid and Tanh are" + (nxrt_domain ? ", and Swish and HardSwish)" : ")") +
+  *why = "FusedConv: activation '" + name + "' is none this EP fuses (Relu, LeakyRelu, Clip, " +
+         "Sigmoid, HardSigmoid and Tanh" + (nxrt_domain ? ", and Swish and HardSwish)" : ")") +
          "; give the Conv and its activation as separate nodes, or run the node on another "
          "provider";
   return std::nullopt;

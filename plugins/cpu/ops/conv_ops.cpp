@@ -196,8 +196,8 @@ sdk::ClaimResult ClaimFusedConv(const sdk::Node& node, int64_t opset,
   if (!onednn::ReadPostActivation(node, &why)) return sdk::ClaimResult::Declined(why);
   if (inputs.size() > 3 && inputs[3].kind != NXRT_VALUE_NONE) {
     return sdk::ClaimResult::Declined(
-        "FusedConv: the Z input (a sum) not implemented; add Z with an Add node after it, "
-        "or run the node on another provider");
+        "FusedConv: this EP does not add a Z input (a sum) into the convolution; add Z with "
+        "an Add node after it, or run the node on another provider");
   }
   return ClaimConv(FloatTypes{})(node, opset, inputs);
 }

@@ -395,7 +395,7 @@ void RegisterUnaryOps(OpRegistry& r) {
              if (approximate != "none" && approximate != "tanh") {
                return sdk::ClaimResult::Declined(
                    "Gelu: approximate=" + approximate +
-                   " not implemented (none and tanh are); use one of those");
+                   " is neither of the forms this EP computes, none and tanh; use one of those");
              }
              return ClaimUnless(CheckInputDtype(node, inputs, 0, FloatTypes{}));
            },
