@@ -2,7 +2,8 @@
 
 nxrt reports how it placed a decoder's inputs (`nxrt generate --json`,
 "decoder": the token ids, attention mask, position ids and cache position
-by name, and each KV past with its present, growing axis and batch axis).
+by name, and each KV past with its present and growing axis; the batch is
+the past's other symbolic axis).
 OrtDecoder feeds onnxruntime by those roles with nxrt's conventions: a batch
 of prompts left-padded with id 0, the padding masked out and given position
 1, each row's real tokens counted from 0, the cache position the absolute
@@ -29,7 +30,7 @@ class OrtDecoder:
         self.batch = batch
         inputs = {i.name: i for i in self.session.get_inputs()}
         first = roles["kv"][0]
-        capacity = inputs[first["past"]].shape[first["axis"]]
+        capacity = inputs[first["past"]].shape[first["past_axis"]]
         self.capacity = _extent(capacity)
         self.inputs = inputs
         self.reset()
@@ -42,9 +43,11 @@ class OrtDecoder:
         for kv in roles["kv"]:
             past = inputs[kv["past"]]
             dims = [_extent(d) for d in past.shape]
-            if "batch_axis" in kv:  # absent where the model's batch is static
-                dims[kv["batch_axis"]] = batch
-            dims[kv["axis"]] = self.capacity or 0
+            # The batch is the symbolic axis besides the growing one; none where it is static.
+            for axis, extent in enumerate(dims):
+                if extent is None and axis != kv["past_axis"]:
+                    dims[axis] = batch
+            dims[kv["past_axis"]] = self.capacity or 0
             self.cache[kv["past"]] = ort.OrtValue.ortvalue_from_numpy(
                 np.zeros(dims, ORT_DTYPES[past.type]))
         self.padding = [0] * batch

@@ -55,38 +55,26 @@ void SeedDeclaredKvBoundary(const Graph& graph, std::span<const ValueId> boundar
   }
 }
 
-// The symbol on `axis` of the value named `name`; nullopt for a static axis.
-std::optional<std::pair<ValueId, SymbolId>> AxisSymbol(const Graph& graph, const std::string& name,
-                                                       size_t axis) {
-  const auto id = graph.FindValue(name);
-  if (!id) return std::nullopt;
-  const Value& value = graph.value(*id);
-  if (!value.shape || axis >= value.shape->size() || !(*value.shape)[axis].is_symbolic()) {
-    return std::nullopt;
-  }
-  return std::pair{*id, (*value.shape)[axis].symbol()};
-}
-
 void SeedDecoderSignature(const Graph& graph, const DecoderSignature& decoder, CaptureSeed& seed) {
   if (decoder.kv.empty()) return;
   bool grows = false;
   for (const DecoderKv& kv : decoder.kv) {
-    const auto past = AxisSymbol(graph, kv.past, kv.past_axis);
+    const auto past = SymbolicAxis(graph, kv.past, kv.past_axis);
     grows = grows || past.has_value();
     // A pair by name is the declared-name rule's to seed.
     if (!kv.traced) continue;
-    if (past) seed.Add(past->second, {SeedKind::kTracedPastInput, {}, 0, past->first});
-    if (auto present = AxisSymbol(graph, kv.present, kv.present_axis)) {
-      seed.Add(present->second, {SeedKind::kTracedPresentOutput, {}, 0, present->first});
+    if (past) seed.Add(past->symbol, {SeedKind::kTracedPastInput, {}, 0, past->value});
+    if (auto present = SymbolicAxis(graph, kv.present, kv.present_axis)) {
+      seed.Add(present->symbol, {SeedKind::kTracedPresentOutput, {}, 0, present->value});
     }
   }
   // The mask spans the cached and the new tokens, unless it is as wide as
   // the token ids (a mask over the new tokens only). A cache of static
   // capacity is fed a mask as wide as the capacity, which does not grow.
-  const auto mask = AxisSymbol(graph, decoder.attention_mask, 1);
-  const auto ids = AxisSymbol(graph, decoder.input_ids, 1);
-  if (grows && mask && (!ids || ids->second != mask->second)) {
-    seed.Add(mask->second, {SeedKind::kDecoderAttentionMask, {}, 0, mask->first});
+  const auto mask = SymbolicAxis(graph, decoder.attention_mask, 1);
+  const auto ids = SymbolicAxis(graph, decoder.input_ids, 1);
+  if (grows && mask && (!ids || ids->symbol != mask->symbol)) {
+    seed.Add(mask->symbol, {SeedKind::kDecoderAttentionMask, {}, 0, mask->value});
   }
 }
 

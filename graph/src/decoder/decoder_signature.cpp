@@ -124,9 +124,8 @@ void PlaceLogits(const Graph& graph, const std::unordered_set<ValueId>& presents
 // Pairs by name the pasts the trace left alone, as a cache bound at fixed
 // capacity may be (a present that is its past, updated in place by the
 // runtime): past_key_values.X or pastX with presentX, on the penultimate axis.
-void PairByName(const Graph& graph, std::vector<KvCachePair>& pairs) {
-  std::unordered_set<ValueId> traced;
-  for (const KvCachePair& pair : pairs) traced.insert(pair.past);
+void PairByName(const Graph& graph, const std::unordered_set<ValueId>& traced,
+                std::vector<KvCachePair>& pairs) {
   for (ValueId id : graph.inputs) {
     const Value& past = graph.value(id);
     if (traced.contains(id) || !past.shape || past.shape->size() < 3) continue;
@@ -144,6 +143,14 @@ void PairByName(const Graph& graph, std::vector<KvCachePair>& pairs) {
 }
 
 }  // namespace
+
+std::optional<RoleAxis> SymbolicAxis(const Graph& graph, const std::string& name, size_t axis) {
+  const auto id = graph.FindValue(name);
+  if (!id) return std::nullopt;
+  const std::optional<Shape>& shape = graph.value(*id).shape;
+  if (!shape || axis >= shape->size() || !(*shape)[axis].is_symbolic()) return std::nullopt;
+  return RoleAxis{*id, (*shape)[axis].symbol()};
+}
 
 std::string FormatDecoderRoles(const DecoderSignature& decoder) {
   std::string text = "ids '" + decoder.input_ids + "'";
@@ -166,20 +173,19 @@ DecoderSignature DescribeDecoder(const Graph& graph) {
   std::unordered_set<ValueId> pasts;
   std::unordered_set<ValueId> presents;
   std::vector<KvCachePair> pairs = TraceKvCachePairs(graph);
-  const size_t traced = pairs.size();
-  PairByName(graph, pairs);
-  std::vector<DecoderKv> kv;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const KvCachePair& pair = pairs[i];
+  const std::unordered_set<ValueId> traced = [&] {
+    std::unordered_set<ValueId> found;
+    for (const KvCachePair& pair : pairs) found.insert(pair.past);
+    return found;
+  }();
+  PairByName(graph, traced, pairs);
+  std::ranges::sort(pairs, {}, [](const KvCachePair& pair) { return pair.past.index; });
+  for (const KvCachePair& pair : pairs) {
     pasts.insert(pair.past);
     presents.insert(pair.present);
-    kv.push_back({graph.value(pair.past).name, graph.value(pair.present).name, pair.past_axis,
-                  pair.present_axis, i < traced});
+    signature.kv.push_back({graph.value(pair.past).name, graph.value(pair.present).name,
+                            pair.past_axis, pair.present_axis, traced.contains(pair.past)});
   }
-  // In graph-input order.
-  std::ranges::sort(kv, {},
-                    [&](const DecoderKv& pair) { return graph.FindValue(pair.past)->index; });
-  signature.kv = std::move(kv);
   if (signature.kv.empty()) {
     signature.problems.push_back("no graph output extends a graph input as a KV cache does");
   }

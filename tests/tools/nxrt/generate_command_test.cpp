@@ -495,7 +495,7 @@ TEST_F(GenerateCommandTest, TransformersNamesAndPositionIdsAreFedByRole) {
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_THAT(result.out, HasSubstr("\"position_ids\":\"position_ids\""));
   EXPECT_THAT(result.out, HasSubstr("\"past\":\"past_key_values.layers.0.keys\","
-                                    "\"present\":\"cache.layers.0.keys\",\"axis\":2"));
+                                    "\"present\":\"cache.layers.0.keys\",\"past_axis\":2"));
   // Each logit carries the position of its token: the prompt's last is at
   // 2, then every step one further.
   const HandDecode expected = DecodeByHand({2, 0, 4}, 3);

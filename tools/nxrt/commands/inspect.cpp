@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands/command.hpp"
+#include "common/decoder_json.hpp"
 #include "common/environment_setup.hpp"
 #include "common/free_dimensions.hpp"
 #include "common/json_writer.hpp"
@@ -220,23 +221,7 @@ void PrintJson(const InspectFlags& flags, const Session& session) {
   }
   json.EndArray();
 
-  const graph::DecoderSignature& decoder = session.decoder_signature();
-  json.Key("decoder").BeginObject();
-  json.Key("input_ids").String(decoder.input_ids);
-  json.Key("attention_mask").String(decoder.attention_mask);
-  json.Key("position_ids").String(decoder.position_ids);
-  json.Key("cache_position").String(decoder.cache_position);
-  json.Key("logits").String(decoder.logits);
-  json.Key("kv").BeginArray();
-  for (const graph::DecoderKv& kv : decoder.kv) {
-    json.BeginObject().Key("past").String(kv.past).Key("present").String(kv.present);
-    json.Key("past_axis").Unsigned(kv.past_axis).Key("present_axis").Unsigned(kv.present_axis);
-    json.Key("traced").Bool(kv.traced).EndObject();
-  }
-  json.EndArray();
-  json.Key("problems");
-  WriteStrings(json, decoder.problems);
-  json.EndObject();
+  WriteDecoderSignature(json, session.decoder_signature());
   const graph::CaptureReport& report = session.capture_report();
   json.Key("capture").BeginObject();
   json.Key("mode").String(report.mode);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <span>
 
+#include "common/decoder_json.hpp"
 #include "common/json_writer.hpp"
 #include "common/profile_report.hpp"
 #include "generate/step_latency.hpp"
@@ -62,28 +63,6 @@ void WriteRows(JsonWriter& json, const std::vector<std::vector<int64_t>>& rows) 
   json.BeginArray();
   for (const std::vector<int64_t>& row : rows) write_row(row);
   json.EndArray();
-}
-
-// The roles as scripts need them to feed another runtime the same way.
-void WriteRoles(JsonWriter& json, const DecoderIo& io) {
-  const graph::DecoderSignature& roles = io.roles;
-  json.Key("decoder").BeginObject();
-  json.Key("input_ids").String(roles.input_ids);
-  json.Key("attention_mask").String(roles.attention_mask);
-  json.Key("position_ids").String(roles.position_ids);
-  json.Key("cache_position").String(roles.cache_position);
-  json.Key("logits").String(roles.logits);
-  json.Key("kv").BeginArray();
-  for (const DecoderKvIo& kv : io.kv) {
-    json.BeginObject();
-    json.Key("past").String(kv.past);
-    json.Key("present").String(kv.present);
-    json.Key("axis").Unsigned(kv.axis);
-    if (kv.batch_axis) json.Key("batch_axis").Unsigned(*kv.batch_axis);
-    json.EndObject();
-  }
-  json.EndArray();
-  json.EndObject();
 }
 
 }  // namespace
@@ -162,7 +141,7 @@ std::string GenerationJson(const GenerationReport& report) {
   WriteRows(json, report.prompts);
   json.Key("tokens");
   WriteRows(json, generation.tokens);
-  if (report.io != nullptr) WriteRoles(json, *report.io);
+  if (report.io != nullptr) WriteDecoderSignature(json, report.io->roles);
   json.Key("steps").Unsigned(DecodedTokens(generation));
   json.Key("runs").Unsigned(generation.step_us.size());
   json.Key("requested_steps").Integer(report.requested_steps);

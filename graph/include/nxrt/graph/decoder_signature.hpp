@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,15 @@ struct DecoderSignature {
 // Reads the roles from `graph`, after shape inference so that intermediate
 // shapes are known.
 NXRT_API DecoderSignature DescribeDecoder(const Graph& graph);
+
+// The value named `name` (a role of the signature) and the symbol on its
+// `axis`; nullopt when there is no such value or the axis is static.
+struct RoleAxis {
+  ValueId value;
+  SymbolId symbol;
+};
+NXRT_API std::optional<RoleAxis> SymbolicAxis(const Graph& graph, const std::string& name,
+                                              size_t axis);
 
 // The roles in one line: "ids 'input_ids', mask 'attention_mask'; 8 KV
 // pasts ('past_key_values.0.key' -> 'present.0.key' along axis 2, ...);
