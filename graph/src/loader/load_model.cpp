@@ -3,7 +3,12 @@
 #include <fstream>
 #include <system_error>
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include "loader/graph_builder.hpp"
+#include "loader/subgraph_depth.hpp"
 #include "nxrt/graph/loader.hpp"
 #include "nxrt/graph/quoted_name.hpp"
 #include "nxrt/support/log.hpp"
@@ -11,6 +16,7 @@
 namespace nxrt::graph {
 
 namespace fs = std::filesystem;
+using google::protobuf::io::CodedInputStream;
 
 namespace {
 
@@ -81,7 +87,16 @@ Result<Graph> LoadParsedModel(onnx::ModelProto& model, const std::string& displa
   return graph;
 }
 
-Status NotAModel(const std::string& shown) {
+// Why `model_bytes`, which protobuf refused, are no model: nesting too deep
+// for protobuf, or damage.
+Status NotAModel(const std::string& shown, google::protobuf::io::ZeroCopyInputStream& model_bytes) {
+  if (SubgraphsNestTooDeep(model_bytes)) {
+    return InvalidArgument(shown +
+                           ": nests its subgraphs (If, Loop, Scan or function bodies) deeper "
+                           "than the " +
+                           std::to_string(CodedInputStream::GetDefaultRecursionLimit()) +
+                           " messages protobuf reads; flatten the nested control flow");
+  }
   return InvalidArgument(shown +
                          ": is not a valid ONNX protobuf (truncated or corrupt); "
                          "re-export or re-download the model");
@@ -95,8 +110,10 @@ Result<onnx::ModelProto> ParseModel(std::span<const std::byte> model_bytes,
     return Unsupported(shown + ": is larger than 2 GiB; save its weights as ONNX external data");
   }
   onnx::ModelProto model;
-  if (!model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) {
-    return NotAModel(shown);
+  const int size = static_cast<int>(model_bytes.size());
+  if (!model.ParseFromArray(model_bytes.data(), size)) {
+    google::protobuf::io::ArrayInputStream again(model_bytes.data(), size);
+    return NotAModel(shown, again);
   }
   return model;
 }
@@ -107,7 +124,10 @@ Result<onnx::ModelProto> ParseModel(std::ifstream& in, const std::string& shown)
   onnx::ModelProto model;
   if (!model.ParseFromIstream(&in)) {
     if (in.bad()) return Unavailable(shown + ": read failed; check the file and the disk");
-    return NotAModel(shown);
+    in.clear();
+    in.seekg(0);
+    google::protobuf::io::IstreamInputStream again(&in);
+    return NotAModel(shown, again);
   }
   return model;
 }

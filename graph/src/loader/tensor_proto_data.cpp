@@ -194,8 +194,9 @@ Result<std::vector<std::string>> TensorProtoStrings(const onnx::TensorProto& ten
     return Unsupported("segmented tensors are not supported; save the tensor whole");
   }
   if (static_cast<uint64_t>(tensor.string_data_size()) != element_count) {
-    return InvalidArgument(std::to_string(element_count) + " string elements expected but the " +
-                           "tensor holds " + std::to_string(tensor.string_data_size()));
+    return InvalidArgument(
+        "its dims claim " + std::to_string(element_count) + " strings but string_data holds " +
+        std::to_string(tensor.string_data_size()) + "; make the dims match the strings");
   }
   return std::vector<std::string>(tensor.string_data().begin(), tensor.string_data().end());
 }
