@@ -16,6 +16,9 @@ bool LooksLikePath(const std::string& text) {
          (text.size() > 3 && text.compare(text.size() - 3, 3, ".so") == 0);
 }
 
+// The folders of a colon-separated list. An empty entry ("a::b", a leading
+// or trailing ':') means the current folder to a shell's PATH; here it means
+// nothing, so only a "." named on purpose searches the current folder.
 std::vector<std::filesystem::path> SplitPathList(const char* list) {
   std::vector<std::filesystem::path> folders;
   if (list == nullptr) return folders;
@@ -73,6 +76,9 @@ std::vector<std::filesystem::path> PluginRegistry::SearchFolders() const {
   std::vector<std::filesystem::path> folders;
   std::set<std::filesystem::path> seen;
   for (const auto& folder : candidates) {
+    // An empty folder would join a library name into a bare file name, which
+    // is looked up in the current folder.
+    if (folder.empty()) continue;
     if (seen.insert(Canonical(folder)).second) folders.push_back(folder);
   }
   return folders;

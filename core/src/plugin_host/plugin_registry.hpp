@@ -3,7 +3,9 @@
 // A plugin is named by path (anything with a '/' or ending in ".so") or by
 // short name: `cpu` means libep_cpu.so, searched for in order in the
 // configured folders, the colon-separated NXRT_PLUGIN_PATH, and the folder of
-// libnxrt itself (where the build puts every plugin). A registry loads each
+// libnxrt itself (where the build puts every plugin). The current folder is
+// searched only where one of these names it ("."): an empty entry never
+// stands for it. A registry loads each
 // library once and keeps it; discovery lists every libep_*.so on the search
 // list with its identity or the reason it could not be loaded.
 #pragma once

@@ -45,6 +45,19 @@ class ScopedPluginPath {
   std::optional<std::string> old_;
 };
 
+// Makes `folder` the current folder for one test and restores the old one.
+class ScopedCurrentFolder {
+ public:
+  explicit ScopedCurrentFolder(const std::filesystem::path& folder)
+      : old_(std::filesystem::current_path()) {
+    std::filesystem::current_path(folder);
+  }
+  ~ScopedCurrentFolder() { std::filesystem::current_path(old_); }
+
+ private:
+  std::filesystem::path old_;
+};
+
 std::filesystem::path BuiltLibFolder() {
   return std::filesystem::canonical(std::filesystem::path(NXRT_BINARY_DIR) / "lib");
 }
@@ -90,6 +103,40 @@ TEST(PluginRegistry, EarlierFolderShadowsTheLibraryFolder) {
                              folder.path() / "libep_mock.so");
   PluginRegistry registry({folder.path()});
   auto plugin = registry.LoadByName("mock");
+  ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
+  EXPECT_EQ((*plugin)->name(), "old_minor");
+}
+
+// A plugin dropped in the current folder is not loaded by name through an
+// empty folder, configured or in NXRT_PLUGIN_PATH ("", "a::b", a leading or
+// trailing ':'), which a shell's PATH reads as the current folder.
+TEST(PluginRegistry, EmptyFolderEntriesNeverSearchTheCurrentFolder) {
+  TempFolder here;
+  std::filesystem::copy_file(nxrt_test::FixturePlugin("old_minor"),
+                             here.path() / "libep_dropped.so");
+  ScopedCurrentFolder current(here.path());
+  ScopedPluginPath env(":/nonexistent/one::/nonexistent/two:");
+  PluginRegistry registry({""});
+  for (const auto& folder : registry.SearchFolders()) {
+    EXPECT_FALSE(folder.empty());
+    EXPECT_NE(std::filesystem::weakly_canonical(folder), std::filesystem::canonical(here.path()));
+  }
+  auto plugin = registry.LoadByName("dropped");
+  ASSERT_FALSE(plugin.ok()) << "loaded " << (*plugin)->path() << " from the current folder";
+  EXPECT_EQ(plugin.status().code(), nxrt::StatusCode::kNotFound);
+  for (const auto& item : registry.Discover()) {
+    EXPECT_NE(item.path.filename(), "libep_dropped.so") << item.path;
+  }
+}
+
+TEST(PluginRegistry, TheCurrentFolderNamedAsDotIsSearched) {
+  TempFolder here;
+  std::filesystem::copy_file(nxrt_test::FixturePlugin("old_minor"),
+                             here.path() / "libep_dropped.so");
+  ScopedCurrentFolder current(here.path());
+  ScopedPluginPath env(".");
+  PluginRegistry registry;
+  auto plugin = registry.LoadByName("dropped");
   ASSERT_TRUE(plugin.ok()) << plugin.status().ToString();
   EXPECT_EQ((*plugin)->name(), "old_minor");
 }
