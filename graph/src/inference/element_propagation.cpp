@@ -2,14 +2,17 @@
 
 #include <vector>
 
+#include "nxrt/support/checked_math.hpp"
+
 namespace nxrt::graph::inference {
 
 bool StaticCount(const Shape& shape, size_t& count) {
   count = 1;
   for (const Dim& d : shape) {
     if (!d.is_static() || d.extent() < 0) return false;
-    count *= static_cast<size_t>(d.extent());
-    if (count > (size_t{1} << 40)) return false;
+    const std::optional<size_t> product = CheckedMul(count, static_cast<size_t>(d.extent()));
+    if (!product || *product > (size_t{1} << 40)) return false;
+    count = *product;
   }
   return true;
 }

@@ -1,5 +1,9 @@
 #include "inference/node_context.hpp"
 
+#include <algorithm>
+
+#include "nxrt/support/checked_math.hpp"
+
 namespace nxrt::graph::inference {
 namespace {
 
@@ -52,6 +56,29 @@ Status NodeContext::CheckDeclaredDtypes() const {
     return InvalidArgument(Describe() + ": output '" + v->name + "' is declared " +
                            std::string(DataTypeName(declared)) + " but the op gives " +
                            std::string(DataTypeName(v->dtype)) + "; declare the type the op gives");
+  }
+  return Status::Ok();
+}
+
+Status NodeContext::CheckOutputElementCounts() const {
+  for (size_t i = 0; i < num_outputs(); ++i) {
+    const Value* v = has_output(i) ? &graph_.value(*node().outputs[i]) : nullptr;
+    if (v == nullptr || !v->shape) continue;
+    // A symbolic extent may be 0 at run time, and so may hold any product.
+    const Shape& shape = *v->shape;
+    if (!std::all_of(shape.begin(), shape.end(), [](const Dim& d) { return d.is_static(); })) {
+      continue;
+    }
+    const bool empty =
+        std::any_of(shape.begin(), shape.end(), [](const Dim& d) { return d.extent() == 0; });
+    std::optional<int64_t> count = 1;
+    for (const Dim& d : shape) count = count ? CheckedMul(*count, d.extent()) : count;
+    if (!empty && !count) {
+      return InvalidArgument(Describe() + ": output '" + v->name + "' would have shape " +
+                             ShapeText(shape) +
+                             ", whose element count overflows int64; fix the shape the node is "
+                             "given");
+    }
   }
   return Status::Ok();
 }

@@ -61,6 +61,9 @@ class NodeContext {
   // gave it: kernels write what the op gives into buffers sized by the type
   // the graph holds, and ONNX Runtime refuses such a model too.
   Status CheckDeclaredDtypes() const;
+  // Refuses an output of static shape whose element count overflows int64:
+  // no buffer holds it, and every size worked out from it would wrap.
+  Status CheckOutputElementCounts() const;
 
   // ---- attributes --------------------------------------------------------
   const Attribute* attr(const char* name) const { return node().FindAttribute(name); }

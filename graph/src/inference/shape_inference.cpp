@@ -114,6 +114,7 @@ Status InferNode(Graph& graph, NodeId id, SymbolInterner& symbols, KnownValues& 
     if (!fallback.ok()) status = fallback;
   }
   NXRT_RETURN_IF_ERROR(ctx.CheckDeclaredDtypes());
+  NXRT_RETURN_IF_ERROR(ctx.CheckOutputElementCounts());
   if (ctx.RestoreDeclaredShapes()) {
     GetLogger()->debug("shape inference left an output unknown: {}", status.message());
     if (options.fail_on_unknown_shape) {

@@ -9,6 +9,7 @@
 #include "inference/dim_algebra.hpp"
 #include "inference/element_propagation.hpp"
 #include "inference/rule_registry.hpp"
+#include "nxrt/support/checked_math.hpp"
 
 namespace nxrt::graph::inference {
 namespace {
@@ -187,7 +188,14 @@ Status Tile(NodeContext& ctx) {
       return ctx.ModelError("repeats length differs from the input rank");
     }
     if (repeats != nullptr && (*repeats)[i]) {
-      out.push_back(ctx.symbols().AsExtent(ctx.symbols().Mul((*data)[i], *(*repeats)[i])));
+      const Dim extent = (*data)[i];
+      const Dim times = *(*repeats)[i];
+      if (extent.is_static() && times.is_static() && !CheckedMul(extent.extent(), times.extent())) {
+        return ctx.ModelError("repeating extent " + std::to_string(extent.extent()) + " " +
+                              std::to_string(times.extent()) +
+                              " times overflows int64; fix the repeats");
+      }
+      out.push_back(ctx.symbols().AsExtent(ctx.symbols().Mul(extent, times)));
     } else {
       out.push_back(ctx.symbols().Mint("tile"));
     }
