@@ -14,10 +14,19 @@ void FailUnsupported(const std::string& message) {
 }
 
 int64_t ElementCount(std::span<const int64_t> dims) {
-  int64_t count = 1;
+  // An empty axis empties the tensor, however large the other extents.
+  bool empty = false;
   for (int64_t d : dims) {
     if (d < 0) FailInvalid("negative dimension " + std::to_string(d));
-    count *= d;
+    empty = empty || d == 0;
+  }
+  if (empty) return 0;
+  int64_t count = 1;
+  for (int64_t d : dims) {
+    if (__builtin_mul_overflow(count, d, &count)) {
+      FailInvalid("the element count of " + DimsText(dims) +
+                  " overflows int64; fix the shape the node is given");
+    }
   }
   return count;
 }

@@ -481,7 +481,14 @@ void RegisterMovementOps(OpRegistry& r) {
                inputs);
            kernel->out_dims_from_view_ = [](const Dims& view, std::span<const nxrt_value>) {
              Dims out;
-             for (size_t i = 0; i < view.size(); i += 2) out.push_back(view[i] * view[i + 1]);
+             for (size_t i = 0; i < view.size(); i += 2) {
+               int64_t extent = 0;
+               if (__builtin_mul_overflow(view[i], view[i + 1], &extent)) {
+                 FailInvalid("Tile: repeating extent " + std::to_string(view[i + 1]) + " " +
+                             std::to_string(view[i]) + " times overflows int64; fix the repeats");
+               }
+               out.push_back(extent);
+             }
              return out;
            };
            return kernel;

@@ -147,7 +147,6 @@ Dims ReshapeDims(const RelabelAttributes& a, int64_t, const Dims& in,
                  std::span<const nxrt_value> inputs) {
   Dims shape = ReadInt64s(inputs[1].tensor);
   int64_t inferred = -1;
-  int64_t known = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == 0 && a.allowzero == 0) {
       if (i >= in.size()) FailInvalid("Reshape: 0 copies a dimension the input does not have");
@@ -158,10 +157,13 @@ Dims ReshapeDims(const RelabelAttributes& a, int64_t, const Dims& in,
       inferred = static_cast<int64_t>(i);
     } else {
       if (shape[i] < 0) FailInvalid("Reshape: negative dimension in the shape");
-      known *= shape[i];
     }
   }
-  if (inferred >= 0) shape[inferred] = known == 0 ? 0 : ElementCount(in) / known;
+  if (inferred >= 0) {
+    shape[inferred] = 1;
+    const int64_t known = ElementCount(shape);
+    shape[inferred] = known == 0 ? 0 : ElementCount(in) / known;
+  }
   return shape;
 }
 
