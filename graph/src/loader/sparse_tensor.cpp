@@ -1,9 +1,14 @@
 #include "loader/sparse_tensor.hpp"
 
+#include <unistd.h>
+
+#include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "loader/tensor_proto_data.hpp"
 #include "nxrt/graph/weight_store.hpp"
+#include "nxrt/support/checked_math.hpp"
 
 namespace nxrt::graph {
 
@@ -55,6 +60,28 @@ Result<std::vector<uint64_t>> LinearPositions(const onnx::TensorProto& indices,
   return positions;
 }
 
+// Refuses a dense form larger than the machine's memory: a few bytes of
+// sparse tensor may claim any dims, and filling terabytes of zeros or empty
+// strings would end the process instead of failing the load.
+Status CheckDenseSizeFits(DataType dtype, uint64_t dense_count) {
+  uint64_t bytes = 0;
+  if (dtype == DataType::kString) {
+    const std::optional<uint64_t> total = CheckedMul<uint64_t>(dense_count, sizeof(std::string));
+    bytes = total.value_or(UINT64_MAX);
+  } else {
+    NXRT_ASSIGN_OR_RETURN(bytes, RawByteSize(dtype, dense_count));
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return Status::Ok();
+  const uint64_t memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+  if (bytes <= memory) return Status::Ok();
+  return InvalidArgument("its " + std::to_string(dense_count) + " dense elements of " +
+                         std::string(DataTypeName(dtype)) + " take more than the " +
+                         std::to_string(memory) +
+                         " bytes of this machine's memory; check its dims");
+}
+
 }  // namespace
 
 Result<onnx::TensorProto> DensifySparseTensor(const onnx::SparseTensorProto& sparse) {
@@ -62,6 +89,7 @@ Result<onnx::TensorProto> DensifySparseTensor(const onnx::SparseTensorProto& spa
   NXRT_ASSIGN_OR_RETURN(DataType dtype, TensorProtoDataType(values));
   std::vector<int64_t> dims(sparse.dims().begin(), sparse.dims().end());
   NXRT_ASSIGN_OR_RETURN(uint64_t dense_count, ElementCount(dims));
+  NXRT_RETURN_IF_ERROR(CheckDenseSizeFits(dtype, dense_count));
   NXRT_ASSIGN_OR_RETURN(TensorExtent value_extent, TensorProtoExtent(values));
   const uint64_t nnz = value_extent.element_count;
   NXRT_ASSIGN_OR_RETURN(std::vector<uint64_t> positions,

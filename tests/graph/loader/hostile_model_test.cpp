@@ -182,6 +182,36 @@ TEST(HostileModelTest, StringInitializerOfHostileSizeIsRefused) {
                     HasSubstr("1099511627776 strings"), HasSubstr("holds 3"), OneLine()));
 }
 
+// A sparse tensor of one listed element claiming 2^40 dense ones: filled in,
+// terabytes of empty strings or zeros.
+TEST(HostileModelTest, SparseInitializerDenserThanMemoryIsRefused) {
+  for (const int32_t dtype : {onnx::TensorProto::STRING, onnx::TensorProto::FLOAT}) {
+    onnx::ModelProto model = testing::NewModel();
+    testing::AddInput(model, "x");
+    testing::AddNode(model, "Identity", "copy", {"x"}, {"y"});
+    testing::AddOutput(model, "y");
+    onnx::SparseTensorProto* sparse = model.mutable_graph()->add_sparse_initializer();
+    sparse->add_dims(kTwoToThe40);
+    onnx::TensorProto* values = sparse->mutable_values();
+    values->set_name("w");
+    values->set_data_type(dtype);
+    values->add_dims(1);
+    if (dtype == onnx::TensorProto::STRING) {
+      values->add_string_data("a");
+    } else {
+      values->add_float_data(1.0f);
+    }
+    onnx::TensorProto* indices = sparse->mutable_indices();
+    indices->set_data_type(onnx::TensorProto::INT64);
+    indices->add_dims(1);
+    indices->add_int64_data(7);
+    EXPECT_THAT(ErrorOf(testing::Load(model, "sparse.onnx")),
+                AllOf(HasSubstr("sparse.onnx"), HasSubstr("sparse initializer 'w'"),
+                      HasSubstr("1099511627776 dense elements"), HasSubstr("this machine's memory"),
+                      OneLine()));
+  }
+}
+
 TEST_F(HostileFileTest, StringTestDataOfHostileSizeIsRefused) {
   onnx::TensorProto tensor;
   tensor.set_name("text");
