@@ -62,7 +62,7 @@ TEST(CpuEpShapeOverflow, ConstantOfShapePastInt64IsRefused) {
   node.opset = 20;
   node.inputs = {{"shape", Values<int64_t>({2}, {kTwoToThe62, 4})}};
   node.outputs = {DataType::kFloat32};
-  ExpectOverflowRefused(node, "overflow");
+  ExpectOverflowRefused(node, "[4611686018427387904,4] overflows int64");
 }
 
 TEST(CpuEpShapeOverflow, TileRepeatingPastInt64IsRefused) {

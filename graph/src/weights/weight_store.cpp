@@ -1,5 +1,7 @@
 #include "nxrt/graph/weight_store.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <system_error>
 
@@ -13,11 +15,20 @@ namespace nxrt::graph {
 namespace fs = std::filesystem;
 
 Result<uint64_t> ElementCount(std::span<const int64_t> dims) {
-  uint64_t count = 1;
   for (int64_t d : dims) {
     if (d < 0) return InvalidArgument("negative dim " + std::to_string(d));
+  }
+  // An empty axis empties the tensor, however large the other extents.
+  if (std::find(dims.begin(), dims.end(), 0) != dims.end()) return 0;
+  uint64_t count = 1;
+  for (int64_t d : dims) {
     std::optional<uint64_t> next = CheckedMul(count, static_cast<uint64_t>(d));
-    if (!next) return InvalidArgument("element count overflows 64 bits");
+    // Counts travel as int64 (ONNX dims, the plugin ABI), so int64 bounds them.
+    if (!next || *next > static_cast<uint64_t>(INT64_MAX)) {
+      std::string shown;
+      for (int64_t e : dims) shown += (shown.empty() ? "" : ",") + std::to_string(e);
+      return InvalidArgument("element count of [" + shown + "] overflows int64; fix the dims");
+    }
     count = *next;
   }
   return count;

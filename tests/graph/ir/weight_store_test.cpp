@@ -72,6 +72,20 @@ TEST(WeightStoreTest, ElementCount) {
   EXPECT_FALSE(ElementCount(std::vector<int64_t>{int64_t{1} << 32, int64_t{1} << 32}).ok());
 }
 
+// Counts are bounded by int64, as dims and the plugin ABI carry them: exactly
+// INT64_MAX (7 x 1317624576693539401) counts, 2^63 does not though it fits
+// 64 unsigned bits, and an empty axis empties a product past any bound.
+TEST(WeightStoreTest, ElementCountStopsAtInt64) {
+  static_assert(INT64_MAX / 7 * 7 == INT64_MAX);
+  EXPECT_EQ(*ElementCount(std::vector<int64_t>{INT64_MAX / 7, 7}),
+            static_cast<uint64_t>(INT64_MAX));
+  const Result<uint64_t> past = ElementCount(std::vector<int64_t>{int64_t{1} << 62, 2});
+  ASSERT_FALSE(past.ok());
+  EXPECT_EQ(past.status().message(),
+            "element count of [4611686018427387904,2] overflows int64; fix the dims");
+  EXPECT_EQ(*ElementCount(std::vector<int64_t>{int64_t{1} << 62, 4, 0}), 0u);
+}
+
 TEST(WeightStoreTest, RawByteSize) {
   EXPECT_EQ(*RawByteSize(DataType::kFloat32, 3), 12u);
   EXPECT_EQ(*RawByteSize(DataType::kComplex128, 2), 32u);
