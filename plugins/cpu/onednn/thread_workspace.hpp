@@ -18,8 +18,8 @@ enum class Workspace { kScratchpad, kActivations };
 
 // At least `bytes` bytes, 64-byte aligned, of the calling thread's
 // `workspace`, valid until the thread asks for that workspace again with more
-// bytes, or ends. Contents are not kept. Grows only: at a size it has seen,
-// it allocates nothing. Null when `bytes` is 0.
+// bytes, or ends, or the plugin is unloaded. Contents are not kept. Grows
+// only: at a size it has seen, it allocates nothing. Null when `bytes` is 0.
 void* ThreadWorkspace(Workspace workspace, size_t bytes);
 
 }  // namespace nxrt::cpu::onednn
