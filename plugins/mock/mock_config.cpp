@@ -140,6 +140,8 @@ MockConfig MockConfig::Parse(const nxrt::sdk::Options& options) {
       config.device_graphs = ParseBool(key, value);
     } else if (key == "telemetry") {
       config.telemetry = ParseTelemetry(key, value);
+    } else if (key == "break_output") {
+      config.break_output_on_call = ParseCount(key, value);
     } else if (key == "unavailable") {
       config.unavailable = value;
     } else {
@@ -155,7 +157,7 @@ MockConfig MockConfig::Parse(const nxrt::sdk::Options& options) {
             NXRT_STATUS_INVALID_ARGUMENT,
             "mock EP: unknown option '" + key +
                 "'; known: log, claim, decline, capture_safe, share, any_shape, any_shape_from, "
-                "device_graphs, telemetry, unavailable, fail_<point>");
+                "device_graphs, break_output, telemetry, unavailable, fail_<point>");
       }
     }
   }

@@ -12,6 +12,8 @@
 //   fail_POINT=N            the Nth call (from 1) of POINT fails; POINT is one
 //                           of claim, create_kernel, prepare, adopt, compute,
 //                           reset, begin_capture, end_capture, replay
+//   break_output=N          the Nth compute call (from 1) leaves its first
+//                           output holding fewer bytes than its dims need
 //   telemetry=key:n,...     values kernels report (uploaded_bytes,
 //                           committed_bytes, logical_bytes, unique_bytes,
 //                           page_ins, physical_bytes); unset: no telemetry
@@ -54,6 +56,7 @@ struct MockConfig {
   uint64_t serves_other_shapes_from = 0;  // 0: as serves_other_shapes says
   bool device_graphs = true;
   std::map<FaultPoint, uint64_t> fail_on_call;  // point -> failing call number
+  uint64_t break_output_on_call = 0;            // 0: never
   std::optional<nxrt_telemetry> telemetry;
   // When set, create_ep answers UNAVAILABLE with this message, as an EP whose
   // device is missing does.

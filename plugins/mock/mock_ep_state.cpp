@@ -39,7 +39,7 @@ void MockEpState::Log(const std::string& entry) const {
   LogCall(config_.log_id, entry);
 }
 
-void MockEpState::CountCall(FaultPoint point) {
+uint64_t MockEpState::CountCall(FaultPoint point) {
   uint64_t call;
   {
     std::lock_guard lock(mutex_);
@@ -52,6 +52,7 @@ void MockEpState::CountCall(FaultPoint point) {
                                           FaultPointName(point) + " (call " + std::to_string(call) +
                                           ")");
   }
+  return call;
 }
 
 uint64_t MockEpState::AddKernel(MockKernel* kernel) {

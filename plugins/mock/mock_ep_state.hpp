@@ -46,7 +46,7 @@ class MockEpState {
 
   void Log(const std::string& entry) const;
   // Counts a call of `point` and throws the injected failure on the chosen one.
-  void CountCall(FaultPoint point);
+  uint64_t CountCall(FaultPoint point);
 
   uint64_t AddKernel(MockKernel* kernel);
   void RemoveKernel(uint64_t kernel_id);

@@ -74,13 +74,19 @@ void MockKernel::RequireDeviceBuffers(const char* what, std::span<const nxrt_val
 
 void MockKernel::Compute(nxrt::sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                          std::span<nxrt_value> outputs) {
-  state_->CountCall(FaultPoint::kCompute);
+  const uint64_t call = state_->CountCall(FaultPoint::kCompute);
   if (state_->RecordIfCapturing(this, id_, inputs, outputs)) {
     state_->Log("record " + Tag());
     return;
   }
   state_->Log("compute " + Tag() + (SharesInputBytes(inputs, outputs) ? " in-place" : ""));
   Run(ctx, inputs, outputs);
+  if (call == state_->config().break_output_on_call && !outputs.empty()) {
+    // Dims that need more bytes than the output holds: a kernel that broke
+    // the ABI, which the host must catch before anything reads the output.
+    state_->Log("break_output " + Tag());
+    outputs[0].tensor.byte_size = 0;
+  }
 }
 
 void MockKernel::SetConstantInputs(std::span<const nxrt_bool> flags) {

@@ -156,7 +156,9 @@ class Executor : private plugin_host::ComputeServices {
   Status WriteBackKv();
   Status LookUpKernel(PlannedNode& node);
   Status ComputeNode(PlannedNode& node);
-  void FinishNode(PlannedNode& node);
+  // Checks what the kernel left in the node's outputs, then records it in
+  // their slots; a kernel that broke the ABI fails its node.
+  Status FinishNode(PlannedNode& node);
   Status RunNode(PlannedNode& node);
   // Runs plan node `index`, or `segment` when it starts there, and adds its
   // event to the run's profile (executor_profiling.cpp).

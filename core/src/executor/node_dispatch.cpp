@@ -53,6 +53,45 @@ void CopyDims(const std::vector<int64_t>& from, std::vector<int64_t>& to) {
   to.assign(from.begin(), from.end());
 }
 
+// Why what a kernel left in one of its outputs cannot be read safely, or
+// "" when it can: a known dtype, dims for its rank, bytes for its dims, and
+// strings and sequence elements made by the host.
+std::string BrokenTensor(const nxrt_tensor& t) {
+  if (!graph::DataTypeFromOnnx(t.dtype) || t.dtype == NXRT_DTYPE_UNDEFINED) {
+    return "has an unknown dtype " + std::to_string(t.dtype);
+  }
+  if (t.rank > 0 && t.dims == nullptr) return "has rank " + std::to_string(t.rank) + " but no dims";
+  Result<size_t> bytes = DenseBytes(static_cast<DataType>(t.dtype), {t.dims, t.rank});
+  if (!bytes.ok()) return "has dims that hold no tensor (" + bytes.status().message() + ")";
+  if (*bytes > t.byte_size || (*bytes > 0 && t.data == nullptr)) {
+    return "holds " + std::to_string(t.data == nullptr ? 0 : t.byte_size) + " bytes, fewer than " +
+           FormatDims({t.dims, t.rank}) + " needs";
+  }
+  return "";
+}
+
+std::string BrokenOutput(const nxrt_value& out, const ValueSlot& slot) {
+  switch (out.kind) {
+    case NXRT_VALUE_NONE:
+      return "";
+    case NXRT_VALUE_TENSOR:
+      if (std::string broken = BrokenTensor(out.tensor); !broken.empty()) return broken;
+      if (out.tensor.dtype == NXRT_DTYPE_STRING && out.tensor.data != slot.string_views.data()) {
+        return "holds strings the host did not allocate";
+      }
+      return "";
+    case NXRT_VALUE_SEQUENCE:
+      if (slot.kind != NXRT_VALUE_SEQUENCE) return "is a sequence the host did not allocate";
+      for (size_t e = 0; e < slot.sequence_length; ++e) {
+        if (std::string broken = BrokenTensor(slot.sequence[e]); !broken.empty()) {
+          return "element " + std::to_string(e) + " " + broken;
+        }
+      }
+      return "";
+  }
+  return "has an unknown value kind " + std::to_string(out.kind);
+}
+
 }  // namespace
 
 Status Executor::RunNode(PlannedNode& node) {
@@ -61,7 +100,7 @@ Status Executor::RunNode(PlannedNode& node) {
   NXRT_RETURN_IF_ERROR(PrepareNode(node));
   NXRT_RETURN_IF_ERROR(LookUpKernel(node));
   NXRT_RETURN_IF_ERROR(ComputeNode(node));
-  FinishNode(node);
+  NXRT_RETURN_IF_ERROR(FinishNode(node));
   Settle(node);
   return Status::Ok();
 }
@@ -313,12 +352,17 @@ Status Executor::ComputeNode(PlannedNode& node) {
   return failed == nullptr ? Status::Ok() : node.kernel->ComputeStatus(failed);
 }
 
-void Executor::FinishNode(PlannedNode& node) {
+Status Executor::FinishNode(PlannedNode& node) {
   for (size_t i = 0; i < node.output_slots.size(); ++i) {
     const size_t slot_index = node.output_slots[i];
     if (slot_index == kNoSlot) continue;
     ValueSlot& slot = slots_[slot_index];
     const nxrt_value& out = node.outputs[i];
+    if (std::string broken = BrokenOutput(out, slot); !broken.empty()) {
+      slot.ready = false;
+      return Internal(graph_.Describe(node.id) + ": output " + std::to_string(i) + " " + broken +
+                      "; the EP's kernel broke the plugin ABI, run the node on another EP");
+    }
     slot.kind = out.kind;
     slot.ready = true;
     if (out.kind != NXRT_VALUE_TENSOR) continue;
@@ -334,6 +378,7 @@ void Executor::FinishNode(PlannedNode& node) {
       }
     }
   }
+  return Status::Ok();
 }
 
 }  // namespace nxrt::executor

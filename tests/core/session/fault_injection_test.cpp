@@ -74,6 +74,20 @@ TEST_F(FaultInjection, ClaimRecheckAtRunTime) {
   ExpectUsable(std::nullopt);
 }
 
+TEST_F(FaultInjection, AnOutputBrokenByItsKernelIsCaughtBeforeItIsRead) {
+  Create({{"break_output", "2"}});
+  const nxrt::Status status = Run(std::nullopt, x_);
+  ASSERT_FALSE(status.ok()) << "a kernel's broken output went unchecked";
+  const std::string& message = status.message();
+  EXPECT_NE(message.find("test.onnx: node"), std::string::npos) << message;
+  EXPECT_NE(message.find(": output 0 holds 0 bytes, fewer than [1,4] needs; the EP's kernel "
+                         "broke the plugin ABI, run the node on another EP"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+  ExpectUsable(std::nullopt);
+}
+
 TEST_F(FaultInjection, CreateKernel) {
   Create({{"fail_create_kernel", "2"}});
   ExpectFailure(Run(std::nullopt, x_), "create_kernel");
