@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <type_traits>
@@ -99,6 +100,31 @@ decltype(auto) Dispatch(TypeList<Ts...>, nxrt_dtype dtype, const std::string& wh
                        what + ": dtype " + DtypeName(dtype) + " not supported");
     }
     return result;
+  }
+}
+
+// A floating value as integer type I: out-of-range values saturate and NaN
+// gives 0, where a plain conversion would be undefined behaviour.
+template <typename I, typename F>
+inline I SaturatingCast(F v) {
+  static_assert(std::is_integral_v<I> && std::is_floating_point_v<F>);
+  constexpr F kLowest = static_cast<F>(std::numeric_limits<I>::min());
+  constexpr F kHighest = static_cast<F>(std::numeric_limits<I>::max());  // may round up
+  if (!(v == v)) return 0;
+  if (v <= kLowest) return std::numeric_limits<I>::min();
+  if (v >= kHighest) return std::numeric_limits<I>::max();
+  return static_cast<I>(v);
+}
+
+// An op's result as its output type: a floating result bound for an integer
+// type saturates (SaturatingCast); every other pair converts as static_cast.
+template <typename Out, typename V>
+inline Out ConvertResult(V v) {
+  if constexpr (std::is_integral_v<Out> && !std::is_same_v<Out, bool> &&
+                std::is_floating_point_v<V>) {
+    return SaturatingCast<Out>(v);
+  } else {
+    return static_cast<Out>(v);
   }
 }
 

@@ -21,6 +21,35 @@ std::string FormatDeclared(const graph::Graph& graph, const graph::Shape& shape)
   return text + "]";
 }
 
+// A bool tensor holds only bytes 0 and 1, as ONNX defines it: kernels load
+// its elements as C++ bool, for which any other byte is undefined.
+// `what` names the value; it is called only to word an error, so a bound
+// input costs no string.
+template <typename Describe>
+Status CheckBoolBytes(const Describe& what, const void* data, size_t bytes) {
+  const auto* b = static_cast<const uint8_t*>(data);
+  uint8_t seen = 0;
+  for (size_t i = 0; i < bytes; ++i) seen |= b[i];
+  if (seen <= 1) return Status::Ok();
+  size_t i = 0;
+  while (b[i] <= 1) ++i;
+  return InvalidArgument(what() + " element " + std::to_string(i) + " holds the byte " +
+                         std::to_string(b[i]) + "; a bool tensor holds only 0 and 1");
+}
+
+// A dense host tensor's bytes fit its dtype and dims, and a bool's are 0 or 1.
+template <typename Describe>
+Status CheckDenseBytes(const Describe& what, const Tensor& tensor) {
+  NXRT_ASSIGN_OR_RETURN(const size_t needed, DenseBytes(tensor.dtype(), tensor.shape()));
+  if (tensor.byte_size() != needed) {
+    return InvalidArgument(what() + " holds " + std::to_string(tensor.byte_size()) + " bytes but " +
+                           std::string(graph::DataTypeName(tensor.dtype())) + " " +
+                           FormatDims(tensor.shape()) + " needs " + std::to_string(needed));
+  }
+  if (tensor.dtype() == DataType::kBool) return CheckBoolBytes(what, tensor.data(), needed);
+  return Status::Ok();
+}
+
 }  // namespace
 
 // ---- inputs ---------------------------------------------------------------
@@ -95,14 +124,9 @@ Status Executor::BindTensorInput(size_t slot_index, const Tensor& tensor) {
     slot.byte_size = strings.size() * sizeof(nxrt_string_view);
     return Status::Ok();
   }
-  NXRT_ASSIGN_OR_RETURN(const size_t needed, DenseBytes(tensor.dtype(), tensor.shape()));
-  if (tensor.byte_size() != needed) {
-    return InvalidArgument(what() + " holds " + std::to_string(tensor.byte_size()) + " bytes but " +
-                           std::string(graph::DataTypeName(tensor.dtype())) + " " +
-                           FormatDims(tensor.shape()) + " needs " + std::to_string(needed));
-  }
+  NXRT_RETURN_IF_ERROR(CheckDenseBytes(what, tensor));
   slot.data = const_cast<void*>(tensor.data());
-  slot.byte_size = needed;
+  slot.byte_size = tensor.byte_size();
   return Status::Ok();
 }
 
@@ -111,10 +135,14 @@ Status Executor::BindSequenceInput(size_t slot_index, const std::vector<Tensor>&
   slot.element_tensors.resize(elements.size());
   for (size_t i = 0; i < elements.size(); ++i) {
     const Tensor& t = elements[i];
+    const auto what = [&] {
+      return graph_.model_path + ": input '" + DescribeSlot(slot_index) + "' element " +
+             std::to_string(i);
+    };
     if (t.dtype() == DataType::kString || t.memory() != MemoryKind::kHost) {
-      return Unsupported(graph_.model_path + ": input '" + DescribeSlot(slot_index) +
-                         "': sequence elements must be numeric host tensors");
+      return Unsupported(what() + ": sequence elements must be numeric host tensors");
     }
+    NXRT_RETURN_IF_ERROR(CheckDenseBytes(what, t));
     slot.element_tensors[i] = {
         sizeof(nxrt_tensor), static_cast<nxrt_dtype>(t.dtype()), NXRT_MEMORY_HOST, t.shape().size(),
         t.shape().data(),    const_cast<void*>(t.data()),        t.byte_size()};

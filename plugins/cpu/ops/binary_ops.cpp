@@ -29,16 +29,16 @@ inline void BinaryRow(const Op& op, const TA* pa, int64_t sa, const TB* pb, int6
   using CA = ComputeType<TA>;
   using CB = ComputeType<TB>;
   if (sa == 1 && sb == 1) {
-    for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(CA(pa[i]), CB(pb[i])));
+    for (int64_t i = 0; i < n; ++i) py[i] = ConvertResult<Out>(op(CA(pa[i]), CB(pb[i])));
   } else if (sa == 0 && sb == 1) {
     const CA va = CA(pa[0]);
-    for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(va, CB(pb[i])));
+    for (int64_t i = 0; i < n; ++i) py[i] = ConvertResult<Out>(op(va, CB(pb[i])));
   } else if (sa == 1 && sb == 0) {
     const CB vb = CB(pb[0]);
-    for (int64_t i = 0; i < n; ++i) py[i] = static_cast<Out>(op(CA(pa[i]), vb));
+    for (int64_t i = 0; i < n; ++i) py[i] = ConvertResult<Out>(op(CA(pa[i]), vb));
   } else {
     for (int64_t i = 0; i < n; ++i) {
-      py[i] = static_cast<Out>(op(CA(pa[i * sa]), CB(pb[i * sb])));
+      py[i] = ConvertResult<Out>(op(CA(pa[i * sa]), CB(pb[i * sb])));
     }
   }
 }
@@ -56,7 +56,7 @@ void RunBinary(const BroadcastPlan<2>& plan, const nxrt_tensor& a_tensor,
   // and chains of scalars); one flat row (equal shapes, a scalar operand)
   // skips the row walk, which dominates small tensors.
   if (plan.count == 1) {
-    *y = static_cast<Out>(op(ComputeType<TA>(*a), ComputeType<TB>(*b)));
+    *y = ConvertResult<Out>(op(ComputeType<TA>(*a), ComputeType<TB>(*b)));
     return;
   }
   if (plan.single_row) {

@@ -47,10 +47,12 @@ double Reflect(double x, double lo, double hi) {
   const double range = hi - lo;
   if (range <= 0) return lo;
   if (x >= lo && x <= hi) return x;
-  const double beyond = x < lo ? lo - x : x - hi;
-  const auto folds = static_cast<int64_t>(beyond / range);
-  const double rest = beyond - static_cast<double>(folds) * range;
-  const bool toward_hi = (x < lo) == (folds % 2 == 0);
+  // Two folds bring x back to where it started, so only the remainder of
+  // `beyond` modulo two ranges matters, however far out x lies.
+  const double beyond = std::fmod(x < lo ? lo - x : x - hi, 2 * range);
+  const bool folds_even = beyond < range;
+  const double rest = folds_even ? beyond : beyond - range;
+  const bool toward_hi = (x < lo) == folds_even;
   return toward_hi ? lo + rest : hi - rest;
 }
 
@@ -141,12 +143,12 @@ class GridSampleKernel : public CpuKernel {
     };
     taps.clear();
     if (mode_ == Interpolation::kNearest) {
-      taps.emplace_back(resolve(static_cast<int64_t>(v)), 1.0);
+      taps.emplace_back(resolve(SaturatingCast<int64_t>(v)), 1.0);
       return;
     }
     const double base = std::floor(v);
     const double t = v - base;
-    const auto i0 = static_cast<int64_t>(base);
+    const auto i0 = SaturatingCast<int64_t>(base);
     if (mode_ == Interpolation::kLinear) {
       taps.emplace_back(resolve(i0), 1.0 - t);
       taps.emplace_back(resolve(i0 + 1), t);

@@ -304,7 +304,7 @@ class ResizeKernel : public CpuKernel {
         }
         scales[axis] = given_scales[k];
         out_dims[axis] =
-            static_cast<int64_t>(std::floor(static_cast<double>(dims[axis]) * scales[axis]));
+            SaturatingCast<int64_t>(std::floor(static_cast<double>(dims[axis]) * scales[axis]));
       }
     }
     for (size_t axis = 0; axis < rank; ++axis) {
