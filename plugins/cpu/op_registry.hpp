@@ -11,7 +11,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <tuple>
 #include <utility>
 
 #include "nxrt/ep_sdk.hpp"
@@ -56,7 +55,12 @@ class OpRegistry {
     using is_transparent = void;
     template <typename A, typename B>
     bool operator()(const A& a, const B& b) const {
-      return std::tie(a.first, a.second) < std::tie(b.first, b.second);
+      return Viewed(a) < Viewed(b);
+    }
+    // Keys of std::string and lookups of std::string_view compare as views.
+    template <typename K>
+    static std::pair<std::string_view, std::string_view> Viewed(const K& key) {
+      return {key.first, key.second};
     }
   };
   std::map<Key, OpDefinition, KeyLess> ops_;

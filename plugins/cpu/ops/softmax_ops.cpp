@@ -96,7 +96,9 @@ class SoftmaxKernel : public CpuKernel {
     const nxrt_tensor& in = inputs[0].tensor;
     const std::span<const int64_t> dims = DimsSpan(in);
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims);
-    const auto [outer, n, inner] = ViewRows(dims, axis_, coerce_2d_);
+    // Plain locals, not a structured binding: the lambdas below capture them.
+    const RowView view = ViewRows(dims, axis_, coerce_2d_);
+    const int64_t outer = view.outer, n = view.n, inner = view.inner;
     if (ElementCount(dims) == 0) return;
     if (kind_ == SoftmaxKind::kSoftmax && inner == 1 && dtype_ == NXRT_DTYPE_FLOAT32) {
       const float* x = DataAs<float>(in);
