@@ -7,6 +7,13 @@
 #include "nxrt/graph/weight_store.hpp"
 
 namespace nxrt::executor {
+namespace {
+
+// The longest sequence output a kernel may ask for (ep_abi.h).
+constexpr size_t kMaxSequenceLength = size_t{1} << 24;
+
+}  // namespace
+
 // ---- compute services -----------------------------------------------------------
 
 Result<ValueSlot*> Executor::ComputingOutput(size_t index, const char* service) {
@@ -37,6 +44,14 @@ Status Executor::AllocateOutput(size_t index, nxrt_dtype dtype, std::span<const 
                            " but the kernel asks for " + FormatDims(dims) +
                            "; the kernel and shape inference disagree");
   }
+  // What the node's output said points at the dims and buffer about to be
+  // replaced; until this call succeeds it holds nothing, so a kernel that
+  // ignores a failure here leaves an output FinishNode refuses.
+  nxrt_tensor& said = node.outputs[index].tensor;
+  said.rank = 0;
+  said.dims = nullptr;
+  said.data = nullptr;
+  said.byte_size = 0;
   const DataType type = static_cast<DataType>(dtype);
   slot->dims.assign(dims.begin(), dims.end());
   if (type == DataType::kString) {
@@ -65,6 +80,17 @@ Status Executor::AllocateOutput(size_t index, nxrt_dtype dtype, std::span<const 
 
 Status Executor::AllocateSequenceOutput(size_t index, size_t length) {
   NXRT_ASSIGN_OR_RETURN(ValueSlot * slot, ComputingOutput(index, "allocate_sequence_output"));
+  // Each element costs the host a descriptor and a buffer before it holds a
+  // byte, so the length is bounded before any of them is made.
+  constexpr size_t kPerElement = sizeof(SequenceElement) + sizeof(nxrt_tensor);
+  if (length > kMaxSequenceLength ||
+      (shared_.memory_budget != nullptr && !shared_.memory_budget->Fits(length * kPerElement))) {
+    return Status(StatusCode::kOutOfMemory,
+                  graph_.Describe(computing_->id) + ": output " + std::to_string(index) +
+                      " asks for a sequence of " + std::to_string(length) +
+                      " elements; the host allows at most " + std::to_string(kMaxSequenceLength) +
+                      ", within the memory limit");
+  }
   slot->elements.resize(length);
   slot->element_tensors.assign(length, nxrt_tensor{sizeof(nxrt_tensor), NXRT_DTYPE_UNDEFINED,
                                                    NXRT_MEMORY_HOST, 0, nullptr, nullptr, 0});
@@ -93,6 +119,9 @@ Status Executor::AllocateSequenceElement(size_t index, size_t element, nxrt_dtyp
                        ": sequences of strings are not supported");
   }
   SequenceElement& e = slot->elements[element];
+  // As in AllocateOutput: empty until this call succeeds.
+  slot->element_tensors[element] = nxrt_tensor{
+      sizeof(nxrt_tensor), NXRT_DTYPE_UNDEFINED, NXRT_MEMORY_HOST, 0, nullptr, nullptr, 0};
   NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(type, dims));
   NXRT_RETURN_IF_ERROR(e.buffer.Reserve(nullptr, bytes, nullptr, shared_.memory_budget));
   e.dtype = type;

@@ -70,15 +70,28 @@ std::string BrokenTensor(const nxrt_tensor& t) {
   return "";
 }
 
+// Strings reach an output only through set_string_element, which keeps each
+// view on the host's own copy; a view written around it could point anywhere.
+std::string BrokenStrings(const nxrt_tensor& t, const ValueSlot& slot) {
+  if (t.data != slot.string_views.data() || slot.strings.size() != slot.string_views.size()) {
+    return "holds strings the host did not allocate";
+  }
+  for (size_t i = 0; i < slot.strings.size(); ++i) {
+    const nxrt_string_view& view = slot.string_views[i];
+    if (view.data != slot.strings[i].data() || view.size != slot.strings[i].size()) {
+      return "string element " + std::to_string(i) + " was written around set_string_element";
+    }
+  }
+  return "";
+}
+
 std::string BrokenOutput(const nxrt_value& out, const ValueSlot& slot) {
   switch (out.kind) {
     case NXRT_VALUE_NONE:
       return "";
     case NXRT_VALUE_TENSOR:
       if (std::string broken = BrokenTensor(out.tensor); !broken.empty()) return broken;
-      if (out.tensor.dtype == NXRT_DTYPE_STRING && out.tensor.data != slot.string_views.data()) {
-        return "holds strings the host did not allocate";
-      }
+      if (out.tensor.dtype == NXRT_DTYPE_STRING) return BrokenStrings(out.tensor, slot);
       return "";
     case NXRT_VALUE_SEQUENCE:
       if (slot.kind != NXRT_VALUE_SEQUENCE) return "is a sequence the host did not allocate";

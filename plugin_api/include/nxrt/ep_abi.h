@@ -346,7 +346,8 @@ typedef struct nxrt_host_api {
   nxrt_status* (*allocate_output)(nxrt_compute_context* ctx, size_t index, nxrt_dtype dtype,
                                   size_t rank, const int64_t* dims, nxrt_tensor* out);
   /* Makes output `index` a sequence of `length` tensors; each element is then
-   * allocated with allocate_sequence_element. */
+   * allocated with allocate_sequence_element. A length past 2^24, or one whose
+   * bookkeeping outgrows the session's memory limit, is OUT_OF_MEMORY. */
   nxrt_status* (*allocate_sequence_output)(nxrt_compute_context* ctx, size_t index, size_t length);
   nxrt_status* (*allocate_sequence_element)(nxrt_compute_context* ctx, size_t index, size_t element,
                                             nxrt_dtype dtype, size_t rank, const int64_t* dims,
