@@ -12,3 +12,12 @@ if(NXRT_SANITIZE)
   add_compile_options(-fsanitize=${_nxrt_sanitizers} -fno-omit-frame-pointer -fno-sanitize-recover=all)
   add_link_options(-fsanitize=${_nxrt_sanitizers})
 endif()
+
+# libFuzzer's coverage for every nxrt target, so the fuzz targets see edges
+# in the core and the plugins they load; the targets link libFuzzer itself.
+if(NXRT_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "NXRT_FUZZ needs clang (libFuzzer); use the fuzz preset")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()
