@@ -554,5 +554,19 @@ TEST(CpuEpAttention, RefusesAPastThatIsNotRankFour) {
   ExpectRefused(node, "past_key and past_value must be rank 4");
 }
 
+// K or V of another rank than Q is refused before Q's rank is used to read
+// their dims.
+TEST(CpuEpAttention, RefusesKAndVOfAnotherRankThanQ) {
+  TensorNode node;
+  node.op = "Attention";
+  node.opset = 23;
+  const std::vector<float> row(12, 0.5f);
+  node.inputs = {{"q", Values<float>({1, 1, 3, 4}, row)},
+                 {"k", Values<float>({3, 4}, row)},
+                 {"v", Values<float>({3, 4}, row)}};
+  node.outputs = {DataType::kFloat32};
+  ExpectRefused(node, "Q, K and V must all be rank 3 or all rank 4");
+}
+
 }  // namespace
 }  // namespace nxrt_test

@@ -54,8 +54,7 @@ class AttentionKernel : public CpuKernel {
         softmax_precision_(node.AttrInt("softmax_precision", 0)),
         left_window_(node.AttrInt("left_window_size", -1)),
         right_window_(node.AttrInt("right_window_size", -1)) {
-    const Geometry g = GeometryOf(shapes[kQ].dims, shapes[kK].dims, shapes[kV].dims,
-                                  shapes[kQ].rank, PastLength(shapes));
+    const Geometry g = GeometryOf(shapes[kQ], shapes[kK], shapes[kV], PastLength(shapes));
     ReserveScratch(g);
   }
   // Reads its geometry from each call and grows its scratch to it.
@@ -71,7 +70,7 @@ class AttentionKernel : public CpuKernel {
       Fail("past_key and past_value must be rank 4 [batch, kv_heads, past, head]");
     }
     const int64_t past = has_past ? DimsSpan(inputs[kPastK].tensor)[2] : 0;
-    const Geometry g = GeometryOf(q.dims, k.dims, v.dims, q.rank, past);
+    const Geometry g = GeometryOf(ShapeOf(q), ShapeOf(k), ShapeOf(v), past);
     if (has_past) {
       const std::array<int64_t, 4> pk{g.batch, g.kv_heads, past, g.head};
       const std::array<int64_t, 4> pv{g.batch, g.kv_heads, past, g.v_head};
@@ -135,10 +134,20 @@ class AttentionKernel : public CpuKernel {
     return shapes.size() > kPastK && shapes[kPastK].rank == 4 ? shapes[kPastK].dims[2] : 0;
   }
 
-  Geometry GeometryOf(const int64_t* q, const int64_t* k, const int64_t* v, size_t rank,
-                      int64_t past) const {
+  static nxrt_shape ShapeOf(const nxrt_tensor& t) {
+    return {sizeof(nxrt_shape), t.dtype, t.rank, t.dims};
+  }
+
+  Geometry GeometryOf(const nxrt_shape& q_shape, const nxrt_shape& k_shape,
+                      const nxrt_shape& v_shape, int64_t past) const {
     Geometry g;
-    if (rank != 3 && rank != 4) Fail("Q, K and V must be rank 3 or rank 4");
+    const size_t rank = q_shape.rank;
+    if ((rank != 3 && rank != 4) || k_shape.rank != rank || v_shape.rank != rank) {
+      Fail("Q, K and V must all be rank 3 or all rank 4");
+    }
+    const int64_t* q = q_shape.dims;
+    const int64_t* k = k_shape.dims;
+    const int64_t* v = v_shape.dims;
     g.rank4 = rank == 4;
     g.batch = q[0];
     if (g.rank4) {
