@@ -277,6 +277,37 @@ std::optional<size_t> OverlongShapeInput(const NodeContext& ctx) {
   return std::nullopt;
 }
 
+// Whether the node has the inputs and outputs the schema's inference reads,
+// or why libonnx is skipped. The schema may be older than the node's opset
+// (libonnx knows the opsets of its release), so a mismatch leaves the shapes
+// unknown rather than failing the model.
+Status CheckArity(const NodeContext& ctx, const onnx::OpSchema& schema) {
+  const auto range = [](int lo, int hi) {
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+  };
+  const std::string skipped = "; libonnx inference skipped";
+  const std::string which =
+      "libonnx's schema (since opset " + std::to_string(schema.SinceVersion()) + ")";
+  const auto inputs = static_cast<int>(ctx.num_inputs());
+  const auto outputs = static_cast<int>(ctx.num_outputs());
+  if (inputs < schema.min_input() || inputs > schema.max_input()) {
+    return ctx.Unknown("has " + std::to_string(inputs) + " inputs where " + which + " takes " +
+                       range(schema.min_input(), schema.max_input()) + skipped);
+  }
+  if (outputs < schema.min_output() || outputs > schema.max_output()) {
+    return ctx.Unknown("has " + std::to_string(outputs) + " outputs where " + which + " makes " +
+                       range(schema.min_output(), schema.max_output()) + skipped);
+  }
+  const std::vector<onnx::OpSchema::FormalParameter>& formal = schema.inputs();
+  for (size_t i = 0; i < ctx.num_inputs() && i < formal.size(); ++i) {
+    if (formal[i].GetOption() == onnx::OpSchema::Single && !ctx.has_input(i)) {
+      return ctx.Unknown("input " + std::to_string(i) + " ('" + formal[i].GetName() +
+                         "') is absent where " + which + " requires it" + skipped);
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status InferWithOnnxSchema(NodeContext& ctx, KnownValues& known) {
@@ -296,6 +327,9 @@ Status InferWithOnnxSchema(NodeContext& ctx, KnownValues& known) {
   if (schema == nullptr || !schema->has_type_and_shape_inference_function()) {
     return ctx.Unknown("no rule and no libonnx schema inference for this op and opset");
   }
+  // libonnx's inference functions read the inputs and outputs the schema
+  // requires without checking they are there.
+  if (Status arity = CheckArity(ctx, *schema); !arity.ok()) return arity;
   try {
     IrInferenceContext onnx_ctx(ctx, known);
     schema->GetTypeAndShapeInferenceFunction()(onnx_ctx);
