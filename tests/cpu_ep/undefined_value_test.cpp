@@ -44,6 +44,31 @@ TEST(CpuEpUndefinedValues, ResizeToAnExtentPastInt64IsRefused) {
   ExpectRefused(node, "overflows int64");
 }
 
+TEST(CpuEpUndefinedValues, CastOfFloatsPastAnIntegerTypeSaturates) {
+  TensorNode node;
+  node.op = "Cast";
+  node.opset = 21;
+  node.inputs = {{"x", Values<float>({4}, {7.6e19f, -1.0f, NAN, 3.7f})}};
+  node.outputs = {DataType::kUint32};
+  node.attributes = {IntAttribute("to", static_cast<int64_t>(DataType::kUint32))};
+  auto result = RunTensorNode(std::move(node));
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const auto y = (*result)[0].values<uint32_t>();
+  const std::vector<uint32_t> expected = {std::numeric_limits<uint32_t>::max(), 0, 0, 3};
+  EXPECT_EQ(std::vector<uint32_t>(y.begin(), y.end()), expected);
+}
+
+TEST(CpuEpUndefinedValues, RangeOfMoreStepsThanInt64IsRefused) {
+  TensorNode node;
+  node.op = "Range";
+  node.opset = 11;
+  node.inputs = {{"start", Values<float>({}, {0.0f})},
+                 {"limit", Values<float>({}, {1e30f})},
+                 {"delta", Values<float>({}, {1e-10f})}};
+  node.outputs = {DataType::kFloat32};
+  ExpectRefused(node, "byte size overflows 64 bits");
+}
+
 // Coordinates 1e30 past the image: with zero padding nearest sampling reads
 // nothing; border and reflection padding bring them back onto a pixel.
 TEST(CpuEpUndefinedValues, GridSampleFarOutsideTheImageIsDefined) {

@@ -33,7 +33,8 @@ void CastNumbers(const nxrt_tensor& in, nxrt_tensor& out) {
     } else if constexpr (std::is_same_v<To, Float16> || std::is_same_v<To, BFloat16>) {
       y[i] = To(static_cast<float>(static_cast<ComputeType<From>>(x[i])));
     } else {
-      y[i] = static_cast<To>(static_cast<ComputeType<From>>(x[i]));
+      // Out of range for an integer type, a float saturates.
+      y[i] = ConvertResult<To>(static_cast<ComputeType<From>>(x[i]));
     }
   }
 }

@@ -117,7 +117,8 @@ class RangeKernel : public CpuKernel {
       if (delta == C(0)) FailInvalid("Range: delta is zero");
       const double steps = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
                                      static_cast<double>(delta));
-      const int64_t n = std::max<int64_t>(0, static_cast<int64_t>(steps));
+      // Saturated, a count past int64 is refused when the output is sized.
+      const int64_t n = std::max<int64_t>(0, SaturatingCast<int64_t>(steps));
       dims_[0] = n;
       nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, dims_);
       T* y = MutableDataAs<T>(out);

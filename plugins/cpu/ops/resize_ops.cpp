@@ -10,6 +10,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
+#include <vector>
 
 #include "cpu_kernel.hpp"
 
@@ -291,7 +293,7 @@ class ResizeKernel : public CpuKernel {
         } else {
           scales[axis] = common;
           out_dims[axis] =
-              static_cast<int64_t>(std::floor(common * static_cast<double>(dims[axis]) + 0.5));
+              SaturatingCast<int64_t>(std::floor(common * static_cast<double>(dims[axis]) + 0.5));
         }
       }
     } else {
@@ -335,6 +337,8 @@ class ResizeKernel : public CpuKernel {
       for (size_t k = 0; k < axes.size(); ++k) crops[axes[k]] = {at(k), at(k + axes.size())};
     }
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, x.dtype, out_dims);
+    // An empty output needs no tables, however long its other axes.
+    if (ElementCount(out) == 0) return;
     if (attributes_.mode == Mode::kNearest && attributes_.transform != "tf_crop_and_resize" &&
         x.dtype != NXRT_DTYPE_STRING && rank > 0) {
       // The tables keep their storage from run to run.
@@ -377,7 +381,14 @@ class ResizeKernel : public CpuKernel {
       std::vector<double> current(n), next;
       for (int64_t i = 0; i < n; ++i)
         current[i] = static_cast<double>(static_cast<C>(DataAs<T>(x)[i]));
-      for (size_t axis = 0; axis < rank; ++axis) {
+      // Shrinking axes first, so no intermediate outgrows both the input
+      // and the output (an axis grown 2^26 times beside one shrunk as much
+      // would otherwise pass through 2^26 times the output).
+      std::vector<size_t> axes(rank);
+      std::iota(axes.begin(), axes.end(), size_t{0});
+      std::stable_partition(axes.begin(), axes.end(),
+                            [&](size_t axis) { return out_dims[axis] <= dims[axis]; });
+      for (size_t axis : axes) {
         if (out_dims[axis] == dims[axis] && scales[axis] == 1.0 &&
             attributes_.transform != "tf_crop_and_resize") {
           continue;
