@@ -1,10 +1,12 @@
 #include "executor/executor.hpp"
 
 #include <algorithm>
+#include <string>
 #include <string_view>
 
 #include "executor/slot_values.hpp"
 #include "nxrt/graph/weight_store.hpp"
+#include "nxrt/support/physical_memory.hpp"
 
 namespace nxrt::executor {
 namespace {
@@ -56,6 +58,18 @@ Status Executor::AllocateOutput(size_t index, nxrt_dtype dtype, std::span<const 
   slot->dims.assign(dims.begin(), dims.end());
   if (type == DataType::kString) {
     NXRT_ASSIGN_OR_RETURN(const uint64_t count, graph::ElementCount(dims));
+    // Each string costs the host a std::string and a view before it holds
+    // a byte, so the count is bounded before any is made.
+    constexpr uint64_t kPerString = sizeof(std::string) + sizeof(nxrt_string_view);
+    const MemoryBudget* budget = shared_.memory_budget;
+    const uint64_t bound =
+        budget != nullptr && budget->limit() > 0 ? budget->limit() : PhysicalMemoryBytes();
+    if (count > bound / kPerString) {
+      return Status(StatusCode::kOutOfMemory,
+                    graph_.Describe(node.id) + ": output " + std::to_string(index) + " asks for " +
+                        std::to_string(count) + " strings, more than the " + std::to_string(bound) +
+                        " bytes of the memory limit or machine hold");
+    }
     PrepareStrings(*slot, static_cast<size_t>(count));
   } else {
     NXRT_ASSIGN_OR_RETURN(const size_t bytes, DenseBytes(type, dims));

@@ -1,7 +1,5 @@
 #include "loader/sparse_tensor.hpp"
 
-#include <unistd.h>
-
 #include <cstdint>
 #include <cstring>
 #include <optional>
@@ -9,6 +7,7 @@
 #include "loader/tensor_proto_data.hpp"
 #include "nxrt/graph/weight_store.hpp"
 #include "nxrt/support/checked_math.hpp"
+#include "nxrt/support/physical_memory.hpp"
 
 namespace nxrt::graph {
 
@@ -71,10 +70,7 @@ Status CheckDenseSizeFits(DataType dtype, uint64_t dense_count) {
   } else {
     NXRT_ASSIGN_OR_RETURN(bytes, RawByteSize(dtype, dense_count));
   }
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page_size = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page_size <= 0) return Status::Ok();
-  const uint64_t memory = static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size);
+  const uint64_t memory = PhysicalMemoryBytes();
   if (bytes <= memory) return Status::Ok();
   return InvalidArgument("its " + std::to_string(dense_count) + " dense elements of " +
                          std::string(DataTypeName(dtype)) + " take more than the " +
