@@ -17,8 +17,8 @@ namespace {
 double Sample(const std::vector<double>& plane, int64_t base, int64_t h, int64_t w, double y,
               double x) {
   if (y < 0 || x < 0 || y > static_cast<double>(h - 1) || x > static_cast<double>(w - 1)) return 0;
-  const auto y0 = static_cast<int64_t>(std::floor(y));
-  const auto x0 = static_cast<int64_t>(std::floor(x));
+  const auto y0 = SaturatingCast<int64_t>(std::floor(y));
+  const auto x0 = SaturatingCast<int64_t>(std::floor(x));
   const int64_t y1 = std::min(y0 + 1, h - 1), x1 = std::min(x0 + 1, w - 1);
   const double fy = y - static_cast<double>(y0), fx = x - static_cast<double>(x0);
   auto at = [&](int64_t r, int64_t c) { return plane[base + r * w + c]; };

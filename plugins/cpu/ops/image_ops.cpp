@@ -356,9 +356,9 @@ class RoiAlignKernel : public CpuKernel {
     const double bin_h = roi_h / static_cast<double>(a_.height);
     const double bin_w = roi_w / static_cast<double>(a_.width);
     const int64_t grid_h =
-        a_.sampling_ratio > 0 ? a_.sampling_ratio : static_cast<int64_t>(std::ceil(bin_h));
+        a_.sampling_ratio > 0 ? a_.sampling_ratio : SaturatingCast<int64_t>(std::ceil(bin_h));
     const int64_t grid_w =
-        a_.sampling_ratio > 0 ? a_.sampling_ratio : static_cast<int64_t>(std::ceil(bin_w));
+        a_.sampling_ratio > 0 ? a_.sampling_ratio : SaturatingCast<int64_t>(std::ceil(bin_w));
     samples.clear();
     for (int64_t ph = 0; ph < a_.height; ++ph) {
       for (int64_t pw = 0; pw < a_.width; ++pw) {

@@ -372,7 +372,7 @@ void NonZero(sdk::ComputeContext& ctx, std::span<const nxrt_value> in, std::span
 void OneHot(int64_t axis_attr, sdk::ComputeContext& ctx, std::span<const nxrt_value> in,
             std::span<nxrt_value> out) {
   const nxrt_tensor& indices_tensor = in[0].tensor;
-  const auto depth = static_cast<int64_t>(ReadScalar(in[1].tensor));
+  const auto depth = SaturatingCast<int64_t>(ReadScalar(in[1].tensor));
   const nxrt_tensor& values = in[2].tensor;
   if (depth < 0)
     FailInvalid("OneHot: depth is " + std::to_string(depth) + "; it must not be negative");

@@ -63,12 +63,14 @@ double SourceCoordinate(const ResizeAttributes& a, double x, double scale, int64
   return (x + 0.5) / scale - 0.5;  // half_pixel
 }
 
+// Saturated: a coordinate far outside the input (or NaN, from a NaN crop)
+// is clamped to an edge by the caller.
 int64_t NearestIndex(const std::string& rounding, double x) {
-  if (rounding == "floor") return static_cast<int64_t>(std::floor(x));
-  if (rounding == "ceil") return static_cast<int64_t>(std::ceil(x));
+  if (rounding == "floor") return SaturatingCast<int64_t>(std::floor(x));
+  if (rounding == "ceil") return SaturatingCast<int64_t>(std::ceil(x));
   const double f = std::floor(x);
-  if (x - f == 0.5) return static_cast<int64_t>(rounding == "round_prefer_ceil" ? f + 1 : f);
-  return static_cast<int64_t>(std::round(x));
+  if (x - f == 0.5) return SaturatingCast<int64_t>(rounding == "round_prefer_ceil" ? f + 1 : f);
+  return SaturatingCast<int64_t>(std::round(x));
 }
 
 double CubicWeight(double a, double d) {
@@ -102,8 +104,9 @@ void ResampleAxis(const ResizeAttributes& a, const std::vector<double>& src, con
       // repeated, weights normalised.
       const double reach = (a.mode == Mode::kLinear ? 1.0 : 2.0) / scale;
       double total = 0;
-      for (auto j = static_cast<int64_t>(std::floor(s - reach));
-           j <= static_cast<int64_t>(std::ceil(s + reach)); ++j) {
+      const auto first = SaturatingCast<int64_t>(std::floor(s - reach));
+      const auto last = SaturatingCast<int64_t>(std::ceil(s + reach));
+      for (int64_t j = first; j <= last && j >= first; ++j) {  // j >= first: no wrap at the end
         const double d = (static_cast<double>(j) - s) * scale;
         double w =
             a.mode == Mode::kLinear ? std::max(0.0, 1.0 - std::abs(d)) : CubicWeight(a.cubic_a, d);
@@ -117,7 +120,7 @@ void ResampleAxis(const ResizeAttributes& a, const std::vector<double>& src, con
       t.push_back({std::clamp<int64_t>(NearestIndex(a.nearest, s), 0, in - 1), 1.0});
     } else if (a.mode == Mode::kLinear) {
       const double c = std::clamp(s, 0.0, static_cast<double>(in - 1));
-      const auto x0 = static_cast<int64_t>(std::floor(c));
+      const auto x0 = SaturatingCast<int64_t>(std::floor(c));  // a NaN crop gives NaN
       const int64_t x1 = std::min(x0 + 1, in - 1);
       const double w = c - static_cast<double>(x0);
       t.push_back({x0, 1.0 - w});
@@ -127,7 +130,7 @@ void ResampleAxis(const ResizeAttributes& a, const std::vector<double>& src, con
       const double r = s - f;
       double total = 0;
       for (int k = -1; k <= 2; ++k) {
-        const int64_t index = static_cast<int64_t>(f) + k;
+        const int64_t index = SaturatingCast<int64_t>(f) + k;  // wraps, defined, at the ends
         double w = CubicWeight(a.cubic_a, static_cast<double>(k) - r);
         if (a.exclude_outside && (index < 0 || index >= in)) w = 0;
         t.push_back({std::clamp<int64_t>(index, 0, in - 1), w});
@@ -165,7 +168,7 @@ void LinearTapsFor(const ResizeAttributes& a, int64_t in, int64_t out, double sc
   for (int64_t i = 0; i < out; ++i) {
     const double s = SourceCoordinate(a, static_cast<double>(i), scale, in, out, Crop{});
     const double c = std::clamp(s, 0.0, static_cast<double>(in - 1));
-    const auto low = static_cast<int64_t>(std::floor(c));
+    const auto low = SaturatingCast<int64_t>(std::floor(c));
     taps.low[i] = low;
     taps.high[i] = std::min(low + 1, in - 1);
     taps.weight[i] = static_cast<float>(c - static_cast<double>(low));
