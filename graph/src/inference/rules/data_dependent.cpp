@@ -128,7 +128,9 @@ Status Range(NodeContext& ctx) {
   } else if (auto numbers = ConstantNumbers(ctx)) {
     const double span = ((*numbers)[1] - (*numbers)[0]) / (*numbers)[2];
     if (!std::isfinite(span)) return ctx.ModelError("Range delta is zero or not finite");
-    count = Dim::Static(std::max<int64_t>(static_cast<int64_t>(std::ceil(span)), 0));
+    const double steps = std::ceil(span);
+    if (steps >= 9223372036854775808.0) return ctx.ModelError("Range length overflows");
+    count = Dim::Static(steps > 0 ? static_cast<int64_t>(steps) : 0);
   } else if (start && limit && delta && delta->is_static() && delta->extent() > 0) {
     count = s.AsExtent(s.CeilDiv(s.Sub(*limit, *start), *delta));
   } else {

@@ -10,12 +10,18 @@
 namespace nxrt::graph::inference {
 namespace {
 
+// An extent past int64 (or from a NaN scale) is left to the kernel, which
+// refuses it by name at run time.
+constexpr double kTwoToThe63 = 9223372036854775808.0;
+
 Dim Scaled(NodeContext& ctx, Dim in, double scale) {
   if (in.is_static()) {
-    return Dim::Static(static_cast<int64_t>(std::floor(static_cast<double>(in.extent()) * scale)));
+    const double out = std::floor(static_cast<double>(in.extent()) * scale);
+    if (out >= 0 && out < kTwoToThe63) return Dim::Static(static_cast<int64_t>(out));
+    return ctx.symbols().Mint("resize");
   }
   const double whole = std::round(scale);
-  if (whole >= 1 && std::abs(whole - scale) < 1e-9) {
+  if (whole >= 1 && whole < kTwoToThe63 && std::abs(whole - scale) < 1e-9) {
     return ctx.symbols().Mul(in, Dim::Static(static_cast<int64_t>(whole)));
   }
   return ctx.symbols().Mint("resize");
