@@ -25,7 +25,7 @@ namespace {
 
 constexpr size_t kControlBytes = 16;
 constexpr size_t kMaxElements = size_t{1} << 16;
-constexpr size_t kMemoryLimitBytes = size_t{256} << 20;
+constexpr size_t kMemoryLimitBytes = size_t{64} << 20;
 constexpr auto kRunDeadline = std::chrono::seconds(2);
 
 // Never destroyed, so the plugin stays loaded until the process ends: the
