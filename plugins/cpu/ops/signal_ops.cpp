@@ -228,17 +228,19 @@ class MelWeightMatrixKernel : public CpuKernel {
     auto to_mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
     const double low_mel = to_mel(lower);
     const double mel_step = (to_mel(upper) - low_mel) / static_cast<double>(mel_bins + 2);
+    // The output first: its allocation is bounded by the session's memory
+    // limit, and the edges are no larger than its rows.
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, Dims{spectrogram_bins, mel_bins});
     std::vector<int64_t> edges(mel_bins + 2);
     for (int64_t i = 0; i < mel_bins + 2; ++i) {
       const double hz =
           700.0 * (std::pow(10.0, (static_cast<double>(i) * mel_step + low_mel) / 2595.0) - 1.0);
-      edges[i] = static_cast<int64_t>(
+      edges[i] = SaturatingCast<int64_t>(
           std::floor(static_cast<double>(dft_length + 1) * hz / static_cast<double>(sample_rate)));
       if (edges[i] < 0 || edges[i] >= spectrogram_bins) {
         FailInvalid("MelWeightMatrix: the edge frequencies fall outside the spectrogram bins");
       }
     }
-    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, Dims{spectrogram_bins, mel_bins});
     // Filter m rises from its left edge to 1 at its center and falls to its
     // right edge (exclusive); a filter whose edges meet is 1 at the center.
     FillValues(out, dtype_, "MelWeightMatrix", [&](int64_t i) {
