@@ -65,10 +65,11 @@ Status Executor::AllocateOutput(size_t index, nxrt_dtype dtype, std::span<const 
     const uint64_t bound =
         budget != nullptr && budget->limit() > 0 ? budget->limit() : PhysicalMemoryBytes();
     if (count > bound / kPerString) {
-      return Status(StatusCode::kOutOfMemory,
-                    graph_.Describe(node.id) + ": output " + std::to_string(index) + " asks for " +
-                        std::to_string(count) + " strings, more than the " + std::to_string(bound) +
-                        " bytes of the memory limit or machine hold");
+      return Status(
+          StatusCode::kOutOfMemory,
+          graph_.Describe(node.id) + ": output " + std::to_string(index) + " asks for " +
+              std::to_string(count) + " strings, more than the " + std::to_string(bound) +
+              " bytes of the memory limit or machine hold; check the dims the kernel asks for");
     }
     PrepareStrings(*slot, static_cast<size_t>(count));
   } else {
@@ -103,7 +104,7 @@ Status Executor::AllocateSequenceOutput(size_t index, size_t length) {
                   graph_.Describe(computing_->id) + ": output " + std::to_string(index) +
                       " asks for a sequence of " + std::to_string(length) +
                       " elements; the host allows at most " + std::to_string(kMaxSequenceLength) +
-                      ", within the memory limit");
+                      ", within the memory limit; check the length the kernel asks for");
   }
   slot->elements.resize(length);
   slot->element_tensors.assign(length, nxrt_tensor{sizeof(nxrt_tensor), NXRT_DTYPE_UNDEFINED,

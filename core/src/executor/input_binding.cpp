@@ -34,7 +34,8 @@ Status CheckBoolBytes(const Describe& what, const void* data, size_t bytes) {
   size_t i = 0;
   while (b[i] <= 1) ++i;
   return InvalidArgument(what() + " element " + std::to_string(i) + " holds the byte " +
-                         std::to_string(b[i]) + "; a bool tensor holds only 0 and 1");
+                         std::to_string(b[i]) +
+                         "; a bool tensor holds only 0 and 1, so store each element as 0 or 1");
 }
 
 // A dense host tensor's bytes fit its dtype and dims, and a bool's are 0 or 1.
