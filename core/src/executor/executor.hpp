@@ -155,10 +155,12 @@ class Executor : private plugin_host::ComputeServices {
   bool BindInPlace(PlannedNode& node, size_t output);
   Status WriteBackKv();
   Status LookUpKernel(PlannedNode& node);
+  // Runs the node's kernel, then checks what it left in the node's outputs:
+  // a kernel that broke the ABI fails its node. A replay, which runs no
+  // kernel, checks nothing again.
   Status ComputeNode(PlannedNode& node);
-  // Checks what the kernel left in the node's outputs, then records it in
-  // their slots; a kernel that broke the ABI fails its node.
-  Status FinishNode(PlannedNode& node);
+  Status CheckKernelOutputs(PlannedNode& node);
+  void FinishNode(PlannedNode& node);
   Status RunNode(PlannedNode& node);
   // Runs plan node `index`, or `segment` when it starts there, and adds its
   // event to the run's profile (executor_profiling.cpp).

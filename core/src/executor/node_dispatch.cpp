@@ -113,7 +113,7 @@ Status Executor::RunNode(PlannedNode& node) {
   NXRT_RETURN_IF_ERROR(PrepareNode(node));
   NXRT_RETURN_IF_ERROR(LookUpKernel(node));
   NXRT_RETURN_IF_ERROR(ComputeNode(node));
-  NXRT_RETURN_IF_ERROR(FinishNode(node));
+  FinishNode(node);
   Settle(node);
   return Status::Ok();
 }
@@ -362,20 +362,30 @@ Status Executor::ComputeNode(PlannedNode& node) {
       node.compute.compute(node.compute.handle, &ctx, node.inputs.data(), node.inputs.size(),
                            node.outputs.data(), node.outputs.size());
   computing_ = nullptr;
-  return failed == nullptr ? Status::Ok() : node.kernel->ComputeStatus(failed);
+  if (failed != nullptr) return node.kernel->ComputeStatus(failed);
+  return CheckKernelOutputs(node);
 }
 
-Status Executor::FinishNode(PlannedNode& node) {
+Status Executor::CheckKernelOutputs(PlannedNode& node) {
+  for (size_t i = 0; i < node.output_slots.size(); ++i) {
+    const size_t slot_index = node.output_slots[i];
+    if (slot_index == kNoSlot) continue;
+    ValueSlot& slot = slots_[slot_index];
+    if (std::string broken = BrokenOutput(node.outputs[i], slot); !broken.empty()) {
+      slot.ready = false;
+      return Internal(graph_.Describe(node.id) + ": output " + std::to_string(i) + " " + broken +
+                      "; the EP's kernel broke the plugin ABI, run the node on another EP");
+    }
+  }
+  return Status::Ok();
+}
+
+void Executor::FinishNode(PlannedNode& node) {
   for (size_t i = 0; i < node.output_slots.size(); ++i) {
     const size_t slot_index = node.output_slots[i];
     if (slot_index == kNoSlot) continue;
     ValueSlot& slot = slots_[slot_index];
     const nxrt_value& out = node.outputs[i];
-    if (std::string broken = BrokenOutput(out, slot); !broken.empty()) {
-      slot.ready = false;
-      return Internal(graph_.Describe(node.id) + ": output " + std::to_string(i) + " " + broken +
-                      "; the EP's kernel broke the plugin ABI, run the node on another EP");
-    }
     slot.kind = out.kind;
     slot.ready = true;
     if (out.kind != NXRT_VALUE_TENSOR) continue;
@@ -391,7 +401,6 @@ Status Executor::FinishNode(PlannedNode& node) {
       }
     }
   }
-  return Status::Ok();
 }
 
 }  // namespace nxrt::executor

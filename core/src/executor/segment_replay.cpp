@@ -139,15 +139,12 @@ Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot
   auto compute_all = [&]() -> Status {
     for (size_t i = segment.begin; i < segment.end; ++i) {
       NXRT_RETURN_IF_ERROR(ComputeNode(nodes_[i]));
-      NXRT_RETURN_IF_ERROR(FinishNode(nodes_[i]));
+      FinishNode(nodes_[i]);
     }
     return Status::Ok();
   };
-  auto finish_all = [&]() -> Status {
-    for (size_t i = segment.begin; i < segment.end; ++i) {
-      NXRT_RETURN_IF_ERROR(FinishNode(nodes_[i]));
-    }
-    return Status::Ok();
+  auto finish_all = [&]() {
+    for (size_t i = segment.begin; i < segment.end; ++i) FinishNode(nodes_[i]);
   };
   if (!CollectBindings(segment, bindings_scratch_)) {
     NXRT_RETURN_IF_ERROR(graphs.ResetCapture(segment, capture));
@@ -163,7 +160,7 @@ Status Executor::RunSegment(device_graph::Segment& segment, nxrt_graph_slot slot
         if (!reset.ok()) GetLogger()->warn("{}", reset.message());
         return replayed;
       }
-      NXRT_RETURN_IF_ERROR(finish_all());
+      finish_all();
       graphs.CountReplay(slot);
       segment.prepared_for = static_cast<int>(slot);
       capture.shape_generation = shape_generation_;
@@ -221,9 +218,7 @@ Status Executor::CaptureSegment(device_graph::Segment& segment, nxrt_graph_slot 
     if (!reset.ok()) GetLogger()->warn("{}", reset.message());
     return replayed;
   }
-  for (size_t i = segment.begin; i < segment.end; ++i) {
-    NXRT_RETURN_IF_ERROR(FinishNode(nodes_[i]));
-  }
+  for (size_t i = segment.begin; i < segment.end; ++i) FinishNode(nodes_[i]);
   graphs.CountReplay(slot);
   segment.prepared_for = static_cast<int>(slot);
   capture.shape_generation = shape_generation_;
