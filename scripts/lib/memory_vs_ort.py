@@ -47,7 +47,7 @@ def ort_peak_kib(model_path, input_files, runs, timeout):
     if done.returncode != 0:
         said = done.stderr.strip().splitlines()
         raise RuntimeError(f"ORT exit code {done.returncode}" + (f": {said[-1][:200]}" if said else ""))
-    return int(done.stdout.split()[-1])
+    return int(done.stdout.strip().splitlines()[-1].split()[0])
 
 
 def mib(kib):

@@ -1,7 +1,7 @@
 // `nxrt bench`: timings and counters as text and JSON (median_us and p90_us
 // are what scripts/bench-vs-ort reads, create_us and first_run_us what
-// scripts/zoo-vs-ort adds), input files, --threads reaching the
-// cpu EP only, --ep-option reaching the provider it names, --profile and
+// scripts/zoo-vs-ort adds, with cold_first_us under --warm-process), input files, --threads
+// reaching the cpu EP only, --ep-option reaching the provider it names, --profile and
 // --time-limit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -52,6 +52,27 @@ TEST_F(BenchCommandTest, JsonReportsPercentilesAndCounters) {
   // The session's creation and its first run are timed apart from the runs.
   EXPECT_GT(JsonNumber(result.out, "create_us"), 0);
   EXPECT_GT(JsonNumber(result.out, "first_run_us"), 0);
+}
+
+// --warm-process times a second session of the model: it makes its own
+// kernels (two misses), and the first session's creation plus first run is
+// reported apart.
+TEST_F(BenchCommandTest, WarmProcessTimesASecondSession) {
+  const std::vector<std::string> args = {"bench", model_.string(), "--dim", "batch=2",   "--runs",
+                                         "3",     "--warmup",      "1",     "--threads", "1",
+                                         "--json"};
+  const ProcessResult plain = RunNxrt(args, scratch_.path());
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(JsonNumber(plain.out, "cold_first_us"), -1);
+
+  std::vector<std::string> warm = args;
+  warm.push_back("--warm-process");
+  const ProcessResult result = RunNxrt(warm, scratch_.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_GT(JsonNumber(result.out, "cold_first_us"), 0);
+  EXPECT_GT(JsonNumber(result.out, "create_us"), 0);
+  EXPECT_GT(JsonNumber(result.out, "first_run_us"), 0);
+  EXPECT_EQ(JsonNumber(result.out, "misses"), 2);
 }
 
 // Random decoder inputs at a long past: the attention mask must say every
