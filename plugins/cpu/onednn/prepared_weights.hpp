@@ -13,17 +13,21 @@
 #include "huge_page_arena.hpp"
 #include "nxrt/ep_sdk.hpp"
 #include "primitive_runner.hpp"
+#include "winograd_weights.hpp"
 
 namespace nxrt::cpu::onednn {
 
 class PreparedWeights : public sdk::SharedState {
  public:
   // Copies `weights`, laid out as `given`, into a new buffer laid out as
-  // `preferred`.
+  // `preferred` (3x3 Winograd layouts through winograd_weights.hpp).
   PreparedWeights(const dnnl::memory::desc& given, const void* weights,
                   const dnnl::memory::desc& preferred)
       : desc_(preferred), buffer_(AllocateOnHugePages(preferred.get_size())) {
-    ReorderOnce(given, weights, preferred, buffer_.get());
+    if (!TransformWinogradWeights(given, static_cast<const float*>(weights), preferred,
+                                  buffer_.get())) {
+      ReorderOnce(given, weights, preferred, buffer_.get());
+    }
   }
 
   const dnnl::memory::desc& desc() const { return desc_; }
