@@ -390,7 +390,15 @@ class GraphBuilder {
       value.name = name;
       value.kind = source.kind;
       value.dtype = source.dtype;
-      value.is_outer_scope = true;
+      // An enclosing graph's constant is a constant here too: the same bytes
+      // of the shared weight store, which the body's kernels then prepare
+      // once like their own initializers instead of taking them at every
+      // run.
+      if (source.is_constant()) {
+        value.initializer = source.initializer;
+      } else {
+        value.is_outer_scope = true;
+      }
       if (source.shape) {
         Shape shape;
         for (const Dim& d : *source.shape) {

@@ -1,6 +1,7 @@
 // If/Loop/Scan bodies: loaded recursively into graphs that share the model's
 // weight store, with the names they read from enclosing graphs as
-// outer-scope values, and ordering their node after those values' producers.
+// outer-scope values (an enclosing constant as a constant of their own), and
+// ordering their node after those values' producers.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -91,6 +92,42 @@ TEST(SubgraphTest, IfBodiesLoadWithOuterScopeValues) {
   ASSERT_TRUE(x.shape.has_value());
   ASSERT_EQ(x.shape->size(), 1u);
   EXPECT_EQ(else_body.symbol((*x.shape)[0].symbol()).name, "n");
+}
+
+// A body reading an enclosing graph's initializer holds it as a constant of
+// its own, the same bytes of the shared store; one a run may override stays
+// an outer-scope value.
+TEST(SubgraphTest, AnEnclosingConstantIsTheBodysConstant) {
+  onnx::ModelProto model = IfModel();
+  for (const char* name : {"w_outer", "w_overridable"}) {
+    auto* w = model.mutable_graph()->add_initializer();
+    w->set_name(name);
+    w->set_data_type(onnx::TensorProto::FLOAT);
+    w->add_dims(1);
+    w->add_float_data(5.0f);
+  }
+  AddInput(model, "w_overridable", {1});
+  auto* then_body = model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+  AddNode(then_body, "Mul", "then_scale", {"then_out", "w_outer"}, {"scaled"});
+  AddNode(then_body, "Mul", "then_scale_again", {"scaled", "w_overridable"}, {"scaled_again"});
+  then_body->mutable_output(0)->set_name("scaled_again");
+  Result<Graph> loaded = testing::Load(model, "if.onnx");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  const Graph& graph = *loaded;
+  const Graph& body = *graph.nodes[1].FindAttribute("then_branch")->graph;
+
+  const Value& outer = graph.value(*graph.FindValue("w_outer"));
+  const Value& constant = body.value(*body.FindValue("w_outer"));
+  EXPECT_TRUE(constant.is_constant());
+  EXPECT_FALSE(constant.is_outer_scope);
+  ASSERT_TRUE(constant.initializer && outer.initializer);
+  EXPECT_EQ(graph.weights->Get(*constant.initializer).bytes.data(),
+            graph.weights->Get(*outer.initializer).bytes.data());
+  EXPECT_EQ(constant.dtype, DataType::kFloat32);
+
+  const Value& overridable = body.value(*body.FindValue("w_overridable"));
+  EXPECT_TRUE(overridable.is_outer_scope);
+  EXPECT_FALSE(overridable.initializer.has_value());
 }
 
 TEST(SubgraphTest, NestedBodyReadingTheTopGraphThreadsThroughTheMiddle) {
