@@ -1,8 +1,8 @@
 // Constant folding at load (core/src/session/constant_folding.hpp): nodes
 // whose inputs are all constants run once when the session is made and
 // their results become initializers, giving the values the unfolded graph
-// computes; an initializer a run may replace, and a result past the bound,
-// stay as they were.
+// computes, in the main graph and in If bodies; an initializer a run may
+// replace, and a result past the bound, stay as they were.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -74,6 +74,66 @@ TEST(ConstantFolding, NodesOfConstantsRunOnceAtLoadWithTheirValues) {
   EXPECT_EQ(folded.y, plain.y);
   // Row 0 against the first column of w^T: 1 - 4 + 1.5 + 0.5.
   EXPECT_FLOAT_EQ(folded.y[0], -1.0f);
+}
+
+// A body that reads an enclosing graph's value, as If(cond) then
+// x . Neg(Transpose(w)) else x . Transpose(w) reads wt: wt folds in the main
+// graph first, and the body's Neg then folds too.
+nxrt::graph::Graph IfOfFoldedWeights() {
+  using nxrt::graph::ValueId;
+  IrModelBuilder main(17, "if_folding");
+  main.Input("x", std::vector<int64_t>{2, 3});
+  const auto cond = main.Input("cond", std::vector<int64_t>{}, DataType::kBool);
+  const auto w = main.Floats("w", {4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  main.Tensor("Transpose", {w}, "wt");
+  const auto body = [](bool negate) {
+    IrModelBuilder b(17, negate ? "then" : "else");
+    ValueId outer_x = b.Input("x", std::vector<int64_t>{2, 3});
+    ValueId outer_wt = b.Input("wt", std::vector<int64_t>{3, 4});
+    const ValueId weights = negate ? b.Tensor("Neg", {outer_wt}, "nwt") : outer_wt;
+    b.Output(b.Tensor("MatMul", {outer_x, weights}, negate ? "then_y" : "else_y"));
+    nxrt::graph::Graph graph = b.Take();
+    graph.inputs.clear();
+    for (ValueId id : {outer_x, outer_wt}) {
+      graph.value(id).is_graph_input = false;
+      graph.value(id).is_outer_scope = true;
+    }
+    return graph;
+  };
+  nxrt::graph::Graph then_body = body(true), else_body = body(false);
+  nxrt::graph::Graph graph = main.Take();
+  then_body.weights = else_body.weights = graph.weights;
+  nxrt::graph::Node node;
+  node.name = "branch";
+  node.op_type = "If";
+  node.inputs = {cond};
+  node.attributes = {GraphAttr("then_branch", std::move(then_body)),
+                     GraphAttr("else_branch", std::move(else_body))};
+  nxrt::graph::Value y;
+  y.name = "y";
+  y.dtype = DataType::kFloat32;
+  node.outputs = {graph.AddValue(std::move(y))};
+  graph.outputs.push_back(*node.outputs[0]);
+  graph.AddNode(std::move(node));
+  return graph;
+}
+
+TEST(ConstantFolding, BodiesFoldWhatReadsTheEnclosingConstants) {
+  const std::vector<float> x = {1, -2, 0.5f, 3, 0, -1};
+  bool cond = true;
+  const auto inputs = [&] {
+    std::vector<nxrt::NamedTensor> more;
+    more.push_back({"cond", nxrt::Tensor::Borrow(DataType::kBool, {}, &cond, sizeof(cond))});
+    return more;
+  };
+  const Outcome folded = RunGraph(IfOfFoldedWeights(), true, x, inputs());
+  ASSERT_FALSE(folded.rewrites.empty());
+  EXPECT_EQ(folded.rewrites[0], "2 nodes of constants folded into initializers at load");
+  const Outcome plain = RunGraph(IfOfFoldedWeights(), false, x, inputs());
+  ASSERT_EQ(folded.y.size(), 8u);
+  EXPECT_EQ(folded.y, plain.y);
+  // Row 0 against the first column of -w^T: -(1 - 4 + 1.5).
+  EXPECT_FLOAT_EQ(folded.y[0], 1.5f);
 }
 
 // An initializer that is also a graph input may be replaced by a run, so

@@ -1,6 +1,8 @@
 #include "session/constant_folding.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -108,13 +110,11 @@ graph::Graph FoldedGraph(const graph::Graph& graph, const Plan& plan) {
   return folded;
 }
 
-}  // namespace
-
-std::vector<std::string> FoldConstants(graph::Graph& graph,
-                                       const std::shared_ptr<Environment>& environment,
-                                       const SessionOptions& options) {
+// Folds the constant nodes of `graph` alone; returns how many folded.
+size_t FoldGraph(graph::Graph& graph, const std::shared_ptr<Environment>& environment,
+                 const SessionOptions& options) {
   const Plan plan = PlanFolding(graph);
-  if (plan.results.empty()) return {};
+  if (plan.results.empty()) return 0;
   SessionOptions fold_options;
   fold_options.providers = options.providers;
   fold_options.rewrite_graph = false;
@@ -127,16 +127,16 @@ std::vector<std::string> FoldConstants(graph::Graph& graph,
   if (!results.ok()) {
     GetLogger()->debug("{}: constants left unfolded: {}", graph.model_path,
                        results.status().message());
-    return {};
+    return 0;
   }
   size_t bytes = 0;
   for (const Tensor& tensor : *results) {
     if (tensor.dtype() == graph::DataType::kString || tensor.memory() != MemoryKind::kHost) {
-      return {};
+      return 0;
     }
     bytes += tensor.byte_size();
   }
-  if (bytes > kFoldedBytesLimit) return {};
+  if (bytes > kFoldedBytesLimit) return 0;
   for (size_t i = 0; i < plan.results.size(); ++i) {
     const Tensor& tensor = (*results)[i];
     std::vector<std::byte> data(tensor.byte_size());
@@ -152,6 +152,56 @@ std::vector<std::string> FoldConstants(graph::Graph& graph,
   size_t count = 0;
   for (bool folded : plan.folded) count += folded ? 1 : 0;
   graph.RemoveNodes(plan.folded);
+  return count;
+}
+
+// The outer-scope values of `body` that `enclosing` holds as constants,
+// folded ones among them, made constants of the body, as the loader makes
+// those of the model: the body can then fold what reads them.
+void AdoptEnclosingConstants(graph::Graph& body, const graph::Graph& enclosing) {
+  for (graph::Value& value : body.values) {
+    if (!value.is_outer_scope) continue;
+    const std::optional<graph::ValueId> outer = enclosing.FindValue(value.name);
+    if (!outer) continue;
+    const graph::Value& source = enclosing.value(*outer);
+    const bool static_shape =
+        source.shape && std::all_of(source.shape->begin(), source.shape->end(),
+                                    [](const graph::Dim& d) { return d.is_static(); });
+    if (!source.is_constant() || !static_shape) continue;
+    value.is_outer_scope = false;
+    value.initializer = source.initializer;
+    value.kind = source.kind;
+    value.dtype = source.dtype;
+    value.shape = source.shape;
+  }
+}
+
+// Folds `graph`, then each body below it, outermost first.
+size_t FoldGraphAndBodies(graph::Graph& graph, const std::shared_ptr<Environment>& environment,
+                          const SessionOptions& options) {
+  size_t count = FoldGraph(graph, environment, options);
+  const auto fold_body = [&](graph::Graph& body) {
+    AdoptEnclosingConstants(body, graph);
+    count += FoldGraphAndBodies(body, environment, options);
+  };
+  for (graph::Node& node : graph.nodes) {
+    for (graph::Attribute& attribute : node.attributes) {
+      if (attribute.graph) fold_body(*attribute.graph);
+      for (const std::shared_ptr<graph::Graph>& body : attribute.graphs) {
+        if (body) fold_body(*body);
+      }
+    }
+  }
+  return count;
+}
+
+}  // namespace
+
+std::vector<std::string> FoldConstants(graph::Graph& graph,
+                                       const std::shared_ptr<Environment>& environment,
+                                       const SessionOptions& options) {
+  const size_t count = FoldGraphAndBodies(graph, environment, options);
+  if (count == 0) return {};
   return {std::to_string(count) + " node" + (count == 1 ? "" : "s") +
           " of constants folded into initializers at load"};
 }
