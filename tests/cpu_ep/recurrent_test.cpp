@@ -472,6 +472,38 @@ TEST(CpuEpRecurrent, ReverseGruWithShortSequencesBothResets) {
   }
 }
 
+// The form torch exports (linear_before_reset, one direction, whole
+// sequences) runs on oneDNN's GRU: with and without a bias and initial_h,
+// forward and reverse, and each output alone.
+TEST(CpuEpRecurrent, LinearBeforeResetGruOfWholeSequences) {
+  for (const char* direction : {"forward", "reverse"}) {
+    for (bool bias : {true, false}) {
+      for (bool initial_h : {true, false}) {
+        SCOPED_TRACE(std::string(direction) + (bias ? " with B" : " without B") +
+                     (initial_h ? " with initial_h" : " without initial_h"));
+        Case c;
+        c.op = "GRU";
+        c.linear_before_reset = true;
+        c.direction = direction;
+        c.seq = 6;
+        c.batch = 2;
+        c.input = 5;
+        c.hidden = 4;
+        c.bias = bias;
+        c.initial_h = initial_h;
+        ExpectMatchesReference(c);
+      }
+    }
+  }
+  for (size_t only = 0; only < 2; ++only) {
+    Case c;
+    c.op = "GRU";
+    c.linear_before_reset = true;
+    c.outputs = {only == 0, only == 1, false};
+    ExpectMatchesReference(c);
+  }
+}
+
 TEST(CpuEpRecurrent, BatchMajorLayoutForEveryCell) {
   for (const char* op : {"RNN", "GRU", "LSTM"}) {
     SCOPED_TRACE(op);

@@ -1,6 +1,7 @@
 // RNN, GRU and LSTM in float and double, at every opset (layout=1 from 14):
 // the claim checks dtypes and attributes, the kernel checks shapes and runs
-// one SequenceLayer (recurrent/sequence_layer.hpp). Y, Y_h and Y_c are each
+// one SequenceLayer (recurrent/sequence_layer.hpp), or, for the GRU form
+// torch exports, oneDNN's (ops/linear_before_reset_gru.hpp). Y, Y_h and Y_c are each
 // produced only when the node names them.
 #include <optional>
 #include <string>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "cpu_kernel.hpp"
+#include "ops/linear_before_reset_gru.hpp"
 #include "recurrent/sequence_layer.hpp"
 
 namespace nxrt::cpu {
@@ -199,6 +201,13 @@ std::unique_ptr<CpuKernel> MakeRecurrentKernel(CellKind cell, const sdk::Node& n
   }
   const Dims y = batch_major ? Dims{dims.batch, dims.seq, directions, hidden}
                              : Dims{dims.seq, directions, dims.batch, hidden};
+  if (cell == CellKind::kGru) {
+    if (std::unique_ptr<CpuKernel> gru =
+            MakeLinearBeforeResetGru(inputs[kX].dtype, config, dims, present(kB),
+                                     present(kSequenceLens), present(kInitialH), y, state)) {
+      return gru;
+    }
+  }
   return Dispatch(RecurrentTypes{}, inputs[kX].dtype, op,
                   [&](auto tag) -> std::unique_ptr<CpuKernel> {
                     using T = typename decltype(tag)::type;
