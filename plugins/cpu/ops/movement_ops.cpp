@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
@@ -290,6 +291,26 @@ class PadKernel : public CpuKernel {
   PadKernel(PadMode mode, int64_t opset, std::vector<int64_t> pads, float value)
       : CpuKernel(false), mode_(mode), opset_(opset), pads_(std::move(pads)), value_(value) {}
 
+  // Where position `i` of an axis of `d` elements reads from, by the mode;
+  // nullopt for the constant.
+  std::optional<int64_t> SourceIndex(int64_t i, int64_t d) const {
+    if (i >= 0 && i < d) return i;
+    switch (mode_) {
+      case PadMode::kConstant:
+        return std::nullopt;
+      case PadMode::kEdge:
+        return std::clamp<int64_t>(i, 0, d - 1);
+      case PadMode::kReflect: {
+        const int64_t period = std::max<int64_t>(2 * (d - 1), 1);
+        i = ((i % period) + period) % period;
+        return i >= d ? period - i : i;
+      }
+      case PadMode::kWrap:
+        return ((i % d) + d) % d;
+    }
+    return std::nullopt;
+  }
+
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& in = inputs[0].tensor;
@@ -333,40 +354,59 @@ class PadKernel : public CpuKernel {
       }
       std::memcpy(fill.data(), &value, size);
     });
+    const int64_t total = ElementCount(out_dims);
+    if (total == 0) return;
     const Dims strides = StridesOf(dims);
     const auto* x = static_cast<const std::byte*>(in.data);
     auto* y = static_cast<std::byte*>(out.data);
-    const int64_t total = ElementCount(out_dims);
-    std::vector<int64_t> index(rank, 0);
-    for (int64_t o = 0; o < total; ++o) {
+    const bool zero_fill =
+        std::all_of(fill.begin(), fill.end(), [](std::byte b) { return b == std::byte{0}; });
+    const auto fill_run = [&](std::byte* to, int64_t count) {
+      if (zero_fill) {
+        std::memset(to, 0, static_cast<size_t>(count) * size);
+        return;
+      }
+      for (int64_t k = 0; k < count; ++k) std::memcpy(to + k * size, fill.data(), size);
+    };
+    // Row by row along the last axis: the rows of the outer axes map to a
+    // source row or to padding, and within a row the part from the source is
+    // one copy.
+    const int64_t last = rank - 1;
+    const int64_t width = rank > 0 ? out_dims[last] : 1;
+    const int64_t begin = rank > 0 ? pads[last] : 0;
+    const int64_t extent = rank > 0 ? dims[last] : 1;
+    const int64_t copy_first = std::clamp<int64_t>(begin, 0, width);
+    const int64_t copy_last = std::clamp<int64_t>(begin + extent, copy_first, width);
+    std::vector<int64_t> index(static_cast<size_t>(std::max<int64_t>(last, 0)), 0);
+    for (int64_t row = 0; row < total / width; ++row) {
+      std::byte* out_row = y + row * width * static_cast<int64_t>(size);
       int64_t src = 0;
       bool inside = true;
-      for (int64_t a = 0; a < rank && inside; ++a) {
-        int64_t i = index[a] - pads[a];
-        const int64_t d = dims[a];
-        if (i < 0 || i >= d) {
-          switch (mode_) {
-            case PadMode::kConstant:
-              inside = false;
-              break;
-            case PadMode::kEdge:
-              i = std::clamp<int64_t>(i, 0, d - 1);
-              break;
-            case PadMode::kReflect: {
-              const int64_t period = std::max<int64_t>(2 * (d - 1), 1);
-              i = ((i % period) + period) % period;
-              if (i >= d) i = period - i;
-              break;
-            }
-            case PadMode::kWrap:
-              i = ((i % d) + d) % d;
-              break;
+      for (int64_t a = 0; a < last && inside; ++a) {
+        const std::optional<int64_t> i = SourceIndex(index[a] - pads[a], dims[a]);
+        inside = i.has_value();
+        if (inside) src += *i * strides[a];
+      }
+      if (!inside) {
+        fill_run(out_row, width);
+      } else {
+        const std::byte* in_row = x + src * static_cast<int64_t>(size);
+        std::memcpy(out_row + copy_first * static_cast<int64_t>(size),
+                    in_row + (copy_first - begin) * static_cast<int64_t>(size),
+                    static_cast<size_t>(copy_last - copy_first) * size);
+        for (int64_t o = 0; o < width; ++o) {
+          if (o == copy_first) o = copy_last;
+          if (o >= width) break;
+          const std::optional<int64_t> i = SourceIndex(o - begin, extent);
+          std::byte* to = out_row + o * static_cast<int64_t>(size);
+          if (i) {
+            std::memcpy(to, in_row + *i * static_cast<int64_t>(size), size);
+          } else {
+            fill_run(to, 1);
           }
         }
-        src += i * strides[a];
       }
-      std::memcpy(y + o * size, inside ? x + src * size : fill.data(), size);
-      for (int64_t a = rank; a-- > 0;) {
+      for (int64_t a = last; a-- > 0;) {
         if (++index[a] < out_dims[a]) break;
         index[a] = 0;
       }
