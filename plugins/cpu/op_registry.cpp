@@ -42,6 +42,7 @@ const OpRegistry& CpuOps() {
     RegisterDropoutOps(r);
     RegisterOptimizerOps(r);
     RegisterMovementOps(r);
+    RegisterPadOps(r);
     RegisterConcatOps(r);
     RegisterIndexingOps(r);
     RegisterGeneratorOps(r);

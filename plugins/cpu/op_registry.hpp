@@ -98,6 +98,7 @@ void RegisterShapeOps(OpRegistry& registry);
 void RegisterDropoutOps(OpRegistry& registry);
 void RegisterOptimizerOps(OpRegistry& registry);
 void RegisterMovementOps(OpRegistry& registry);
+void RegisterPadOps(OpRegistry& registry);
 void RegisterConcatOps(OpRegistry& registry);
 void RegisterIndexingOps(OpRegistry& registry);
 void RegisterGeneratorOps(OpRegistry& registry);
