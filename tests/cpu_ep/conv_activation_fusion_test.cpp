@@ -3,11 +3,12 @@
 // stored: com.microsoft FusedConv for ONNX Runtime's activations, pkg.nxrt
 // FusedConv for HardSwish and the Swish exporters write as Sigmoid and Mul.
 // Each fused form gives the unfused graph's values, for a 3x3 convolution
-// (oneDNN's blocked kernel) and a 1x1 one (the pointwise product), and an
-// activation read by anything else stays apart.
+// (oneDNN's blocked kernel) and a 1x1 one (the pointwise product, with and
+// without a bias), and an activation read by anything else stays apart.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,15 +48,19 @@ std::vector<float> Wave(size_t count, float scale, float phase) {
   return v;
 }
 
-// Conv (kernel k) then `activation`; when `also_read`, the activation's
-// input is a graph output too, so nothing may be fused.
-nxrt::graph::Graph ConvThen(const std::string& activation, int64_t k, bool also_read) {
+// Conv (kernel k, with B unless `no_bias`) then `activation`; when
+// `also_read`, the activation's input is a graph output too, so nothing may
+// be fused.
+nxrt::graph::Graph ConvThen(const std::string& activation, int64_t k, bool also_read,
+                            bool no_bias = false) {
   IrModelBuilder b(17, "conv_activation");
   const auto x = b.Input("x", std::vector<int64_t>{1, kChannels, kSize, kSize});
   const auto w = b.Floats("w", {kMaps, kChannels, k, k},
                           Wave(static_cast<size_t>(kMaps * kChannels * k * k), 0.4f, 0.3f));
   const auto bias = b.Floats("b", {kMaps}, Wave(kMaps, 0.5f, 1.1f));
-  const auto y = b.Tensor("Conv", {x, w, bias}, "conv", nxrt::graph::DataType::kFloat32,
+  std::vector<std::optional<nxrt::graph::ValueId>> conv_inputs = {x, w};
+  if (!no_bias) conv_inputs.push_back(bias);
+  const auto y = b.Tensor("Conv", conv_inputs, "conv", nxrt::graph::DataType::kFloat32,
                           {Ints("pads", {k / 2, k / 2, k / 2, k / 2})});
   nxrt::graph::ValueId out = y;
   if (activation == "Swish") {
@@ -81,12 +86,13 @@ struct Outcome {
   std::vector<float> y;
 };
 
-Outcome RunConv(const std::string& activation, int64_t k, bool also_read, bool fuse) {
+Outcome RunConv(const std::string& activation, int64_t k, bool also_read, bool fuse,
+                bool no_bias = false) {
   nxrt::SessionOptions options;
   options.providers = {{"cpu", {{"threads", "1"}}}};
   options.rewrite_graph = fuse;
   auto session =
-      nxrt::Session::Create(CpuEnvironment(), ConvThen(activation, k, also_read), options);
+      nxrt::Session::Create(CpuEnvironment(), ConvThen(activation, k, also_read, no_bias), options);
   EXPECT_TRUE(session.ok()) << session.status().ToString();
   if (!session.ok()) return {};
   std::vector<float> x = Wave(kChannels * kSize * kSize, 3.0f, 0.0f);
@@ -127,6 +133,22 @@ TEST(ConvActivationFusion, EachActivationRunsInsideTheConvolutionWithTheUnfusedV
       for (size_t i = 0; i < plain.y.size(); ++i)
         shaped += std::abs(plain.y[i] - apart.y[i]) > 1e-3f;
       EXPECT_GT(shaped, plain.y.size() / 4) << activation << ": the activation had work to do";
+    }
+  }
+}
+
+// A 1x1 convolution without B still applies its activation (the pass after
+// the product adds a zero bias).
+TEST(ConvActivationFusion, APointwiseConvolutionWithoutBiasAppliesItsActivation) {
+  for (const std::string activation : {"Relu", "Swish", "HardSwish"}) {
+    const Outcome fused = RunConv(activation, 1, false, true, true);
+    ASSERT_FALSE(fused.fusions.empty()) << activation;
+    const Outcome apart = RunConv(activation, 1, false, false, true);
+    ASSERT_EQ(fused.y.size(), static_cast<size_t>(kMaps * kSize * kSize)) << activation;
+    ASSERT_EQ(fused.y.size(), apart.y.size());
+    for (size_t i = 0; i < fused.y.size(); ++i) {
+      EXPECT_NEAR(fused.y[i], apart.y[i], 1e-5 * (1 + std::abs(apart.y[i])))
+          << activation << " at " << i;
     }
   }
 }

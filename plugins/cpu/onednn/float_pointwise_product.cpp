@@ -1,6 +1,9 @@
 #include "float_pointwise_product.hpp"
 
+#include <string>
 #include <utility>
+
+#include "tensor.hpp"
 
 #include "float_convolution.hpp"
 
@@ -78,7 +81,9 @@ void FloatPointwiseProduct::Run(const float* x, const float* w, const float* bia
     if (Finishes()) {
       std::optional<PrimitiveRunner> finish = PlanFinish(pixels);
       if (!finish) {
-        throw dnnl::error(dnnl_unimplemented, "oneDNN has no bias and activation pass for Y");
+        FailUnsupported("Conv: oneDNN has no kernel adding the bias and activation of " +
+                        std::to_string(shape_.maps) + " maps at " + std::to_string(pixels) +
+                        " pixels; run the node on another provider");
       }
       finish_ = std::move(*finish);
     }
