@@ -13,9 +13,6 @@ using dnnl::memory;
 constexpr int64_t kGates = 3;
 constexpr int64_t kBiasRows = 4;
 
-// The argument order of the runner.
-enum Argument : size_t { kX, kInitialH, kLayer, kIteration, kBias, kY, kYH };
-
 Desc Float(const memory::dims& dims, Tag tag) {
   return Desc(dims, memory::data_type::f32, tag);
 }
@@ -41,8 +38,6 @@ std::optional<FloatGru> FloatGru::Plan(const GruShape& shape) {
     gru.shape_ = shape;
     gru.layer_desc_ = plan.weights_layer_desc();
     gru.iteration_desc_ = plan.weights_iter_desc();
-    gru.layer_floats_ = gru.layer_desc_.get_size() / sizeof(float);
-    gru.iteration_floats_ = gru.iteration_desc_.get_size() / sizeof(float);
     const std::pair<int, Desc> args[] = {{DNNL_ARG_SRC_LAYER, x},
                                          {DNNL_ARG_SRC_ITER, shape.initial_h ? state : Desc()},
                                          {DNNL_ARG_WEIGHTS_LAYER, gru.layer_desc_},
@@ -63,8 +58,10 @@ std::shared_ptr<GruWeights> FloatGru::PrepareWeights(const float* w, const float
                                                      const float* b) const {
   const int64_t i = shape_.input, h = shape_.hidden;
   auto prepared = std::make_shared<GruWeights>();
-  prepared->layer.resize(layer_floats_);
-  prepared->iteration.resize(iteration_floats_);
+  prepared->layer_desc = layer_desc_;
+  prepared->iteration_desc = iteration_desc_;
+  prepared->layer.resize(layer_desc_.get_size() / sizeof(float));
+  prepared->iteration.resize(iteration_desc_.get_size() / sizeof(float));
   // ONNX's [3H, input] per direction is oneDNN's ldgoi.
   ReorderOnce(Float({1, 1, i, kGates, h}, Tag::ldgoi), w, layer_desc_, prepared->layer.data());
   ReorderOnce(Float({1, 1, h, kGates, h}, Tag::ldgoi), r, iteration_desc_,

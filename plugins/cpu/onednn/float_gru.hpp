@@ -33,6 +33,7 @@ struct GruShape {
 // W, R and B in the layouts a plan takes, shared between shape variants.
 class GruWeights : public sdk::SharedState {
  public:
+  dnnl::memory::desc layer_desc, iteration_desc;  // the layouts of layer and iteration
   std::vector<float> layer, iteration, bias;
 };
 
@@ -47,7 +48,7 @@ class FloatGru {
   // ONNX lays them out.
   std::shared_ptr<GruWeights> PrepareWeights(const float* w, const float* r, const float* b) const;
   bool Takes(const GruWeights& weights) const {
-    return weights.layer.size() == layer_floats_ && weights.iteration.size() == iteration_floats_;
+    return weights.layer_desc == layer_desc_ && weights.iteration_desc == iteration_desc_;
   }
 
   // `x` [seq, batch, input]; `initial_h` [1, batch, H] when the shape has it;
@@ -59,7 +60,6 @@ class FloatGru {
 
   GruShape shape_;
   dnnl::memory::desc layer_desc_, iteration_desc_;
-  size_t layer_floats_ = 0, iteration_floats_ = 0;
   PrimitiveRunner gru_;
   std::vector<float> unused_y_, unused_y_h_;  // where the outputs no one reads go
 };
