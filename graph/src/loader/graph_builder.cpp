@@ -390,15 +390,9 @@ class GraphBuilder {
       value.name = name;
       value.kind = source.kind;
       value.dtype = source.dtype;
-      // An enclosing graph's constant is a constant here too: the same bytes
-      // of the shared weight store, which the body's kernels then prepare
-      // once like their own initializers instead of taking them at every
-      // run.
-      if (source.is_constant()) {
-        value.initializer = source.initializer;
-      } else {
-        value.is_outer_scope = true;
-      }
+      // An enclosing constant is the body's too (the same stored bytes).
+      value.is_outer_scope = !source.is_constant();
+      if (source.is_constant()) value.initializer = source.initializer;
       if (source.shape) {
         Shape shape;
         for (const Dim& d : *source.shape) {
