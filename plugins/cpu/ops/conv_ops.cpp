@@ -2,12 +2,12 @@
 // of spatial axes, with groups, pads, strides, dilations and auto_pad
 // (ConvTranspose is conv_transpose_ops.cpp, the 8-bit ConvInteger and
 // QLinearConv integer_conv_ops.cpp). A float 1x1 Conv
-// is a product serving every image size (ops/pointwise_conv.hpp); another
-// with one to three spatial axes runs on oneDNN (onednn/float_convolution.hpp),
-// its constant weights prepared once and shared between shape variants; the
-// others lower each image and group to im2col (a row-wise path for 2-D) + one
-// GEMM. Buffers are sized when the kernel is made, so compute allocates
-// nothing.
+// is a product serving every image size (ops/pointwise_conv.hpp), and one
+// along a single axis an unrolled window and that product, serving every
+// length (ops/unrolled_conv.hpp); another with one to three spatial axes runs on oneDNN
+// (onednn/float_convolution.hpp), its constant weights prepared once and shared between shape
+// variants; the others lower each image and group to im2col (a row-wise path for 2-D) + one GEMM.
+// Buffers are sized when the kernel is made, so compute allocates nothing.
 #include <algorithm>
 #include <cstring>
 
@@ -19,6 +19,7 @@
 #include "onednn/reference_notice.hpp"
 #include "ops/conv_layout.hpp"
 #include "ops/pointwise_conv.hpp"
+#include "ops/unrolled_conv.hpp"
 #include "ops/window_columns.hpp"
 #include "window_geometry.hpp"
 
@@ -176,8 +177,8 @@ class ConvKernel : public CpuKernel {
   std::vector<float> wide_x_, wide_w_, wide_bias_, wide_y_;
 };
 
-// A pointwise float convolution's kernel serves every image size; the
-// others are planned for their shape.
+// A pointwise float convolution's kernel serves every image size, and one
+// along a single axis every length; the others are planned for their shape.
 std::unique_ptr<CpuKernel> MakeConv(const sdk::Host& host, const sdk::Node& node,
                                     std::span<const nxrt_shape> inputs) {
   std::string why;
@@ -185,6 +186,9 @@ std::unique_ptr<CpuKernel> MakeConv(const sdk::Host& host, const sdk::Node& node
   if (!activation) FailUnsupported(why);
   if (std::unique_ptr<CpuKernel> pointwise = MakePointwiseConv(node, inputs, *activation)) {
     return pointwise;
+  }
+  if (std::unique_ptr<CpuKernel> unrolled = MakeUnrolledConv(node, inputs, *activation)) {
+    return unrolled;
   }
   return std::make_unique<ConvKernel>(host, node, inputs, *activation);
 }
