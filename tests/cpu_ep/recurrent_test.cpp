@@ -531,6 +531,47 @@ TEST(CpuEpRecurrent, SingleBatchRowTakesTheVectorPath) {
   }
 }
 
+// A float layer of batch 1 whose R is constant keeps R^T and runs each
+// step's products on oneDNN's sgemm, GRU's product of the reset state
+// included; the values are those of R as an input.
+TEST(CpuEpRecurrent, ConstantRecurrentWeightsOfOneBatchRow) {
+  for (const char* op : {"RNN", "GRU", "LSTM"}) {
+    for (bool linear_before_reset : {false, true}) {
+      if (linear_before_reset && std::string(op) != "GRU") continue;
+      SCOPED_TRACE(std::string(op) + (linear_before_reset ? " linear_before_reset" : ""));
+      Case c;
+      c.op = op;
+      c.batch = 1;
+      c.seq = 7;
+      c.hidden = 6;
+      c.input = 5;
+      c.direction = "bidirectional";
+      c.linear_before_reset = linear_before_reset;
+      c.peepholes = c.lstm();
+      const Inputs in = MakeInputs(c, 11);
+      nxrt::graph::Graph graph = OneNodeGraph(c);
+      const auto r = std::find_if(graph.inputs.begin(), graph.inputs.end(),
+                                  [&](ValueId id) { return graph.value(id).name == "R"; });
+      ASSERT_NE(r, graph.inputs.end());
+      const std::vector<float> values(in.r.begin(), in.r.end());
+      std::vector<std::byte> bytes(values.size() * sizeof(float));
+      std::memcpy(bytes.data(), values.data(), bytes.size());
+      graph.value(*r).initializer =
+          graph.weights->AddOwned(DataType::kFloat32, InputDims(c, "R"), std::move(bytes));
+      graph.value(*r).is_graph_input = false;
+      graph.inputs.erase(r);
+      auto session = CpuSession(std::move(graph));
+      ASSERT_TRUE(session.ok()) << session.status().ToString();
+      Inputs fed = in;
+      fed.r.clear();
+      BoundInputs bound(c, fed);
+      auto outputs = (*session)->Run(bound.named());
+      ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+      ExpectOutputs(c, in, *outputs);
+    }
+  }
+}
+
 TEST(CpuEpRecurrent, EveryActivationWithItsAlphaAndBeta) {
   const std::vector<Act> all{{"Relu"},
                              {"Tanh"},

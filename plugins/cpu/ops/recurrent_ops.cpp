@@ -129,6 +129,12 @@ class RecurrentKernel : public CpuKernel {
         y_dims_(std::move(y_dims)),
         state_dims_(std::move(state_dims)) {}
 
+  void PrepareConstantInputs(std::span<const nxrt_constant_input> constants) override {
+    for (const nxrt_constant_input& c : constants) {
+      if (c.input_index == kR) layer_.PrepareRecurrentWeights(static_cast<const T*>(c.bytes));
+    }
+  }
+
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     LayerTensors<T> io;

@@ -4,15 +4,19 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <utility>
 
+#include "math_threads.hpp"
+#include "onednn/sgemm.hpp"
 #include "tensor.hpp"
 
 namespace nxrt::cpu {
 namespace {
 
 // c[m, n] = a[m, k] · b[n, k]^T with row strides lda, ldb and ldc. One row
-// goes through gemv, which OpenBLAS runs faster than a one-row gemm.
+// goes through OpenBLAS's gemv, which runs faster than a one-row gemm; more
+// on oneDNN's sgemm, on the EP's threads.
 void BlasGemmBt(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
                 int64_t ldb, float* c, int64_t ldc) {
   if (m == 1) {
@@ -20,9 +24,7 @@ void BlasGemmBt(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, co
                 static_cast<int>(ldb), a, 1, 0.0f, c, 1);
     return;
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(m), static_cast<int>(n),
-              static_cast<int>(k), 1.0f, a, static_cast<int>(lda), b, static_cast<int>(ldb), 0.0f,
-              c, static_cast<int>(ldc));
+  onednn::Sgemm(false, true, m, n, k, a, lda, b, ldb, 0.0f, c, ldc, MathThreads());
 }
 void BlasGemmBt(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
                 int64_t ldb, double* c, int64_t ldc) {
@@ -97,6 +99,36 @@ SequenceLayer<T>::SequenceLayer(LayerConfig config, LayerDims dims)
 }
 
 template <typename T>
+void SequenceLayer<T>::PrepareRecurrentWeights(const T* r) {
+  if (!std::is_same_v<T, float> || dims_.batch != 1 || config_.hidden == 0) return;
+  const int64_t hidden = config_.hidden;
+  r_transposed_.resize(config_.directions * hidden * gates_);
+  for (int64_t d = 0; d < config_.directions; ++d) {
+    const T* from = r + d * gates_ * hidden;
+    T* to = r_transposed_.data() + d * hidden * gates_;
+    for (int64_t g = 0; g < gates_; ++g) {
+      for (int64_t k = 0; k < hidden; ++k) to[k * gates_ + g] = from[g * hidden + k];
+    }
+  }
+}
+
+template <typename T>
+void SequenceLayer<T>::TimesRecurrent(int64_t direction, const T* r, int64_t first, int64_t n,
+                                      const T* a, T* c, int64_t ldc) const {
+  const int64_t hidden = config_.hidden;
+  if constexpr (std::is_same_v<T, float>) {
+    if (!r_transposed_.empty()) {
+      // One thread: a product this small gains nothing from a team.
+      onednn::Sgemm(false, false, 1, n, hidden, a, hidden,
+                    r_transposed_.data() + direction * hidden * gates_ + first, gates_, 0.0f, c,
+                    ldc, 1);
+      return;
+    }
+  }
+  GemmBt(dims_.batch, n, hidden, a, hidden, r + first * hidden, hidden, c, ldc);
+}
+
+template <typename T>
 void SequenceLayer<T>::Run(const LayerTensors<T>& io) {
   for (int64_t b = 0; b < dims_.batch; ++b) {
     const int64_t length = io.lengths ? io.lengths[b] : dims_.seq;
@@ -157,7 +189,7 @@ void SequenceLayer<T>::RunDirection(int64_t direction, const LayerTensors<T>& io
       config_.cell == CellKind::kGru && !config_.linear_before_reset ? 2 * hidden : gates_;
   const int64_t steps = batch ? *std::max_element(lengths_.begin(), lengths_.end()) : 0;
   for (int64_t step = 0; step < steps; ++step) {
-    GemmBt(batch, first_product, hidden, h_.data(), hidden, r, hidden, recurrent_.data(), gates_);
+    TimesRecurrent(direction, r, 0, first_product, h_.data(), recurrent_.data(), gates_);
     switch (config_.cell) {
       case CellKind::kRnn:
         RnnStep(direction, step, backward, io.y);
@@ -214,8 +246,8 @@ void SequenceLayer<T>::GruStep(int64_t direction, int64_t step, bool backward, c
     for (int64_t j = 0; j < hidden; ++j) reset_h[j] = reset[j] * h[j];
   }
   if (!linear_before_reset) {
-    GemmBt(dims_.batch, hidden, hidden, reset_h_.data(), hidden, r + 2 * hidden * hidden, hidden,
-           reset_product_.data(), hidden);
+    TimesRecurrent(direction, r, 2 * hidden, hidden, reset_h_.data(), reset_product_.data(),
+                   hidden);
   }
   for (int64_t b = 0; b < dims_.batch; ++b) {
     const int64_t t = TimeOf(b, step, backward);
