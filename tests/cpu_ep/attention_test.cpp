@@ -538,6 +538,42 @@ TEST(CpuEpAttention, EveryKeyCountMatchesAReference) {
   }
 }
 
+// A prefill-sized head (48 query rows over 80 keys of depth 64) runs its
+// two products on oneDNN's sgemm; each row must give the reference's values.
+TEST(CpuEpAttention, APrefillSizedHeadMatchesAReference) {
+  constexpr int64_t kHeadsHere = 2, kRowsHere = 48, kKeysHere = 80, kDepthHere = 64;
+  const auto q = Random(kHeadsHere * kRowsHere * kDepthHere, 31);
+  const auto k = Random(kHeadsHere * kKeysHere * kDepthHere, 32);
+  const auto v = Random(kHeadsHere * kKeysHere * kDepthHere, 33);
+  TensorNode node;
+  node.op = "Attention";
+  node.opset = 23;
+  node.inputs = {{"q", Values<float>({1, kHeadsHere, kRowsHere, kDepthHere}, q)},
+                 {"k", Values<float>({1, kHeadsHere, kKeysHere, kDepthHere}, k)},
+                 {"v", Values<float>({1, kHeadsHere, kKeysHere, kDepthHere}, v)}};
+  node.outputs = {DataType::kFloat32};
+  auto outputs = RunTensorNode(node);
+  ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+  const auto y = (*outputs)[0].values<float>();
+  ASSERT_EQ(y.size(), q.size());
+  for (int64_t h = 0; h < kHeadsHere; ++h) {
+    const std::vector<float> head_k(k.begin() + h * kKeysHere * kDepthHere,
+                                    k.begin() + (h + 1) * kKeysHere * kDepthHere);
+    const std::vector<float> head_v(v.begin() + h * kKeysHere * kDepthHere,
+                                    v.begin() + (h + 1) * kKeysHere * kDepthHere);
+    for (int64_t r = 0; r < kRowsHere; ++r) {
+      const int64_t row = h * kRowsHere + r;
+      const std::vector<float> head_q(q.begin() + row * kDepthHere,
+                                      q.begin() + (row + 1) * kDepthHere);
+      const auto expected = ReferenceAttentionRow(head_q, head_k, head_v, kKeysHere, kDepthHere);
+      for (int64_t d = 0; d < kDepthHere; ++d) {
+        ASSERT_NEAR(y[row * kDepthHere + d], expected[d], 1e-5)
+            << "head " << h << ", row " << r << ", element " << d;
+      }
+    }
+  }
+}
+
 // A past of another rank than [batch, kv_heads, past, head] is refused
 // before its third dim is read.
 TEST(CpuEpAttention, RefusesAPastThatIsNotRankFour) {

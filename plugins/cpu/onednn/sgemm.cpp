@@ -9,11 +9,12 @@
 
 namespace nxrt::cpu::onednn {
 
-void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-           const float* b, int64_t ldb, float beta, float* c, int64_t ldc, int threads) {
+void Sgemm(bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k, float alpha, const float* a,
+           int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+           int threads) {
   const int previous = omp_get_max_threads();
   if (previous != threads) omp_set_num_threads(threads);
-  const dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, 1.0f,
+  const dnnl_status_t status = dnnl_sgemm(trans_a ? 'T' : 'N', trans_b ? 'T' : 'N', m, n, k, alpha,
                                           a, lda, b, ldb, beta, c, ldc);
   if (previous != threads) omp_set_num_threads(previous);
   if (status != dnnl_success) {

@@ -24,7 +24,7 @@ void BlasGemmBt(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, co
                 static_cast<int>(ldb), a, 1, 0.0f, c, 1);
     return;
   }
-  onednn::Sgemm(false, true, m, n, k, a, lda, b, ldb, 0.0f, c, ldc, MathThreads());
+  onednn::Sgemm(false, true, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc, MathThreads());
 }
 void BlasGemmBt(int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
                 int64_t ldb, double* c, int64_t ldc) {
@@ -119,7 +119,7 @@ void SequenceLayer<T>::TimesRecurrent(int64_t direction, const T* r, int64_t fir
   if constexpr (std::is_same_v<T, float>) {
     if (!r_transposed_.empty()) {
       // One thread: a product this small gains nothing from a team.
-      onednn::Sgemm(false, false, 1, n, hidden, a, hidden,
+      onednn::Sgemm(false, false, 1, n, hidden, 1.0f, a, hidden,
                     r_transposed_.data() + direction * hidden * gates_ + first, gates_, 0.0f, c,
                     ldc, 1);
       return;
