@@ -3,8 +3,9 @@
 // choice of library for MatMul, Gemm and Conv (plugins/cpu/CMakeLists.txt).
 //
 // Products: Y[M,N] = A[M,K] x B[K,N], B constant: row-major, as the EP keeps
-// it for gemv, or reordered once into the blocked layout oneDNN prefers, as
-// the EP keeps it for products of several rows. `matrices` distinct Bs are
+// it for a single row (OpenBLAS's gemv or oneDNN's sgemm), or reordered once
+// into the blocked layout oneDNN prefers, as the EP keeps it for products of
+// several rows. `matrices` distinct Bs are
 // cycled so that a row can stream its weights from memory, as a decoder's do.
 // Convolutions: oneDNN's whole convolution (NCHW in and out, so with its
 // layout reorders), direct and by Winograd, against OpenBLAS's GEMM over the
@@ -51,6 +52,21 @@ void BM_OpenBlasProduct(benchmark::State& state) {
   }
 }
 
+// Args: M, N, K, matrices. oneDNN's sgemm on B as given: no plan, no
+// reorder, as the CPU EP runs a row times a constant B.
+void BM_OneDnnSgemm(benchmark::State& state) {
+  SingleThread();
+  const int m = state.range(0), n = state.range(1), k = state.range(2);
+  std::vector<std::vector<float>> b(state.range(3), std::vector<float>(k * n, 0.01f));
+  std::vector<float> a(m * k, 0.5f), y(m * n);
+  size_t next = 0;
+  for (auto _ : state) {
+    const float* w = b[next++ % b.size()].data();
+    dnnl_sgemm('N', 'N', m, n, k, 1.0f, a.data(), k, w, n, 0.0f, y.data(), n);
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+
 // Args: M, N, K, matrices; `layout` is B's: Tag::ab as given, or Tag::any for
 // oneDNN's preferred layout, reordered into before timing.
 void OneDnnProduct(benchmark::State& state, Tag layout) {
@@ -93,6 +109,7 @@ void ProductShapes(benchmark::internal::Benchmark* b) {
   b->Args({8, 1536, 512, 16});   // decoder prefill or verify
 }
 BENCHMARK(BM_OpenBlasProduct)->Apply(ProductShapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_OneDnnSgemm)->Apply(ProductShapes)->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(OneDnnProduct, b_as_given, Tag::ab)
     ->Apply(ProductShapes)
     ->Unit(benchmark::kMicrosecond);

@@ -1,5 +1,6 @@
 // MatMul, Gemm, MatMulInteger, QLinearMatMul, Einsum, Conv, ConvTranspose,
-// ConvInteger and QLinearConv on the ONNX node test cases; com.microsoft
+// ConvInteger and QLinearConv on the ONNX node test cases; a single row
+// times matrices of every size the CPU EP treats apart; com.microsoft
 // FusedConv (Relu), pkg.nxrt ConvPool and float16 Conv,
 // MatMulInteger and QLinearMatMul (short and long K, per-column B scale) and
 // QLinearConv (per-map W scale, bias) against references computed here.
@@ -8,6 +9,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "node_case_runner.hpp"
 #include "single_node_session.hpp"
@@ -18,6 +21,38 @@ namespace {
 
 TEST(CpuEpLinearAlgebra, MatMulGemmEinsumNodeCases) {
   ExpectFamilyPasses("matmul", {"MatMul", "Gemm", "MatMulInteger", "QLinearMatMul", "Einsum"});
+}
+
+// A single row times B as given goes to OpenBLAS or oneDNN by B's size, and
+// with two threads B is split into runs of rows whose partial sums add up:
+// every choice gives the product.
+TEST(CpuEpLinearAlgebra, ASingleRowTimesMatricesOfEverySizeMatchesTheSum) {
+  struct Case {
+    int64_t k, n;
+  };
+  for (const Case c : {Case{64, 64}, Case{128, 160}, Case{256, 256}, Case{300, 256}}) {
+    for (const char* threads : {"1", "2"}) {
+      SCOPED_TRACE(std::to_string(c.k) + "x" + std::to_string(c.n) + ", " + threads + " threads");
+      std::vector<float> a(c.k), b(c.k * c.n);
+      for (int64_t i = 0; i < c.k; ++i) a[i] = static_cast<float>(std::sin(0.37 * i));
+      for (int64_t i = 0; i < c.k * c.n; ++i) b[i] = static_cast<float>(std::cos(0.11 * i + 0.5));
+      TensorNode node;
+      node.op = "MatMul";
+      node.opset = 13;
+      node.inputs = {{"a", Values<float>({1, c.k}, a)}, {"b", Values<float>({c.k, c.n}, b)}};
+      node.outputs = {nxrt::graph::DataType::kFloat32};
+      node.cpu_options = {{"threads", threads}};
+      auto outputs = RunTensorNode(node);
+      ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+      const auto y = (*outputs)[0].values<float>();
+      ASSERT_EQ(y.size(), static_cast<size_t>(c.n));
+      for (int64_t j = 0; j < c.n; ++j) {
+        double sum = 0;
+        for (int64_t i = 0; i < c.k; ++i) sum += double(a[i]) * b[i * c.n + j];
+        ASSERT_NEAR(y[j], sum, 1e-4 * (1 + std::abs(sum))) << "output " << j;
+      }
+    }
+  }
 }
 
 TEST(CpuEpLinearAlgebra, ConvNodeCases) {
