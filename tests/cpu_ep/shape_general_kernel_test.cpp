@@ -95,6 +95,20 @@ TEST(ShapeGeneralKernels, APointwiseConvWithItsReluServesEveryImageSize) {
   EXPECT_EQ(stats.misses, stats.entries);
 }
 
+// A shape seen three calls in a row is planned on oneDNN's convolution too,
+// timed against the product and the faster kept: every call, the trial's
+// included, gives the same values, and the one kernel keeps serving.
+TEST(ShapeGeneralKernels, APointwiseConvAtARepeatedShapeKeepsItsValues) {
+  auto session = SessionOf(PointwiseConv(true));
+  ASSERT_NE(session, nullptr);
+  for (int call = 0; call < 6; ++call) ExpectPointwiseValues(*session, true, {1, kChannels, 5, 7});
+  ExpectPointwiseValues(*session, true, {2, kChannels, 3, 9});
+  for (int call = 0; call < 5; ++call) ExpectPointwiseValues(*session, true, {1, kChannels, 5, 7});
+  const nxrt::KernelCacheStats stats = session->kernel_cache_stats();
+  EXPECT_EQ(stats.entries, stats.shape_general_entries);
+  EXPECT_EQ(stats.misses, stats.entries);
+}
+
 // An integer Abs runs on the EP's own loop (oneDNN takes only floats), which
 // reads the element count from the call's tensor.
 TEST(ShapeGeneralKernels, AnIntegerUnaryKernelServesEveryShapeOfItsRank) {

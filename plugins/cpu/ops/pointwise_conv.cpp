@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "onednn/float_pointwise_product.hpp"
+#include "ops/repeated_shape_plan.hpp"
 #include "window_geometry.hpp"
 
 namespace nxrt::cpu {
@@ -22,6 +23,11 @@ class PointwiseConvKernel : public CpuKernel {
   // Reads every extent from the call's tensors; new channel or map counts
   // (weights that are not constant) plan the product again.
   bool ServesOtherShapes() const override { return true; }
+  void SetConstantInputs(std::span<const nxrt_bool> flags) override {
+    constant_w_ = flags.size() > 1 && flags[1] != 0;
+  }
+  // Only once the current shape is settled: a call that plans allocates.
+  bool CaptureSafe() const override { return direct_.Settled(); }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
@@ -49,19 +55,45 @@ class PointwiseConvKernel : public CpuKernel {
     }
     std::copy_n(x.dims, x.rank, out_dims_.begin());
     out_dims_[1] = maps;
+    const bool same_shape = DimsEqual(DimsSpan(x), x_dims_) && DimsEqual(DimsSpan(w), w_dims_);
+    if (!same_shape) {
+      x_dims_.assign(x.dims, x.dims + x.rank);
+      w_dims_.assign(w.dims, w.dims + w.rank);
+    }
     nxrt_tensor& y = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_FLOAT32, out_dims_);
     if (ElementCount(out_dims_) == 0) return;
     const int64_t pixels = ElementCount(DimsSpan(x).subspan(2));
     const float* bias_data = bias ? DataAs<float>(inputs[2].tensor) : nullptr;
-    for (int64_t n = 0; n < x.dims[0]; ++n) {
-      product_.Run(DataAs<float>(x) + n * x.dims[1] * pixels, DataAs<float>(w), bias_data,
-                   MutableDataAs<float>(y) + n * maps * pixels, pixels);
-    }
+    direct_.Run(
+        same_shape, [&] { return DirectShape(bias); }, constant_w_, DataAs<float>(x),
+        DataAs<float>(w), bias_data, MutableDataAs<float>(y),
+        [&] {
+          for (int64_t n = 0; n < x.dims[0]; ++n) {
+            product_.Run(DataAs<float>(x) + n * x.dims[1] * pixels, DataAs<float>(w), bias_data,
+                         MutableDataAs<float>(y) + n * maps * pixels, pixels);
+          }
+        });
   }
 
  private:
+  // The current shape as a convolution of 1x1 windows, for oneDNN's plan.
+  onednn::ConvolutionShape DirectShape(bool bias) const {
+    const Dims spatial(x_dims_.begin() + 2, x_dims_.end());
+    const Dims ones(spatial.size(), 1), zeros(spatial.size(), 0);
+    return {x_dims_[0],
+            x_dims_[1],
+            w_dims_[0],
+            1,
+            WindowGeometry{spatial, ones, ones, ones, zeros, zeros, spatial},
+            bias,
+            product_.shape().activation};
+  }
+
   onednn::FloatPointwiseProduct product_;
+  bool constant_w_ = false;
   Dims out_dims_;
+  Dims x_dims_, w_dims_;  // the last call's
+  RepeatedShapePlan direct_;
 };
 
 }  // namespace

@@ -1,7 +1,10 @@
 // A float Conv whose kernel is 1x1 with stride 1, no pads and one group: a
 // matrix product per image (onednn/float_pointwise_product.hpp), planned
 // once for the node and serving every batch and image size at its rank, so
-// a model fed images of ever new sizes plans it once.
+// a model fed images of ever new sizes plans it once. A size that repeats is
+// also planned on oneDNN's convolution, which takes the bias and activation
+// inside its kernel instead of in a pass of their own, and kept where it
+// runs faster (ops/repeated_shape_plan.hpp).
 #pragma once
 
 #include <memory>

@@ -5,9 +5,9 @@
 #include <string>
 #include <utility>
 
-#include "onednn/float_convolution.hpp"
 #include "onednn/float_pointwise_product.hpp"
 #include "onednn/thread_workspace.hpp"
+#include "ops/repeated_shape_plan.hpp"
 #include "ops/window_columns.hpp"
 #include "window_geometry.hpp"
 
@@ -39,13 +39,6 @@ bool AlongOneAxis(const WindowGeometry& g) {
   return false;
 }
 
-// Runs to see at one shape before the kernel plans oneDNN's convolution for
-// it: a shape that repeats pays that once and then runs at oneDNN's speed
-// (up to 2x the unrolled product's on short lengths), while a stream of new
-// lengths never plans at all. Three, so that a shape's first run and its
-// immediate repeat stay on the product.
-constexpr int kRunsBeforeSpecialising = 3;
-
 class UnrolledConvKernel : public CpuKernel {
  public:
   UnrolledConvKernel(WindowAttributes attributes, onednn::FloatPointwiseProduct product)
@@ -56,20 +49,15 @@ class UnrolledConvKernel : public CpuKernel {
   void SetConstantInputs(std::span<const nxrt_bool> flags) override {
     constant_w_ = flags.size() > 1 && flags[1] != 0;
   }
-  // Only once the current shape is settled: a call that specialises plans
-  // and allocates.
-  bool CaptureSafe() const override { return runs_at_shape_ >= kRunsBeforeSpecialising; }
+  // Only once the current shape is settled: a call that plans allocates.
+  bool CaptureSafe() const override { return direct_.Settled(); }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& x = inputs[0].tensor;
     const nxrt_tensor& w = inputs[1].tensor;
-    if (!DimsEqual(DimsSpan(x), x_dims_) || !DimsEqual(DimsSpan(w), w_dims_)) {
-      Resolve(x, w);
-    } else if (runs_at_shape_ < kRunsBeforeSpecialising &&
-               ++runs_at_shape_ == kRunsBeforeSpecialising) {
-      Specialise(DataAs<float>(w), IsPresent(inputs, 2));
-    }
+    const bool same_shape = DimsEqual(DimsSpan(x), x_dims_) && DimsEqual(DimsSpan(w), w_dims_);
+    if (!same_shape) Resolve(x, w);
     const int64_t maps = w_dims_[0];
     const bool bias = IsPresent(inputs, 2);
     if (bias && ElementCount(inputs[2].tensor) != maps) {
@@ -79,12 +67,19 @@ class UnrolledConvKernel : public CpuKernel {
     nxrt_tensor& y = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_FLOAT32, out_dims_);
     if (ElementCount(out_dims_) == 0) return;
     const float* bias_data = bias ? DataAs<float>(inputs[2].tensor) : nullptr;
-    if (direct_) {
-      direct_->Run(DataAs<float>(x), DataAs<float>(w), direct_weights_.get(), bias_data,
-                   MutableDataAs<float>(y));
-      return;
-    }
+    const auto shape = [&] {
+      return onednn::ConvolutionShape{
+          x_dims_[0], x_dims_[1], maps, 1, window_, bias, product_.shape().activation};
+    };
+    direct_.Run(same_shape, shape, constant_w_, DataAs<float>(x), DataAs<float>(w), bias_data,
+                MutableDataAs<float>(y), [&] { RunProduct(x, w, bias_data, y); });
+  }
+
+ private:
+  // Each image's window unrolled into the thread's workspace, times W.
+  void RunProduct(const nxrt_tensor& x, const nxrt_tensor& w, const float* bias, nxrt_tensor& y) {
     const int64_t channels = x_dims_[1];
+    const int64_t maps = w_dims_[0];
     const int64_t rows = channels * ElementCount(geometry_.kernel);
     const int64_t pixels = ElementCount(geometry_.out);
     const int64_t image = channels * ElementCount(geometry_.in);
@@ -92,12 +87,11 @@ class UnrolledConvKernel : public CpuKernel {
         onednn::Workspace::kActivations, static_cast<size_t>(rows * pixels) * sizeof(float)));
     for (int64_t n = 0; n < x_dims_[0]; ++n) {
       Im2Col2d(geometry_, channels, DataAs<float>(x) + n * image, columns);
-      product_.Run(columns, DataAs<float>(w), bias_data,
-                   MutableDataAs<float>(y) + n * maps * pixels, pixels);
+      product_.Run(columns, DataAs<float>(w), bias, MutableDataAs<float>(y) + n * maps * pixels,
+                   pixels);
     }
   }
 
- private:
   // Resolves the window at X's and W's dims, and plans the product again
   // when W (not constant) brings new map or row counts.
   void Resolve(const nxrt_tensor& x, const nxrt_tensor& w) {
@@ -119,27 +113,12 @@ class UnrolledConvKernel : public CpuKernel {
       }
       product_ = std::move(*replanned);
     }
-    direct_.reset();
-    direct_weights_.reset();
-    runs_at_shape_ = 1;
     x_dims_.assign(x.dims, x.dims + x.rank);
     w_dims_.assign(w.dims, w.dims + w.rank);
     out_dims_ = {x.dims[0], w.dims[0]};
     out_dims_.insert(out_dims_.end(), geometry.out.begin(), geometry.out.end());
     window_ = geometry;
     geometry_ = AsTwoAxes(std::move(geometry));
-  }
-
-  // Plans oneDNN's convolution at the current shape, its constant weights
-  // prepared once; the product stays where oneDNN has only a reference
-  // kernel.
-  void Specialise(const float* w, bool bias) {
-    const onednn::PointwiseShape& planned = product_.shape();
-    std::optional<onednn::FloatConvolution> direct = onednn::FloatConvolution::Plan(
-        {x_dims_[0], x_dims_[1], w_dims_[0], 1, window_, bias, planned.activation});
-    if (!direct || onednn::IsReference(direct->implementation())) return;
-    if (constant_w_) direct_weights_ = direct->PrepareWeights(w);
-    direct_ = std::move(direct);
   }
 
   WindowAttributes attributes_;
@@ -149,11 +128,7 @@ class UnrolledConvKernel : public CpuKernel {
   Dims x_dims_, w_dims_, out_dims_;
   WindowGeometry window_;    // as the node has it
   WindowGeometry geometry_;  // with two spatial axes
-  int runs_at_shape_ = 0;    // consecutive calls at x_dims_ and w_dims_, up to the threshold
-  // oneDNN's plan for the current shape once it has repeated, and W prepared
-  // for it when constant.
-  std::optional<onednn::FloatConvolution> direct_;
-  std::shared_ptr<onednn::PreparedWeights> direct_weights_;
+  RepeatedShapePlan direct_;
 };
 
 }  // namespace
