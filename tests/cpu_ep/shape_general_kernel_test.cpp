@@ -295,6 +295,48 @@ std::vector<nxrt::Tensor> RunBlock(nxrt::Session& session, int64_t sequence, int
 // One session meets prompts and single-token steps over a growing cache;
 // each run gives what a session made for that shape alone gives, and every
 // node keeps one kernel.
+// Equal batches of heads ([g, h, m, k] x [g, h, k, n]) run as one batched
+// product whose every extent is read at run time.
+TEST(ShapeGeneralKernels, ABatchedMatMulOfEqualBatchesServesEveryExtent) {
+  IrModelBuilder b(13, "batched");
+  const auto a = b.SymbolicInput("a", {"g", "h", "m", "k"});
+  const auto w = b.SymbolicInput("b", {"g", "h", "k", "n"});
+  b.Output(b.Tensor("MatMul", {a, w}, "y"));
+  auto session = SessionOf(b.Take());
+  ASSERT_NE(session, nullptr);
+  for (const auto& [g, h, m, k, n] : std::vector<std::array<int64_t, 5>>{{2, 4, 6, 32, 6},
+                                                                         {2, 4, 6, 32, 14},
+                                                                         {1, 3, 1, 8, 5},
+                                                                         {3, 2, 7, 5, 9},
+                                                                         {2, 4, 6, 32, 6}}) {
+    std::vector<float> av = Wave(g * h * m * k, 0.29, 1.0);
+    std::vector<float> bv = Wave(g * h * k * n, 0.53, 1.0);
+    const nxrt::NamedTensor inputs[] = {
+        {"a", nxrt::Tensor::Borrow(DataType::kFloat32, {g, h, m, k}, av.data(), av.size() * 4)},
+        {"b", nxrt::Tensor::Borrow(DataType::kFloat32, {g, h, k, n}, bv.data(), bv.size() * 4)}};
+    auto outputs = session->Run(inputs, {});
+    ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+    ASSERT_EQ((*outputs)[0].shape(), (std::vector<int64_t>{g, h, m, n}));
+    const auto y = (*outputs)[0].values<float>();
+    for (int64_t item = 0; item < g * h; ++item) {
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          double sum = 0;
+          for (int64_t p = 0; p < k; ++p) {
+            sum += static_cast<double>(av[(item * m + i) * k + p]) * bv[(item * k + p) * n + j];
+          }
+          ASSERT_NEAR(y[(item * m + i) * n + j], sum, 1e-5)
+              << "item " << item << " at " << i << "," << j;
+        }
+      }
+    }
+  }
+  const nxrt::KernelCacheStats stats = session->kernel_cache_stats();
+  EXPECT_EQ(stats.entries, 1u);
+  EXPECT_EQ(stats.shape_general_entries, 1u);
+  EXPECT_EQ(stats.misses, 1u);
+}
+
 TEST(ShapeGeneralKernels, ADecoderLikeBlockKeepsOneKernelPerNodeAcrossPromptsAndSteps) {
   auto session = SessionOf(DecoderLikeBlock());
   ASSERT_NE(session, nullptr);

@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
+#include "onednn/batched_matmul.hpp"
 #include "packing_kernel.hpp"
 
 namespace nxrt::cpu {
@@ -122,6 +124,10 @@ class MatMulKernel : public PackingKernel {
     if (!b_vector) out_dims_.push_back(n_);
     // B shared by every batch and A contiguous: one product with batch*M rows.
     fold_batch_ = ElementCount(b_batch_) == 1 && ElementCount(a_batch_) == batch_.count;
+    // Equal batches of a product computed in float: one batched call.
+    batched_items_ = !fold_batch_ && a_batch_ == b_batch_ && batch_.count > 1 && k_ > 0 &&
+                     Contains(FloatTypes{}, dtype_);
+    if (batched_items_ && !batched_) batched_ = onednn::BatchedFloatMatmul::Plan();
     PlanFloat({fold_batch_ ? batch_.count * m_ : m_, n_, k_}, fold_batch_);
     if (dtype_ == NXRT_DTYPE_FLOAT16 || dtype_ == NXRT_DTYPE_BFLOAT16) {
       a_scratch_.resize(ElementCount(a));
@@ -151,6 +157,12 @@ class MatMulKernel : public PackingKernel {
 
   template <typename C>
   void Run(const C* a, const C* b, C* y) {
+    if constexpr (std::is_same_v<C, float>) {
+      if (batched_items_ && batched_) {
+        batched_->Run(batch_.count, m_, n_, k_, a, b, y);
+        return;
+      }
+    }
     if (fold_batch_) {
       Gemm<C>(batch_.count * m_, a, b, y);
       return;
@@ -178,6 +190,8 @@ class MatMulKernel : public PackingKernel {
   BroadcastPlan<2> batch_;
   Dims out_dims_;
   bool fold_batch_ = false;
+  bool batched_items_ = false;  // equal batches, run by batched_
+  std::optional<onednn::BatchedFloatMatmul> batched_;
   std::vector<float> a_scratch_;
   std::vector<float> b_scratch_;
   std::vector<float> out_scratch_;
