@@ -41,7 +41,10 @@ void BatchedFloatMatmul::Run(int64_t batch, int64_t m, int64_t n, int64_t k, con
     runner_.Rebind(0, Batched(batch, m, k));
     runner_.Rebind(1, Batched(batch, k, n));
     runner_.Rebind(2, Batched(batch, m, n));
-    batch_ = batch, m_ = m, n_ = n, k_ = k;
+    batch_ = batch;
+    m_ = m;
+    n_ = n;
+    k_ = k;
   }
   const void* buffers[] = {a, b, y};
   runner_.Run(buffers);
