@@ -173,6 +173,58 @@ TEST(CpuEpPoolNorm, MaxPoolWindowsInsideTheImageMatchTheirMaxima) {
   }
 }
 
+// Padded MaxPool windows that each reach the image (the 3x3 stride-2 stems
+// of CNNs, pads on one side or both, ceil mode's last window running past
+// the image, images narrower than the inner windows' run) take the maxima
+// of their taps inside the image.
+TEST(CpuEpPoolNorm, PaddedMaxPoolWindowsMatchTheMaximaOfTheirTapsInside) {
+  struct Case {
+    int64_t k, s, pad_begin, pad_end, h, w;
+    bool ceil;
+  };
+  const Case cases[] = {{3, 2, 1, 1, 16, 16, false}, {3, 2, 1, 1, 13, 17, false},
+                        {3, 2, 1, 0, 9, 12, true},   {2, 2, 0, 1, 7, 9, false},
+                        {3, 1, 1, 1, 5, 2, false},   {5, 3, 2, 2, 11, 3, true}};
+  const int64_t planes = 4;
+  for (const Case& c : cases) {
+    const std::vector<int64_t> dims{1, planes, c.h, c.w};
+    const std::vector<float> x = Wave(static_cast<size_t>(planes * c.h * c.w), 0.77);
+    auto y = RunSingleNode(
+        "MaxPool", 12, {Input("x", DataType::kFloat32, dims, x)},
+        {IntsAttribute("kernel_shape", {c.k, c.k}), IntsAttribute("strides", {c.s, c.s}),
+         IntsAttribute("pads", {c.pad_begin, c.pad_begin, c.pad_end, c.pad_end}),
+         IntAttribute("ceil_mode", c.ceil ? 1 : 0)},
+        DataType::kFloat32);
+    ASSERT_TRUE(y.has_value());
+    const auto out_extent = [&](int64_t in) {
+      const int64_t span = in + c.pad_begin + c.pad_end - c.k;
+      return (c.ceil ? (span + c.s - 1) / c.s : span / c.s) + 1;
+    };
+    const int64_t out_h = out_extent(c.h), out_w = out_extent(c.w);
+    std::vector<double> expected;
+    for (int64_t p = 0; p < planes; ++p) {
+      for (int64_t oh = 0; oh < out_h; ++oh) {
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          float m = -INFINITY;
+          for (int64_t i = 0; i < c.k; ++i) {
+            for (int64_t j = 0; j < c.k; ++j) {
+              const int64_t r = oh * c.s - c.pad_begin + i, q = ow * c.s - c.pad_begin + j;
+              if (r >= 0 && r < c.h && q >= 0 && q < c.w)
+                m = std::max(m, x[(p * c.h + r) * c.w + q]);
+            }
+          }
+          expected.push_back(m);
+        }
+      }
+    }
+    const std::string what = std::to_string(c.k) + "x" + std::to_string(c.k) + " stride " +
+                             std::to_string(c.s) + " pads " + std::to_string(c.pad_begin) + "," +
+                             std::to_string(c.pad_end) + " on " + std::to_string(c.h) + "x" +
+                             std::to_string(c.w) + (c.ceil ? " ceil" : "");
+    EXPECT_EQ(ValuesAsDouble(*y), expected) << what;
+  }
+}
+
 // A SAME-padded window 2^40 columns wide covers each whole row: its mean (of
 // the row, or over every padded position with count_include_pad) and its
 // maximum, in 2-D and in the general 3-D walk, without walking the window.

@@ -3,21 +3,22 @@
 // count_include_pad), LpPool, the global forms, and MaxUnpool, which scatters
 // MaxPool's values back to the positions its indices name. Windows, pads and ceil
 // mode come from window_geometry.hpp. A float MaxPool without the Indices
-// output runs on oneDNN (onednn/plain_primitive.hpp) unless all its windows
-// lie inside the image, where the EP's own two-pass loop is faster, or its
-// kernel is larger than the image, which oneDNN would walk tap by tap.
+// output runs on oneDNN (onednn/plain_primitive.hpp) unless every window
+// reaches the image, undilated, where the EP's own two-pass loop is faster
+// (ops/two_pass_max_pool.hpp),
+// or its kernel is larger than the image, which oneDNN would walk tap by tap.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <vector>
-
-#include <xmmintrin.h>
 
 #include "cpu_kernel.hpp"
 #include "isa_clones.hpp"
 #include "onednn/plain_primitive_kernel.hpp"
+#include "ops/two_pass_max_pool.hpp"
 #include "window_geometry.hpp"
 
 namespace nxrt::cpu {
@@ -58,11 +59,11 @@ class PoolKernel : public CpuKernel {
   bool CaptureSafe() const override { return capture_safe_; }
 
   // The oneDNN kernel of a float MaxPool without indices, when oneDNN plans
-  // it and RunUnpaddedMax does not apply: on the CNN's 2x2 pools that is
+  // it and TwoPassMaxPool does not apply: on the CNN's 2x2 pools that is
   // 15 us against oneDNN's 23 us on NCHW (16x64x64), and level on 32x32x32.
   std::unique_ptr<CpuKernel> OneDnnForm(const sdk::Node& node) const {
     if (kind_ != PoolKind::kMax || global_ || dtype_ != NXRT_DTYPE_FLOAT32 ||
-        node.output_count() != 1 || planes_ == 0 || ElementCount(out_dims_) == 0 || unpadded_max_) {
+        node.output_count() != 1 || planes_ == 0 || ElementCount(out_dims_) == 0 || two_pass_max_) {
       return nullptr;
     }
     // oneDNN walks every tap of a window, pads included: a kernel wider than
@@ -91,8 +92,8 @@ class PoolKernel : public CpuKernel {
             RunGlobal<T>(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
           } else if (geometry_.in.size() == 2 && kind_ != PoolKind::kLp && indices == nullptr) {
             if constexpr (std::is_same_v<T, float> || sizeof(T) == 1) {
-              if (unpadded_max_) {
-                RunUnpaddedMax(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
+              if (two_pass_max_) {
+                two_pass_max_->Run(DataAs<T>(inputs[0].tensor), MutableDataAs<T>(out));
                 return;
               }
             }
@@ -207,84 +208,6 @@ class PoolKernel : public CpuKernel {
     }
   }
 
-  // Float max pooling whose windows all lie inside the image, undilated (the
-  // 2x2 and 3x3 pools of CNNs), in two passes that each vectorise: the
-  // maximum over each window's columns, then over its rows. When the windows
-  // tile the rows exactly, the column pass runs over a whole plane at once.
-  template <typename T>
-  void RunUnpaddedMax(const T* x, T* y) {
-    const WindowGeometry& g = geometry_;
-    const int64_t in_h = g.in[0], in_w = g.in[1];
-    const int64_t out_h = g.out[0], out_w = g.out[1];
-    const bool tiled = g.kernel[1] == g.strides[1] && in_w == out_w * g.strides[1];
-    // in_h rows of out_w column maxima, in row_maxima_'s float-sized slots
-    T* columns = reinterpret_cast<T*>(row_maxima_.data());
-    for (int64_t plane = 0; plane < planes_; ++plane) {
-      const T* image = x + plane * in_h * in_w;
-      if (tiled) {
-        MaxOfColumns(image, columns, in_h * out_w);
-      } else {
-        for (int64_t h = 0; h < in_h; ++h)
-          MaxOfColumns(image + h * in_w, columns + h * out_w, out_w);
-      }
-      T* out = y + plane * out_h * out_w;
-      for (int64_t oh = 0; oh < out_h; ++oh, out += out_w) {
-        const T* first = columns + oh * g.strides[0] * out_w;
-        std::copy(first, first + out_w, out);
-        for (int64_t kh = 1; kh < g.kernel[0]; ++kh) {
-          const T* row = first + kh * out_w;
-          for (int64_t w = 0; w < out_w; ++w) out[w] = row[w] > out[w] ? row[w] : out[w];
-        }
-      }
-    }
-  }
-
-  // `count` window maxima along a row; the common widths and strides are
-  // constants so the compiler vectorises their strided reads.
-  template <typename T>
-  void MaxOfColumns(const T* __restrict row, T* __restrict out, int64_t count) const {
-    const int64_t width = geometry_.kernel[1], stride = geometry_.strides[1];
-    if constexpr (std::is_same_v<T, float>) {
-      if (width == 2 && stride == 2) return MaxOfPairs(row, out, count);
-    } else {
-      if (width == 2 && stride == 2) return MaxOfColumns<T, 2, 2>(row, out, count);
-    }
-    if (width == 3 && stride == 2) return MaxOfColumns<T, 3, 2>(row, out, count);
-    if (width == 3 && stride == 1) return MaxOfColumns<T, 3, 1>(row, out, count);
-    for (int64_t ow = 0; ow < count; ++ow) {
-      const T* window = row + ow * stride;
-      T m = window[0];
-      for (int64_t kw = 1; kw < width; ++kw) m = window[kw] > m ? window[kw] : m;
-      out[ow] = m;
-    }
-  }
-
-  // The 2x2 pool's pairs, which GCC leaves scalar: four at a time from two
-  // loads split into even and odd lanes.
-  static void MaxOfPairs(const float* __restrict row, float* __restrict out, int64_t count) {
-    int64_t ow = 0;
-    for (; ow + 4 <= count; ow += 4) {
-      const __m128 a = _mm_loadu_ps(row + 2 * ow);
-      const __m128 b = _mm_loadu_ps(row + 2 * ow + 4);
-      const __m128 even = _mm_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-      const __m128 odd = _mm_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-      _mm_storeu_ps(out + ow, _mm_max_ps(odd, even));  // odd > even ? odd : even
-    }
-    for (; ow < count; ++ow) {
-      out[ow] = row[2 * ow + 1] > row[2 * ow] ? row[2 * ow + 1] : row[2 * ow];
-    }
-  }
-
-  template <typename T, int kWidth, int kStride>
-  static void MaxOfColumns(const T* __restrict row, T* __restrict out, int64_t count) {
-    for (int64_t ow = 0; ow < count; ++ow) {
-      const T* window = row + ow * kStride;
-      T m = window[0];
-      for (int kw = 1; kw < kWidth; ++kw) m = window[kw] > m ? window[kw] : m;
-      out[ow] = m;
-    }
-  }
-
   template <typename T>
   void Run(const T* x, T* y, int64_t* indices) const {
     const WindowGeometry& g = geometry_;
@@ -357,11 +280,8 @@ class PoolKernel : public CpuKernel {
     const WindowGeometry& g = geometry_;
     const int64_t in_w = g.in[1], out_w = g.out[1];
     row_scratch_.assign(out_w, 0.0);
-    const int64_t used_w = (out_w - 1) * g.strides[1] + g.kernel[1];
-    unpadded_max_ = kind_ == PoolKind::kMax && out_w > 0 && g.out[0] > 0 && g.dilations[0] == 1 &&
-                    g.dilations[1] == 1 && g.pad_begin[0] == 0 && g.pad_begin[1] == 0 &&
-                    used_w <= in_w && (g.out[0] - 1) * g.strides[0] + g.kernel[0] <= g.in[0];
-    row_maxima_.assign(std::max(out_w, unpadded_max_ ? g.in[0] * out_w : 0), 0.0f);
+    if (kind_ == PoolKind::kMax) two_pass_max_ = TwoPassMaxPool::Plan(g, planes_);
+    row_maxima_.assign(out_w, 0.0f);
     columns_inside_.assign(out_w, 0);
     columns_in_pads_.assign(out_w, 0);
     // Only the kernel columns that land in the image for some output column
@@ -421,10 +341,10 @@ class PoolKernel : public CpuKernel {
   WindowGeometry geometry_;
   int64_t planes_ = 0;
   Dims out_dims_;
-  std::vector<double> row_scratch_;  // Run2d's row of sums, or maxima of doubles
-  std::vector<float> row_maxima_;    // Run2d's row of maxima of floats; RunUnpaddedMax's columns
-  bool unpadded_max_ = false;        // RunUnpaddedMax applies
-  OffsetRange kernel_columns_;       // Run2d's kernel columns that reach the image
+  std::vector<double> row_scratch_;                  // Run2d's row of sums, or maxima of doubles
+  std::vector<float> row_maxima_;                    // Run2d's row of maxima of floats
+  std::optional<TwoPassMaxPool> two_pass_max_;       // max pooling whose windows reach the image
+  OffsetRange kernel_columns_;                       // Run2d's kernel columns that reach the image
   std::vector<int64_t> column_first_, column_last_;  // per kernel column of kernel_columns_
   std::vector<int64_t> columns_inside_, columns_in_pads_;
   bool capture_safe_ = false;
