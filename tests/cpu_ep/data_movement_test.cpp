@@ -204,7 +204,8 @@ TEST(CpuEpDataMovement, SliceRefusesListsOfDifferentLengths) {
 
 // Edge, reflect and wrap padding copy from the padded axis, so an empty one
 // is refused rather than read (wrap divided by its zero extent); pads that
-// crop more than an axis holds are refused too.
+// crop more than an axis holds are refused too, and so is a mode ONNX does
+// not define.
 TEST(CpuEpDataMovement, PadRefusesWhatItCannotCopyFrom) {
   struct Case {
     const char* mode;
@@ -217,6 +218,7 @@ TEST(CpuEpDataMovement, PadRefusesWhatItCannotCopyFrom) {
       {"edge", {2, 0}, {0, 1, 0, 0}, "axis 1 is empty"},
       {"wrap", {0, 3}, {1, 0, 0, 0}, "axis 0 is empty"},
       {"constant", {2, 3}, {0, -2, 0, -2}, "crop more than its 3 elements"},
+      {"mirror", {2, 3}, {0, 1, 0, 1}, "use constant, reflect, edge or wrap"},
   };
   for (const Case& c : cases) {
     size_t count = 1;

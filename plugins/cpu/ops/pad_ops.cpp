@@ -156,7 +156,9 @@ void RegisterPadOps(OpRegistry& r) {
                 [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
                   const std::string mode = node.AttrString("mode", "constant");
                   if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap") {
-                    return sdk::ClaimResult::Declined("Pad: mode " + mode + " not implemented");
+                    return sdk::ClaimResult::Declined(
+                        "Pad: mode '" + mode +
+                        "' is not an ONNX mode; use constant, reflect, edge or wrap");
                   }
                   return ClaimUnless(CheckInputDtype(node, inputs, 0, AllTypes{}));
                 },
