@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "onednn/float_pointwise_product.hpp"
-#include "ops/repeated_shape_plan.hpp"
+#include "ops/shape_general_conv.hpp"
 #include "window_geometry.hpp"
 
 namespace nxrt::cpu {
@@ -16,60 +16,30 @@ bool AllEqual(const Dims& dims, int64_t value) {
   return std::all_of(dims.begin(), dims.end(), [value](int64_t d) { return d == value; });
 }
 
-class PointwiseConvKernel : public CpuKernel {
+class PointwiseConvKernel : public ShapeGeneralConvKernel {
  public:
   PointwiseConvKernel(onednn::FloatPointwiseProduct product, size_t rank)
-      : CpuKernel(true), product_(std::move(product)), out_dims_(rank) {}
-  // Reads every extent from the call's tensors; new channel or map counts
-  // (weights that are not constant) plan the product again.
-  bool ServesOtherShapes() const override { return true; }
-  void SetConstantInputs(std::span<const nxrt_bool> flags) override {
-    constant_w_ = flags.size() > 1 && flags[1] != 0;
-  }
-  // Only once the current shape is settled: a call that plans allocates.
-  bool CaptureSafe() const override { return direct_.Settled(); }
+      : ShapeGeneralConvKernel(std::move(product)), out_dims_(rank) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& x = inputs[0].tensor;
     const nxrt_tensor& w = inputs[1].tensor;
-    const bool bias = IsPresent(inputs, 2);
-    if (w.rank != x.rank || w.dims[1] != x.dims[1]) {
-      FailInvalid("Conv: W " + DimsText(DimsSpan(w)) + " does not fit X " + DimsText(DimsSpan(x)) +
-                  "; W needs [maps, channels, 1...] with X's channels");
-    }
-    const int64_t maps = w.dims[0];
-    if (bias && ElementCount(inputs[2].tensor) != maps) {
-      FailInvalid("Conv: B holds " + std::to_string(ElementCount(inputs[2].tensor)) +
-                  " values for " + std::to_string(maps) + " output maps; give B one per map");
-    }
-    const onednn::PointwiseShape planned = product_.shape();
-    if (maps != planned.maps || x.dims[1] != planned.channels) {
-      std::optional<onednn::FloatPointwiseProduct> replanned =
-          onednn::FloatPointwiseProduct::Plan({maps, x.dims[1], planned.bias, planned.activation});
-      if (!replanned) {
-        FailUnsupported("Conv: oneDNN has no 1x1 convolution for W " + DimsText(DimsSpan(w)) +
-                        "; run the node on another provider");
-      }
-      product_ = std::move(*replanned);
-    }
-    std::copy_n(x.dims, x.rank, out_dims_.begin());
-    out_dims_[1] = maps;
-    const bool same_shape = DimsEqual(DimsSpan(x), x_dims_) && DimsEqual(DimsSpan(w), w_dims_);
+    const bool same_shape = NoteShape(x, w);
+    const int64_t maps = w_dims_[0];
+    const float* bias = BiasOf(inputs, maps);
     if (!same_shape) {
-      x_dims_.assign(x.dims, x.dims + x.rank);
-      w_dims_.assign(w.dims, w.dims + w.rank);
+      std::copy_n(x.dims, x.rank, out_dims_.begin());
+      out_dims_[1] = maps;
     }
     nxrt_tensor& y = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_FLOAT32, out_dims_);
     if (ElementCount(out_dims_) == 0) return;
     const int64_t pixels = ElementCount(DimsSpan(x).subspan(2));
-    const float* bias_data = bias ? DataAs<float>(inputs[2].tensor) : nullptr;
-    direct_.Run(
-        same_shape, [&] { return DirectShape(bias); }, constant_w_, DataAs<float>(x),
-        DataAs<float>(w), bias_data, MutableDataAs<float>(y),
+    RunFastest(
+        same_shape, [&] { return DirectShape(bias != nullptr); }, x, w, bias, y,
         [&] {
           for (int64_t n = 0; n < x.dims[0]; ++n) {
-            product_.Run(DataAs<float>(x) + n * x.dims[1] * pixels, DataAs<float>(w), bias_data,
+            product_.Run(DataAs<float>(x) + n * x.dims[1] * pixels, DataAs<float>(w), bias,
                          MutableDataAs<float>(y) + n * maps * pixels, pixels);
           }
         });
@@ -89,11 +59,7 @@ class PointwiseConvKernel : public CpuKernel {
             product_.shape().activation};
   }
 
-  onednn::FloatPointwiseProduct product_;
-  bool constant_w_ = false;
   Dims out_dims_;
-  Dims x_dims_, w_dims_;  // the last call's
-  RepeatedShapePlan direct_;
 };
 
 }  // namespace

@@ -7,7 +7,7 @@
 
 #include "onednn/float_pointwise_product.hpp"
 #include "onednn/thread_workspace.hpp"
-#include "ops/repeated_shape_plan.hpp"
+#include "ops/shape_general_conv.hpp"
 #include "ops/window_columns.hpp"
 #include "window_geometry.hpp"
 
@@ -39,40 +39,37 @@ bool AlongOneAxis(const WindowGeometry& g) {
   return false;
 }
 
-class UnrolledConvKernel : public CpuKernel {
+class UnrolledConvKernel : public ShapeGeneralConvKernel {
  public:
   UnrolledConvKernel(WindowAttributes attributes, onednn::FloatPointwiseProduct product)
-      : CpuKernel(true), attributes_(std::move(attributes)), product_(std::move(product)) {}
-  // Every extent is read from the call's tensors; a new length resolves the
-  // window again and rebinds the product's pixel count.
-  bool ServesOtherShapes() const override { return true; }
-  void SetConstantInputs(std::span<const nxrt_bool> flags) override {
-    constant_w_ = flags.size() > 1 && flags[1] != 0;
-  }
-  // Only once the current shape is settled: a call that plans allocates.
-  bool CaptureSafe() const override { return direct_.Settled(); }
+      : ShapeGeneralConvKernel(std::move(product)), attributes_(std::move(attributes)) {}
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     const nxrt_tensor& x = inputs[0].tensor;
     const nxrt_tensor& w = inputs[1].tensor;
-    const bool same_shape = DimsEqual(DimsSpan(x), x_dims_) && DimsEqual(DimsSpan(w), w_dims_);
-    if (!same_shape) Resolve(x, w);
-    const int64_t maps = w_dims_[0];
-    const bool bias = IsPresent(inputs, 2);
-    if (bias && ElementCount(inputs[2].tensor) != maps) {
-      FailInvalid("Conv: B holds " + std::to_string(ElementCount(inputs[2].tensor)) +
-                  " values for " + std::to_string(maps) + " output maps; give B one per map");
+    const bool same_shape = NoteShape(x, w);
+    if (!same_shape) {
+      try {
+        PlanWindow(x, w);
+      } catch (...) {
+        x_dims_.clear();  // a shape whose window fails is met anew next call
+        throw;
+      }
     }
+    const float* bias = BiasOf(inputs, w_dims_[0]);
     nxrt_tensor& y = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_FLOAT32, out_dims_);
     if (ElementCount(out_dims_) == 0) return;
-    const float* bias_data = bias ? DataAs<float>(inputs[2].tensor) : nullptr;
     const auto shape = [&] {
-      return onednn::ConvolutionShape{
-          x_dims_[0], x_dims_[1], maps, 1, window_, bias, product_.shape().activation};
+      return onednn::ConvolutionShape{x_dims_[0],
+                                      x_dims_[1],
+                                      w_dims_[0],
+                                      1,
+                                      window_,
+                                      bias != nullptr,
+                                      product_.shape().activation};
     };
-    direct_.Run(same_shape, shape, constant_w_, DataAs<float>(x), DataAs<float>(w), bias_data,
-                MutableDataAs<float>(y), [&] { RunProduct(x, w, bias_data, y); });
+    RunFastest(same_shape, shape, x, w, bias, y, [&] { RunProduct(x, w, bias, y); });
   }
 
  private:
@@ -92,29 +89,10 @@ class UnrolledConvKernel : public CpuKernel {
     }
   }
 
-  // Resolves the window at X's and W's dims, and plans the product again
-  // when W (not constant) brings new map or row counts.
-  void Resolve(const nxrt_tensor& x, const nxrt_tensor& w) {
-    if (w.rank != x.rank || w.dims[1] != x.dims[1]) {
-      FailInvalid("Conv: W " + DimsText(DimsSpan(w)) + " does not fit X " + DimsText(DimsSpan(x)) +
-                  "; W needs [maps, channels, kernel...] with X's channels");
-    }
-    const Dims kernel(w.dims + 2, w.dims + w.rank);
-    WindowGeometry geometry =
-        ResolveWindow(attributes_, Dims(x.dims + 2, x.dims + x.rank), kernel, "Conv");
-    const int64_t rows = w.dims[1] * ElementCount(kernel);
-    const onednn::PointwiseShape& planned = product_.shape();
-    if (w.dims[0] != planned.maps || rows != planned.channels) {
-      std::optional<onednn::FloatPointwiseProduct> replanned =
-          onednn::FloatPointwiseProduct::Plan({w.dims[0], rows, planned.bias, planned.activation});
-      if (!replanned) {
-        FailUnsupported("Conv: oneDNN has no product for W " + DimsText(DimsSpan(w)) +
-                        "; run the node on another provider");
-      }
-      product_ = std::move(*replanned);
-    }
-    x_dims_.assign(x.dims, x.dims + x.rank);
-    w_dims_.assign(w.dims, w.dims + w.rank);
+  // The window and the output dims at X's and W's dims.
+  void PlanWindow(const nxrt_tensor& x, const nxrt_tensor& w) {
+    WindowGeometry geometry = ResolveWindow(attributes_, Dims(x.dims + 2, x.dims + x.rank),
+                                            Dims(w.dims + 2, w.dims + w.rank), "Conv");
     out_dims_ = {x.dims[0], w.dims[0]};
     out_dims_.insert(out_dims_.end(), geometry.out.begin(), geometry.out.end());
     window_ = geometry;
@@ -122,13 +100,9 @@ class UnrolledConvKernel : public CpuKernel {
   }
 
   WindowAttributes attributes_;
-  onednn::FloatPointwiseProduct product_;
-  bool constant_w_ = false;
-  // What the last call's dims resolved to.
-  Dims x_dims_, w_dims_, out_dims_;
+  Dims out_dims_;            // at x_dims_ and w_dims_
   WindowGeometry window_;    // as the node has it
   WindowGeometry geometry_;  // with two spatial axes
-  RepeatedShapePlan direct_;
 };
 
 }  // namespace
