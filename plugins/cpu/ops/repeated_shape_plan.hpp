@@ -37,15 +37,19 @@ class RepeatedShapePlan {
       ++calls_at_shape_;
       if (calls_at_shape_ == kPlanningCall) PlanFor(shape_of(), w, constant_w);
     }
-    if (!plan_ || calls_at_shape_ == kProductTimingCall) {
+    if (calls_at_shape_ == kProductTimingCall) {
       const Clock::time_point start = Clock::now();
       product();
-      if (calls_at_shape_ == kProductTimingCall) product_time_ = Clock::now() - start;
-      return;
+      product_time_ = Clock::now() - start;
+    } else if (!plan_) {
+      product();
+    } else if (calls_at_shape_ == kPlanTimingCall) {
+      const Clock::time_point start = Clock::now();
+      plan_->Run(x, w, weights_.get(), bias, y);
+      Decide(Clock::now() - start);
+    } else {
+      plan_->Run(x, w, weights_.get(), bias, y);
     }
-    const Clock::time_point start = Clock::now();
-    plan_->Run(x, w, weights_.get(), bias, y);
-    if (calls_at_shape_ == kPlanTimingCall) Decide(Clock::now() - start);
   }
 
   // Whether calls at the current shape will neither plan nor allocate.
