@@ -33,36 +33,32 @@ void SingleThread() {
   omp_set_num_threads(1);
 }
 
-// Args: M, N, K, matrices.
-void BM_OpenBlasProduct(benchmark::State& state) {
-  SingleThread();
-  const int m = state.range(0), n = state.range(1), k = state.range(2);
-  std::vector<std::vector<float>> b(state.range(3), std::vector<float>(k * n, 0.01f));
-  std::vector<float> a(m * k, 0.5f), y(m * n);
-  size_t next = 0;
-  for (auto _ : state) {
-    const float* w = b[next++ % b.size()].data();
-    if (m == 1) {
-      cblas_sgemv(CblasRowMajor, CblasTrans, k, n, 1.0f, w, n, a.data(), 1, 0.0f, y.data(), 1);
-    } else {
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, w, n, 0.0f,
-                  y.data(), n);
-    }
-    benchmark::DoNotOptimize(y.data());
+// y[M,N] = a[M,K] x w[K,N], all row-major and as given, by one library.
+using Multiply = void (*)(int m, int n, int k, const float* a, const float* w, float* y);
+
+void OpenBlasMultiply(int m, int n, int k, const float* a, const float* w, float* y) {
+  if (m == 1) {
+    cblas_sgemv(CblasRowMajor, CblasTrans, k, n, 1.0f, w, n, a, 1, 0.0f, y, 1);
+  } else {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, w, n, 0.0f, y, n);
   }
 }
 
-// Args: M, N, K, matrices. oneDNN's sgemm on B as given: no plan, no
-// reorder, as the CPU EP runs a row times a constant B.
-void BM_OneDnnSgemm(benchmark::State& state) {
+// oneDNN's sgemm on B as given: no plan, no reorder, as the CPU EP runs a
+// row times a constant B.
+void OneDnnSgemmMultiply(int m, int n, int k, const float* a, const float* w, float* y) {
+  dnnl_sgemm('N', 'N', m, n, k, 1.0f, a, k, w, n, 0.0f, y, n);
+}
+
+// Args: M, N, K, matrices.
+void PlainProduct(benchmark::State& state, Multiply multiply) {
   SingleThread();
   const int m = state.range(0), n = state.range(1), k = state.range(2);
   std::vector<std::vector<float>> b(state.range(3), std::vector<float>(k * n, 0.01f));
   std::vector<float> a(m * k, 0.5f), y(m * n);
   size_t next = 0;
   for (auto _ : state) {
-    const float* w = b[next++ % b.size()].data();
-    dnnl_sgemm('N', 'N', m, n, k, 1.0f, a.data(), k, w, n, 0.0f, y.data(), n);
+    multiply(m, n, k, a.data(), b[next++ % b.size()].data(), y.data());
     benchmark::DoNotOptimize(y.data());
   }
 }
@@ -108,8 +104,12 @@ void ProductShapes(benchmark::internal::Benchmark* b) {
   b->Args({1, 256, 256, 60});    // the same, in its square projections
   b->Args({8, 1536, 512, 16});   // decoder prefill or verify
 }
-BENCHMARK(BM_OpenBlasProduct)->Apply(ProductShapes)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_OneDnnSgemm)->Apply(ProductShapes)->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(PlainProduct, openblas, OpenBlasMultiply)
+    ->Apply(ProductShapes)
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(PlainProduct, onednn_sgemm, OneDnnSgemmMultiply)
+    ->Apply(ProductShapes)
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(OneDnnProduct, b_as_given, Tag::ab)
     ->Apply(ProductShapes)
     ->Unit(benchmark::kMicrosecond);

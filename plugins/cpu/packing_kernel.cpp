@@ -20,10 +20,11 @@ int64_t RunStart(int64_t extent, int index, int count) {
 }
 
 // A row times B as given ([K, N]) runs on oneDNN's sgemm for a B of this
-// many elements: 1.7x OpenBLAS's transposed GEMV on a decoder's 256x256
-// projections (bench/math_libraries.cpp: 4.6 against 8.0 us). Below, OpenBLAS
-// is faster; above, B streams from memory, where OpenBLAS's GEMV keeps pace
-// with it better (768x256: 17.9 against 20.4 us).
+// many elements: 1.35-1.7x OpenBLAS's transposed GEMV on a decoder's
+// 256x256 projections (bench/math_libraries.cpp: 3.5 against 4.7 us, 4.6
+// against 8.0 on a busier run). Below, OpenBLAS is faster; above, B streams
+// from memory, where OpenBLAS's GEMV keeps pace or better (768x256: 10.9
+// against 10.6 us, 17.9 against 20.4; 1536x512: 84 against 104 us).
 constexpr int64_t kOneDnnLeastElements = 128 * 128;
 constexpr int64_t kOneDnnMostElements = 256 * 256;
 
