@@ -1,7 +1,9 @@
 // The int8-activation product of MatMulNBits (quantized/int8_row.hpp): its
-// AVX2 form against its portable one bit for bit, and both against the
+// AVX2 form against its portable one bit for bit, and the form this CPU
+// chooses (AVX-512 VNNI's where it has it) and the portable one against the
 // integer sums written out here, over block sizes, zero point forms, partial
-// last blocks and an odd column count (the AVX2 form takes columns in pairs).
+// last blocks and an odd column count (the AVX2 form takes columns in pairs,
+// the VNNI one in fours).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -56,7 +58,11 @@ TEST_P(Int8RowTest, BothFormsGiveTheSameBitsAndTheIntegerSums) {
   std::vector<float> chosen(static_cast<size_t>(n)), portable(static_cast<size_t>(n));
   nxrt::cpu::Int8RowTimesColumns(w, row, 0, n, chosen.data());
   nxrt::cpu::Int8RowTimesColumnsPortable(w, row, 0, n, portable.data());
-  EXPECT_EQ(std::memcmp(chosen.data(), portable.data(), chosen.size() * sizeof(float)), 0);
+  if (__builtin_cpu_supports("avx2")) {
+    std::vector<float> avx2(static_cast<size_t>(n));
+    nxrt::cpu::Int8RowTimesColumnsAvx2(w, row, 0, n, avx2.data());
+    EXPECT_EQ(std::memcmp(avx2.data(), portable.data(), avx2.size() * sizeof(float)), 0);
+  }
 
   // The row's int8 codes from its phase order (element k at place k % 2 of
   // byte k / 2), and the sums in double.
@@ -77,12 +83,15 @@ TEST_P(Int8RowTest, BothFormsGiveTheSameBitsAndTheIntegerSums) {
     }
     EXPECT_NEAR(chosen[static_cast<size_t>(col)], want, 1e-4 * (1.0 + std::fabs(want)))
         << "column " << col;
+    EXPECT_NEAR(portable[static_cast<size_t>(col)], want, 1e-4 * (1.0 + std::fabs(want)))
+        << "column " << col;
   }
 }
 
 INSTANTIATE_TEST_SUITE_P(Blocks, Int8RowTest,
-                         ::testing::Values(Case{16, true}, Case{32, true}, Case{32, false},
-                                           Case{64, true}, Case{128, false}, Case{256, true}));
+                         ::testing::Values(Case{16, true}, Case{16, false}, Case{32, true},
+                                           Case{32, false}, Case{64, true}, Case{128, false},
+                                           Case{256, true}));
 
 }  // namespace
 }  // namespace nxrt_test

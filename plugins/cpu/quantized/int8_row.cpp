@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "quantized/four_bit_avx512.hpp"
+
 namespace nxrt::cpu {
 namespace {
 
@@ -118,11 +120,20 @@ void QuantizeRow(const NBitsMatrix& w, const float* a, Int8Row& row) {
   row.zero_weights.resize(static_cast<size_t>(w.blocks_per_column));
   for (int64_t b = 0; b < w.blocks_per_column; ++b) {
     const BlockScale block = ScaleOfBlock(w, a, b);
+    // Pairs of values, the even one to phase 0 and the odd to phase 1, so
+    // the loop reads and writes at fixed steps.
     int32_t sum = 0;
-    for (int64_t k = b * w.block; k < std::min((b + 1) * w.block, w.depth); ++k) {
-      const int8_t code = Int8Code(a[k], block.inverse);
-      row.phases[(k % 2) * stride + k / 2] = code;
-      sum += code;
+    const int64_t end = std::min((b + 1) * w.block, w.depth);
+    for (int64_t k = b * w.block; k + 1 < end; k += 2) {
+      const int8_t even = Int8Code(a[k], block.inverse), odd = Int8Code(a[k + 1], block.inverse);
+      row.phases[k / 2] = even;
+      row.phases[stride + k / 2] = odd;
+      sum += even + odd;
+    }
+    if ((end - b * w.block) % 2 != 0) {
+      const int8_t last = Int8Code(a[end - 1], block.inverse);
+      row.phases[(end - 1) / 2] = last;
+      sum += last;
     }
     row.scales[b] = block.scale;
     row.zero_weights[b] = block.scale * static_cast<float>(sum);
@@ -164,10 +175,17 @@ void Int8RowTimesColumnsPortable(const NBitsMatrix& w, const Int8Row& row, int64
   }
 }
 
+void Int8RowTimesColumnsAvx2(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64_t last,
+                             float* y) {
+  ColumnsAvx2(w, row, first, last, y);
+}
+
 void Int8RowTimesColumns(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64_t last,
                          float* y) {
   static const bool avx2 = __builtin_cpu_supports("avx2");
-  if (avx2) {
+  if (FourBitInt8RowAvx512Serves(w)) {
+    FourBitInt8RowTimesColumnsAvx512(w, row, first, last, y);
+  } else if (avx2) {
     ColumnsAvx2(w, row, first, last, y);
   } else {
     Int8RowTimesColumnsPortable(w, row, first, last, y);

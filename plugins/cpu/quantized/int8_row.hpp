@@ -37,11 +37,16 @@ void QuantizeRow(const NBitsMatrix& w, const float* a, Int8Row& row);
 void RoundThroughInt8(const NBitsMatrix& w, const float* a, float* out);
 
 // y[j] = the product of the quantized row with column first + j of W for
-// the columns [first, last). Needs TakesInt8Rows(w). Integer dot products
-// are exact, so every ISA gives the same bits. Allocates nothing.
+// the columns [first, last), in the best form this CPU runs: AVX-512 VNNI's
+// (four_bit_avx512.hpp), AVX2's or the portable one. Needs
+// TakesInt8Rows(w). Allocates nothing.
 void Int8RowTimesColumns(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64_t last,
                          float* y);
-// The form Int8RowTimesColumns takes on CPUs without AVX2, in plain loops.
+// The AVX2 and the portable forms add the same exact integer dot products
+// in the same float order, so they give the same bits. The AVX2 one needs a
+// CPU with AVX2.
+void Int8RowTimesColumnsAvx2(const NBitsMatrix& w, const Int8Row& row, int64_t first, int64_t last,
+                             float* y);
 void Int8RowTimesColumnsPortable(const NBitsMatrix& w, const Int8Row& row, int64_t first,
                                  int64_t last, float* y);
 

@@ -5,6 +5,7 @@
 
 #include "isa_clones.hpp"
 #include "packed_int.hpp"
+#include "quantized/four_bit_avx512.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -188,24 +189,52 @@ void DequantizeInPhaseOrder(const NBitsMatrix& w, int64_t first, int64_t last, f
   }
 }
 
+NXRT_ISA_CLONES void DequantizeColumnsVectorised(const NBitsMatrix& w, int64_t first, int64_t last,
+                                                 float* out) {
+  switch (w.bits) {
+    case 2:
+      return DequantizeInPhaseOrder<2>(w, first, last, out);
+    case 4:
+      return DequantizeInPhaseOrder<4>(w, first, last, out);
+    default:
+      return DequantizeInPhaseOrder<8>(w, first, last, out);
+  }
+}
+
 }  // namespace
 
 void ToPhaseOrder(const NBitsMatrix& w, const float* a, float* out) {
-  const int per_byte = 8 / w.bits;
+  const int64_t per_byte = 8 / w.bits;
   const int64_t stride = w.blocks_per_column * w.BytesPerBlock();
-  std::fill_n(out, PhaseOrderLength(w), 0.0f);
-  for (int64_t k = 0; k < w.depth; ++k) out[(k % per_byte) * stride + k / per_byte] = a[k];
+  // Place by place, so each loop reads `a` at a fixed step.
+  for (int64_t p = 0; p < per_byte; ++p) {
+    float* phase = out + p * stride;
+    const int64_t filled = (w.depth - p + per_byte - 1) / per_byte;
+    for (int64_t j = 0; j < filled; ++j) phase[j] = a[j * per_byte + p];
+    std::fill(phase + filled, phase + stride, 0.0f);
+  }
 }
 
 void PrepareRow(const NBitsMatrix& w, const float* a, NBitsRow& row) {
   row.phases.resize(static_cast<size_t>(PhaseOrderLength(w)));
   ToPhaseOrder(w, a, row.phases.data());
-  row.block_sums.assign(static_cast<size_t>(w.blocks_per_column), 0.0f);
-  for (int64_t k = 0; k < w.depth; ++k) row.block_sums[k / w.block] += a[k];
+  row.block_sums.resize(static_cast<size_t>(w.blocks_per_column));
+  for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+    float sum = 0.0f;
+    for (int64_t k = b * w.block; k < std::min((b + 1) * w.block, w.depth); ++k) sum += a[k];
+    row.block_sums[static_cast<size_t>(b)] = sum;
+  }
 }
 
 void RowsTimesColumns(const NBitsMatrix& w, const NBitsRow* rows, int count, int64_t first,
                       int64_t last, float* y, int64_t y_stride) {
+  if (FourBitAvx512Serves(w)) {
+    for (int r = 0; r < count; r += 4) {
+      FourBitRowsTimesColumnsAvx512(w, rows + r, std::min(4, count - r), first, last,
+                                    y + r * y_stride, y_stride);
+    }
+    return;
+  }
   int r = 0;
   for (; r + 4 <= count; r += 4) {
     GroupTimesColumns<4>(w, rows + r, first, last, y + r * y_stride, y_stride);
@@ -222,16 +251,9 @@ void RowsTimesColumns(const NBitsMatrix& w, const NBitsRow* rows, int count, int
   }
 }
 
-NXRT_ISA_CLONES void DequantizeColumns(const NBitsMatrix& w, int64_t first, int64_t last,
-                                       float* out) {
-  switch (w.bits) {
-    case 2:
-      return DequantizeInPhaseOrder<2>(w, first, last, out);
-    case 4:
-      return DequantizeInPhaseOrder<4>(w, first, last, out);
-    default:
-      return DequantizeInPhaseOrder<8>(w, first, last, out);
-  }
+void DequantizeColumns(const NBitsMatrix& w, int64_t first, int64_t last, float* out) {
+  if (FourBitAvx512Serves(w)) return FourBitDequantizeColumnsAvx512(w, first, last, out);
+  DequantizeColumnsVectorised(w, first, last, out);
 }
 
 }  // namespace nxrt::cpu

@@ -1,0 +1,41 @@
+// MatMulNBits' 4-bit float forms on AVX-512 (F, BW, VL, DQ), the CPUs where
+// a decode step's products are bound by how fast codes widen rather than by
+// memory. Sixteen bytes of codes widen to 32 floats in four instructions and
+// meet the row with fused multiply-adds, several columns at a time, so the
+// chains of sums do not wait on each other. The baseline and AVX2 forms
+// (nbits_matrix.cpp) give other roundings of the same sums, as OpenBLAS and
+// oneDNN do from one CPU to the next.
+#pragma once
+
+#include <cstdint>
+
+#include "quantized/int8_row.hpp"
+#include "quantized/nbits_matrix.hpp"
+
+namespace nxrt::cpu {
+
+// Whether the forms below serve `w` on this CPU: 4-bit codes in blocks
+// along k, and the CPU has AVX-512 F, BW, VL and DQ.
+bool FourBitAvx512Serves(const NBitsMatrix& w);
+
+// RowsTimesColumns (nbits_matrix.hpp) for `count` rows, 1 to 4. Needs
+// FourBitAvx512Serves(w). Allocates nothing.
+void FourBitRowsTimesColumnsAvx512(const NBitsMatrix& w, const NBitsRow* rows, int count,
+                                   int64_t first, int64_t last, float* y, int64_t y_stride);
+
+// DequantizeColumns (nbits_matrix.hpp). Needs FourBitAvx512Serves(w).
+// Allocates nothing.
+void FourBitDequantizeColumnsAvx512(const NBitsMatrix& w, int64_t first, int64_t last, float* out);
+
+// Whether FourBitInt8RowTimesColumnsAvx512 serves `w` on this CPU:
+// TakesInt8Rows(w) (int8_row.hpp), and the CPU has AVX-512 VNNI besides.
+bool FourBitInt8RowAvx512Serves(const NBitsMatrix& w);
+
+// Int8RowTimesColumns (int8_row.hpp) with VNNI's byte multiply-adds, 128
+// codes an instruction pair. The integer dot products are exact; their
+// scaled sums add in another order than the other forms', so the last bits
+// may differ. Needs FourBitInt8RowAvx512Serves(w). Allocates nothing.
+void FourBitInt8RowTimesColumnsAvx512(const NBitsMatrix& w, const Int8Row& row, int64_t first,
+                                      int64_t last, float* y);
+
+}  // namespace nxrt::cpu
