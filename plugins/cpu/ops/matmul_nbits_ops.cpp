@@ -4,22 +4,22 @@
 // them, so every shape of the node streams the one copy.
 //
 // A single row (a decode step) takes one pass over the codes, widening each
-// block in registers against the row, its columns split into contiguous
-// runs across the EP's threads; a few rows take one such pass per four.
-// Many rows dequantize panels of columns into a per-thread buffer that
-// OpenBLAS multiplies. At accuracy_level 4, 4-bit codes with code zero
-// points meet rows quantized to int8 per block (quantized/int8_row.hpp), as
-// in ONNX Runtime: in integers for a few rows, widened back to float for
-// the panels. Everything else computes in float32, which meets every
-// level's minimum.
-#include <cblas.h>
-
+// block in registers against the row (on AVX-512 four columns at a time,
+// quantized/four_bit_avx512.hpp), its columns split into contiguous runs
+// across the EP's threads; a few rows take one such pass per four. Many
+// rows dequantize panels of columns into a per-thread buffer that oneDNN's
+// sgemm multiplies. At accuracy_level 4, 4-bit codes with code zero points
+// meet rows quantized to int8 per block (quantized/int8_row.hpp), as in
+// ONNX Runtime: in integers for a few rows, widened back to float for the
+// panels. Everything else computes in float32, which meets every level's
+// minimum.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "attention/kernel_support.hpp"
 #include "cpu_kernel.hpp"
+#include "onednn/sgemm.hpp"
 #include "parallel_blocks.hpp"
 #include "quantized/int8_row.hpp"
 #include "quantized/nbits_matrix.hpp"
@@ -41,7 +41,7 @@ using NBitsFloatTypes = TypeList<float, Float16, BFloat16>;
 // The least share of the codes, in weights, worth handing to another thread.
 constexpr int64_t kWeightsPerThread = 64 * 1024;
 // Below this many rows a product streams the codes once per four rows;
-// from it on, dequantized panels and OpenBLAS's product are faster.
+// from it on, dequantized panels and oneDNN's product are faster.
 constexpr int64_t kStreamedRowsBelow = 5;
 // Floats in one thread's panel of dequantized columns, a megabyte: wider
 // panels measured no faster.
@@ -235,10 +235,8 @@ class MatMulNBitsKernel : public CpuKernel {
         const int64_t first = p * width;
         const int64_t count = std::min(width, n - first);
         DequantizeColumns(w_, first, first + count, panel);
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows),
-                    static_cast<int>(count), static_cast<int>(k), 1.0f, ordered,
-                    static_cast<int>(k), panel, static_cast<int>(k), 0.0f, y + first,
-                    static_cast<int>(n));
+        onednn::Sgemm(false, true, rows, count, k, 1.0f, ordered, k, panel, k, 0.0f, y + first, n,
+                      1);
       }
     });
   }
