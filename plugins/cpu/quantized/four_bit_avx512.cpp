@@ -183,7 +183,13 @@ NXRT_AVX512 void ColumnsTimesRows(const NBitsMatrix& w, const NBitsRow* rows, in
 #pragma GCC unroll 4
         for (int r = 0; r < kRows; ++r) {
           low_sums[r][c] = _mm512_fmadd_ps(widened.low, low_row[r], low_sums[r][c]);
-          high_sums[r][c] = _mm512_fmadd_ps(widened.high, high_row[r], high_sums[r][c]);
+          // With many sums in flight the two phases share one chain, which
+          // leaves registers for the rows.
+          if constexpr (kRows * kCols > 4) {
+            low_sums[r][c] = _mm512_fmadd_ps(widened.high, high_row[r], low_sums[r][c]);
+          } else {
+            high_sums[r][c] = _mm512_fmadd_ps(widened.high, high_row[r], high_sums[r][c]);
+          }
         }
       }
     }
@@ -315,9 +321,9 @@ NXRT_AVX512 void FourBitRowsTimesColumnsAvx512(const NBitsMatrix& w, const NBits
     case 2:
       return RowsTimesColumnRange<2, 2>(w, rows, first, last, y, y_stride);
     case 3:
-      return RowsTimesColumnRange<3, 1>(w, rows, first, last, y, y_stride);
+      return RowsTimesColumnRange<3, 2>(w, rows, first, last, y, y_stride);
     default:
-      return RowsTimesColumnRange<4, 1>(w, rows, first, last, y, y_stride);
+      return RowsTimesColumnRange<4, 2>(w, rows, first, last, y, y_stride);
   }
 }
 
