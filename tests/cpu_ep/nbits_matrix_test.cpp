@@ -2,8 +2,8 @@
 // the codes, and columns dequantized for the panels, against sums written
 // out here in double, over bit widths, block sizes (blocks of 16 codes pair
 // up in the AVX-512 form, and an odd count leaves one alone), zero point
-// forms, partial last blocks, one to five rows and a column count that
-// leaves a remainder after groups of four.
+// forms, partial last blocks, one to seventeen rows and a column count
+// that leaves a remainder after groups of four and of two.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -94,11 +94,12 @@ class NBitsMatrixTest : public ::testing::TestWithParam<Case> {};
 
 TEST_P(NBitsMatrixTest, RowsTimesColumnsMatchTheSumsInDouble) {
   const Case c = GetParam();
-  const int64_t columns = 37;
+  const int64_t columns = 38;  // 37 from column 1: odd, and not a multiple of four
   std::mt19937 random(11);
   const RandomMatrix m(c, columns, random);
   std::normal_distribution<float> normal;
-  for (int count = 1; count <= 5; ++count) {
+  // Up to four rows go a pass each on AVX-512, eight a pass from eight on.
+  for (int count : {1, 2, 3, 4, 5, 8, 9, 13, 17}) {
     std::vector<std::vector<float>> a(static_cast<size_t>(count));
     std::vector<NBitsRow> rows(static_cast<size_t>(count));
     for (int r = 0; r < count; ++r) {
@@ -106,10 +107,14 @@ TEST_P(NBitsMatrixTest, RowsTimesColumnsMatchTheSumsInDouble) {
       for (float& v : a[r]) v = normal(random);
       nxrt::cpu::PrepareRow(m.w, a[r].data(), rows[r]);
     }
-    // Columns from 1, so a run that does not start at 0 is covered too.
-    const int64_t first = 1;
-    std::vector<float> y(static_cast<size_t>(count * columns), -1.0f);
-    nxrt::cpu::RowsTimesColumns(m.w, rows.data(), count, first, columns, y.data(), columns);
+    // Columns from 1, so a run that does not start at 0 is covered too,
+    // and for nine rows a run of one column.
+    const int64_t first = count == 9 ? columns - 1 : 1;
+    // Rows of y back to back, so a write past a row's last column lands on
+    // the next row's first.
+    const int64_t width = columns - first;
+    std::vector<float> y(static_cast<size_t>(count * width), -1.0f);
+    nxrt::cpu::RowsTimesColumns(m.w, rows.data(), count, first, columns, y.data(), width);
     for (int r = 0; r < count; ++r) {
       for (int64_t n = first; n < columns; ++n) {
         double want = 0.0, size = 0.0;
@@ -118,7 +123,7 @@ TEST_P(NBitsMatrixTest, RowsTimesColumnsMatchTheSumsInDouble) {
           want += term;
           size += std::fabs(term);
         }
-        EXPECT_NEAR(y[static_cast<size_t>(r * columns + n - first)], want, 1e-5 * (1.0 + size))
+        EXPECT_NEAR(y[static_cast<size_t>(r * width + n - first)], want, 1e-5 * (1.0 + size))
             << count << " rows, row " << r << ", column " << n;
       }
     }

@@ -40,12 +40,13 @@ using NBitsFloatTypes = TypeList<float, Float16, BFloat16>;
 
 // The least share of the codes, in weights, worth handing to another thread.
 constexpr int64_t kWeightsPerThread = 64 * 1024;
-// Below this many rows a product streams the codes once per four rows;
-// from it on, dequantized panels and oneDNN's product are faster (on
-// AVX-512, one thread, 512x1536 and 1536x512 codes: 5 rows 100-160
-// against 160-250 us, 8 rows 195-250 against 210-310, 12 rows 360 against
-// 265-365).
-constexpr int64_t kStreamedRowsBelow = 9;
+// Below this many rows a product streams the codes once per eight rows (four
+// for the rest); from it on, dequantized panels and oneDNN's product are
+// faster. On AVX-512, one thread, 512x1536 codes: 8 rows 120 against 190 us
+// for two passes of four, 16 rows 300-315 against 485 for the panels, 24
+// rows 455 against 540-555, 32 rows alike; 256x768 codes: 16 rows 70-90
+// against 105, 24 rows 133 against 123.
+constexpr int64_t kStreamedRowsBelow = 24;
 // Floats in one thread's panel of dequantized columns, a megabyte: wider
 // panels measured no faster.
 constexpr int64_t kPanelFloats = 256 * 1024;

@@ -1,26 +1,16 @@
 #include "quantized/four_bit_avx512.hpp"
 
-// GCC 12's AVX-512 headers widen from deliberately undefined registers,
-// which its uninitialised-use warnings take for a mistake once inlined.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#else
-#include <immintrin.h>
-#endif
-
 #include <algorithm>
 
-#include "quantized/int8_row.hpp"
-
-#define NXRT_AVX512 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq")))
-#define NXRT_AVX512_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#include "quantized/four_bit_lanes_avx512.hpp"
 
 namespace nxrt::cpu {
 namespace {
+
+using avx512::FourSums;
+using avx512::SixteenZeroPoints;
+using avx512::StoreFourSums;
+using avx512::ZeroTerms;
 
 // A column's codes are walked in groups of whole blocks, sixteen bytes (32
 // codes) at a time: a group is one block, or two blocks of 16 codes (eight
@@ -76,58 +66,6 @@ NXRT_AVX512 inline __m512 GroupScale(const NBitsMatrix& w, const float* scales, 
   if (!groups.paired_blocks) return _mm512_set1_ps(scales[group]);
   const int64_t b = 2 * group, next = b + 1 < w.blocks_per_column ? b + 1 : b;
   return _mm512_insertf32x8(_mm512_set1_ps(scales[b]), _mm256_set1_ps(scales[next]), 1);
-}
-
-// The zero points of blocks first to first + 15 of `column`; lanes past the
-// last block hold codes of no block, which the caller's masked scales zero.
-NXRT_AVX512 inline __m512 SixteenZeroPoints(const NBitsMatrix& w, int64_t column, int64_t first,
-                                            __mmask16 lanes) {
-  if (w.float_zero_points != nullptr) {
-    return _mm512_maskz_loadu_ps(lanes, w.float_zero_points + column * w.blocks_per_column + first);
-  }
-  if (w.packed_zero_points == nullptr) return _mm512_set1_ps(8.0f);
-  // Two blocks' codes to a byte, the even block's in the low nibble.
-  const int64_t row_bytes = (w.blocks_per_column + 1) / 2;
-  const int64_t count = std::min<int64_t>(8, row_bytes - first / 2);
-  const __m128i bytes = _mm_maskz_loadu_epi8(static_cast<__mmask16>((1u << count) - 1),
-                                             w.packed_zero_points + column * row_bytes + first / 2);
-  const __m128i wide = _mm_cvtepu8_epi16(bytes);
-  const __m128i low = _mm_and_si128(wide, _mm_set1_epi16(15));
-  const __m128i high = _mm_srli_epi16(wide, 4);
-  const __m256i in_order =
-      _mm256_set_m128i(_mm_unpackhi_epi16(low, high), _mm_unpacklo_epi16(low, high));
-  return _mm512_cvtepi32_ps(_mm512_cvtepu16_epi32(in_order));
-}
-
-// The sum over blocks b of scale_b * zero_b * block_sum_b, sixteen blocks a
-// step, for one column and one row: what the zero points take from the
-// codes' product with the row.
-NXRT_AVX512 inline __m512 ZeroTerms(const NBitsMatrix& w, int64_t column, const float* block_sums) {
-  const float* scales = w.scales + column * w.blocks_per_column;
-  __m512 terms = _mm512_setzero_ps();
-  for (int64_t first = 0; first < w.blocks_per_column; first += 16) {
-    const int64_t count = std::min<int64_t>(16, w.blocks_per_column - first);
-    const __mmask16 lanes = static_cast<__mmask16>((1u << count) - 1);
-    const __m512 scaled_sums = _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes, scales + first),
-                                             _mm512_maskz_loadu_ps(lanes, block_sums + first));
-    terms = _mm512_fmadd_ps(scaled_sums, SixteenZeroPoints(w, column, first, lanes), terms);
-  }
-  return terms;
-}
-
-// y[c] = the sum of the lanes of sums[c], for four columns at once: halves
-// of the four vectors are added pairwise until each 128-bit quarter holds
-// one column's four partial sums.
-NXRT_AVX512 inline void StoreFourSums(const __m512 sums[4], float* y) {
-  const __m512 first = _mm512_add_ps(_mm512_shuffle_f32x4(sums[0], sums[1], 0x44),
-                                     _mm512_shuffle_f32x4(sums[0], sums[1], 0xee));
-  const __m512 second = _mm512_add_ps(_mm512_shuffle_f32x4(sums[2], sums[3], 0x44),
-                                      _mm512_shuffle_f32x4(sums[2], sums[3], 0xee));
-  __m512 quarters = _mm512_add_ps(_mm512_shuffle_f32x4(first, second, 0x88),
-                                  _mm512_shuffle_f32x4(first, second, 0xdd));
-  quarters = _mm512_add_ps(quarters, _mm512_permute_ps(quarters, 0x4e));
-  quarters = _mm512_add_ps(quarters, _mm512_permute_ps(quarters, 0xb1));
-  _mm_storeu_ps(y, _mm512_castps512_ps128(_mm512_maskz_compress_ps(0x1111, quarters)));
 }
 
 // kCols columns from `column` times kRows rows: per (row, column) the codes'
@@ -239,67 +177,95 @@ NXRT_AVX512 void RowsTimesColumnRange(const NBitsMatrix& w, const NBitsRow* rows
   ColumnRange<kRows, kCols, 0>(w, rows, first, last, y, y_stride);
 }
 
-// Lane i of 64 bytes of codes, bytes 4i to 4i + 3, lies in block 4i / bytes
-// of those the 64 bytes start in, for blocks of `bytes` bytes.
-NXRT_AVX512 inline __m512i LaneBlocks(int64_t bytes) {
-  if (bytes >= 64) return _mm512_setzero_si512();
-  const int shift = __builtin_ctzll(static_cast<unsigned long long>(bytes / 4));
-  return _mm512_srl_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                          _mm_cvtsi32_si128(shift));
-}
-
-// The scales of the blocks `first` on in `scales`, one per lane of 64 bytes
-// of codes; `blocks` of them are read.
-NXRT_AVX512 inline __m512 LaneScales(const float* scales, int64_t first, int64_t blocks,
-                                     __m512i lane_blocks) {
-  const __mmask16 read = static_cast<__mmask16>((1u << std::min<int64_t>(blocks, 16)) - 1);
-  return _mm512_permutexvar_ps(lane_blocks, _mm512_maskz_loadu_ps(read, scales + first));
-}
-
-// kCols columns from `column` times an int8 row, 64 bytes of codes (128
-// codes) a step: byte multiply-adds into 32-bit lanes, each lane within one
-// block, then scaled by its block's two scales.
-template <int kCols>
-NXRT_AVX512_VNNI void Int8ColumnsTimesRow(const NBitsMatrix& w, const Int8Row& row, int64_t column,
-                                          float* y, __m512i lane_blocks) {
-  const int64_t bytes = w.BytesPerBlock();
-  const int64_t stride = w.blocks_per_column * bytes;
-  const int8_t* low_row = row.phases.data();
-  const int8_t* high_row = low_row + stride;
-  const int block_shift = __builtin_ctzll(static_cast<unsigned long long>(bytes));
-  const __m512i nibble = _mm512_set1_epi8(15);
-  __m512 totals[kCols];
-#pragma GCC unroll 4
-  for (__m512& total : totals) total = _mm512_setzero_ps();
-  for (int64_t offset = 0; offset < stride; offset += 64) {
-    const int64_t count = std::min<int64_t>(64, stride - offset);
-    const __mmask64 read = count == 64 ? ~0ull : (1ull << count) - 1;
-    const int64_t first_block = offset >> block_shift;
-    const int64_t blocks = (count + bytes - 1) >> block_shift;
-    const __m512 row_scales = LaneScales(row.scales.data(), first_block, blocks, lane_blocks);
-    const __m512i low_values = _mm512_maskz_loadu_epi8(read, low_row + offset);
-    const __m512i high_values = _mm512_maskz_loadu_epi8(read, high_row + offset);
-#pragma GCC unroll 4
-    for (int c = 0; c < kCols; ++c) {
-      const __m512i codes = _mm512_maskz_loadu_epi8(read, w.codes + (column + c) * stride + offset);
-      const __m512i low = _mm512_and_si512(codes, nibble);
-      const __m512i high = _mm512_and_si512(_mm512_srli_epi16(codes, 4), nibble);
-      const __m512i dots = _mm512_dpbusd_epi32(
-          _mm512_dpbusd_epi32(_mm512_setzero_si512(), low, low_values), high, high_values);
-      const __m512 scales = _mm512_mul_ps(LaneScales(w.scales + (column + c) * w.blocks_per_column,
-                                                     first_block, blocks, lane_blocks),
-                                          row_scales);
-      totals[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots), scales, totals[c]);
+// Eight rows times two columns from `column`: each group's codes become
+// weights in registers, (code - zero) * scale, and meet the eight rows
+// directly, so sixteen chains of sums share one widening of the codes, and
+// a product of many rows streams the codes once per eight. kChunks as in
+// ColumnsTimesRows.
+template <int kChunks>
+NXRT_AVX512 void TwoColumnsTimesEightRows(const NBitsMatrix& w, const NBitsRow* rows,
+                                          int64_t column, float* y, int64_t y_stride) {
+  constexpr int kRows = 8, kCols = 2;
+  const Groups groups =
+      kChunks == 0 ? GroupsOf(w) : Groups{16 * kChunks, w.blocks_per_column, false};
+  const int64_t stride = w.blocks_per_column * w.BytesPerBlock();
+  const float* phases[kRows];
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) phases[r] = rows[r].phases.data();
+  __m512 sums[kCols][kRows];
+  BlockConstants window[kCols];  // blocks g to g + 15 when kChunks is 1
+#pragma GCC unroll 2
+  for (auto& column_sums : sums) {
+#pragma GCC unroll 8
+    for (__m512& sum : column_sums) sum = _mm512_setzero_ps();
+  }
+  for (int64_t g = 0; g < groups.count; ++g) {
+    const int64_t offset = g * groups.bytes;
+    const bool half = kChunks == 0 && groups.paired_blocks && 2 * g + 1 == w.blocks_per_column;
+    const __mmask16 lanes = half ? 0x00ff : 0xffff;
+    BlockConstants constants[kCols];
+    if constexpr (kChunks == 0) {
+#pragma GCC unroll 2
+      for (int c = 0; c < kCols; ++c) constants[c] = ConstantsOf(w, column + c, g, groups);
+    } else {
+      // One block a group: sixteen blocks' scales and zero points are read
+      // as vectors, and each group broadcasts its lane of them.
+      if (g % 16 == 0) {
+        const __mmask16 blocks =
+            static_cast<__mmask16>((1u << std::min<int64_t>(16, w.blocks_per_column - g)) - 1);
+#pragma GCC unroll 2
+        for (int c = 0; c < kCols; ++c) {
+          window[c].scale =
+              _mm512_maskz_loadu_ps(blocks, w.scales + (column + c) * w.blocks_per_column + g);
+          window[c].zero = SixteenZeroPoints(w, column + c, g, blocks);
+        }
+      }
+      const __m512i lane = _mm512_set1_epi32(static_cast<int>(g % 16));
+#pragma GCC unroll 2
+      for (int c = 0; c < kCols; ++c) {
+        constants[c] = {_mm512_permutexvar_ps(lane, window[c].scale),
+                        _mm512_permutexvar_ps(lane, window[c].zero)};
+      }
+    }
+    for (int64_t j = offset; j < offset + groups.bytes; j += 16) {
+#pragma GCC unroll 2
+      for (int c = 0; c < kCols; ++c) {
+        const Codes codes = LoadCodes(w.codes + (column + c) * stride + j, half);
+        const __m512 low =
+            _mm512_mul_ps(_mm512_sub_ps(codes.low, constants[c].zero), constants[c].scale);
+        const __m512 high =
+            _mm512_mul_ps(_mm512_sub_ps(codes.high, constants[c].zero), constants[c].scale);
+#pragma GCC unroll 8
+        for (int r = 0; r < kRows; ++r) {
+          sums[c][r] =
+              _mm512_fmadd_ps(low, _mm512_maskz_loadu_ps(lanes, phases[r] + j), sums[c][r]);
+          sums[c][r] = _mm512_fmadd_ps(high, _mm512_maskz_loadu_ps(lanes, phases[r] + stride + j),
+                                       sums[c][r]);
+        }
+      }
     }
   }
-#pragma GCC unroll 4
+#pragma GCC unroll 2
   for (int c = 0; c < kCols; ++c) {
-    totals[c] = _mm512_sub_ps(totals[c], ZeroTerms(w, column + c, row.zero_weights.data()));
+#pragma GCC unroll 2
+    for (int r = 0; r < kRows; r += 4) {
+      float four[4];
+      _mm_storeu_ps(four, FourSums(sums[c] + r));
+#pragma GCC unroll 4
+      for (int i = 0; i < 4; ++i) y[(r + i) * y_stride + c] = four[i];
+    }
   }
-  if constexpr (kCols == 4) {
-    StoreFourSums(totals, y);
-  } else {
-    y[0] = _mm512_reduce_add_ps(totals[0]);
+}
+
+// Columns [first, last) of eight rows, two at a time; an odd last column
+// is computed twice in place of the one before it.
+template <int kChunks>
+NXRT_AVX512 void EightRowsTimesColumnRange(const NBitsMatrix& w, const NBitsRow* rows,
+                                           int64_t first, int64_t last, float* y,
+                                           int64_t y_stride) {
+  for (int64_t n = first; n < last; n += 2) {
+    const int64_t pair = std::min(n, last - 2);
+    TwoColumnsTimesEightRows<kChunks>(w, rows, pair, y + pair - first, y_stride);
   }
 }
 
@@ -315,15 +281,31 @@ bool FourBitAvx512Serves(const NBitsMatrix& w) {
 NXRT_AVX512 void FourBitRowsTimesColumnsAvx512(const NBitsMatrix& w, const NBitsRow* rows,
                                                int count, int64_t first, int64_t last, float* y,
                                                int64_t y_stride) {
-  switch (count) {
-    case 1:
-      return RowsTimesColumnRange<1, 4>(w, rows, first, last, y, y_stride);
-    case 2:
-      return RowsTimesColumnRange<2, 2>(w, rows, first, last, y, y_stride);
-    case 3:
-      return RowsTimesColumnRange<3, 2>(w, rows, first, last, y, y_stride);
-    default:
-      return RowsTimesColumnRange<4, 2>(w, rows, first, last, y, y_stride);
+  int r = 0;
+  if (last - first >= 2) {
+    for (; r + 8 <= count; r += 8) {
+      if (w.block == 32) {
+        EightRowsTimesColumnRange<1>(w, rows + r, first, last, y + r * y_stride, y_stride);
+      } else {
+        EightRowsTimesColumnRange<0>(w, rows + r, first, last, y + r * y_stride, y_stride);
+      }
+    }
+  }
+  for (; r < count; r += 4) {
+    float* out = y + r * y_stride;
+    switch (std::min(count - r, 4)) {
+      case 1:
+        RowsTimesColumnRange<1, 4>(w, rows + r, first, last, out, y_stride);
+        break;
+      case 2:
+        RowsTimesColumnRange<2, 2>(w, rows + r, first, last, out, y_stride);
+        break;
+      case 3:
+        RowsTimesColumnRange<3, 2>(w, rows + r, first, last, out, y_stride);
+        break;
+      default:
+        RowsTimesColumnRange<4, 2>(w, rows + r, first, last, out, y_stride);
+    }
   }
 }
 
@@ -350,22 +332,6 @@ NXRT_AVX512 void FourBitDequantizeColumnsAvx512(const NBitsMatrix& w, int64_t fi
       }
     }
   }
-}
-
-bool FourBitInt8RowAvx512Serves(const NBitsMatrix& w) {
-  static const bool vnni =
-      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vnni");
-  return vnni && TakesInt8Rows(w);
-}
-
-NXRT_AVX512_VNNI void FourBitInt8RowTimesColumnsAvx512(const NBitsMatrix& w, const Int8Row& row,
-                                                       int64_t first, int64_t last, float* y) {
-  const __m512i lane_blocks = LaneBlocks(w.BytesPerBlock());
-  int64_t n = first;
-  for (; n + 4 <= last; n += 4) Int8ColumnsTimesRow<4>(w, row, n, y + n - first, lane_blocks);
-  for (; n < last; ++n) Int8ColumnsTimesRow<1>(w, row, n, y + n - first, lane_blocks);
 }
 
 }  // namespace nxrt::cpu

@@ -1,10 +1,11 @@
-// MatMulNBits' 4-bit float forms on AVX-512 (F, BW, VL, DQ), the CPUs where
+// MatMulNBits' 4-bit forms on AVX-512 (F, BW, VL, DQ; VNNI for int8 rows), the CPUs where
 // a decode step's products are bound by how fast codes widen rather than by
 // memory. Sixteen bytes of codes widen to 32 floats in four instructions and
 // meet the row with fused multiply-adds, several columns at a time, so the
 // chains of sums do not wait on each other. The baseline and AVX2 forms
 // (nbits_matrix.cpp) give other roundings of the same sums, as OpenBLAS and
-// oneDNN do from one CPU to the next.
+// oneDNN do from one CPU to the next. The float forms live in
+// four_bit_avx512.cpp, the int8 one in four_bit_int8_avx512.cpp.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +19,8 @@ namespace nxrt::cpu {
 // along k, and the CPU has AVX-512 F, BW, VL and DQ.
 bool FourBitAvx512Serves(const NBitsMatrix& w);
 
-// RowsTimesColumns (nbits_matrix.hpp) for `count` rows, 1 to 4. Needs
+// RowsTimesColumns (nbits_matrix.hpp): eight rows a pass over the codes,
+// dequantized in registers, then the rest four at a time. Needs
 // FourBitAvx512Serves(w). Allocates nothing.
 void FourBitRowsTimesColumnsAvx512(const NBitsMatrix& w, const NBitsRow* rows, int count,
                                    int64_t first, int64_t last, float* y, int64_t y_stride);

@@ -229,11 +229,7 @@ void PrepareRow(const NBitsMatrix& w, const float* a, NBitsRow& row) {
 void RowsTimesColumns(const NBitsMatrix& w, const NBitsRow* rows, int count, int64_t first,
                       int64_t last, float* y, int64_t y_stride) {
   if (FourBitAvx512Serves(w)) {
-    for (int r = 0; r < count; r += 4) {
-      FourBitRowsTimesColumnsAvx512(w, rows + r, std::min(4, count - r), first, last,
-                                    y + r * y_stride, y_stride);
-    }
-    return;
+    return FourBitRowsTimesColumnsAvx512(w, rows, count, first, last, y, y_stride);
   }
   int r = 0;
   for (; r + 4 <= count; r += 4) {

@@ -1,0 +1,95 @@
+#include "quantized/four_bit_avx512.hpp"
+
+#include <algorithm>
+
+#include "quantized/four_bit_lanes_avx512.hpp"
+
+namespace nxrt::cpu {
+namespace {
+
+using avx512::StoreFourSums;
+using avx512::ZeroTerms;
+
+// Lane i of 64 bytes of codes, bytes 4i to 4i + 3, lies in block 4i / bytes
+// of those the 64 bytes start in, for blocks of `bytes` bytes.
+NXRT_AVX512 inline __m512i LaneBlocks(int64_t bytes) {
+  if (bytes >= 64) return _mm512_setzero_si512();
+  const int shift = __builtin_ctzll(static_cast<unsigned long long>(bytes / 4));
+  return _mm512_srl_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                          _mm_cvtsi32_si128(shift));
+}
+
+// The scales of the blocks `first` on in `scales`, one per lane of 64 bytes
+// of codes; `blocks` of them are read.
+NXRT_AVX512 inline __m512 LaneScales(const float* scales, int64_t first, int64_t blocks,
+                                     __m512i lane_blocks) {
+  const __mmask16 read = static_cast<__mmask16>((1u << std::min<int64_t>(blocks, 16)) - 1);
+  return _mm512_permutexvar_ps(lane_blocks, _mm512_maskz_loadu_ps(read, scales + first));
+}
+
+// kCols columns from `column` times an int8 row, 64 bytes of codes (128
+// codes) a step: byte multiply-adds into 32-bit lanes, each lane within one
+// block, then scaled by its block's two scales.
+template <int kCols>
+NXRT_AVX512_VNNI void Int8ColumnsTimesRow(const NBitsMatrix& w, const Int8Row& row, int64_t column,
+                                          float* y, __m512i lane_blocks) {
+  const int64_t bytes = w.BytesPerBlock();
+  const int64_t stride = w.blocks_per_column * bytes;
+  const int8_t* low_row = row.phases.data();
+  const int8_t* high_row = low_row + stride;
+  const int block_shift = __builtin_ctzll(static_cast<unsigned long long>(bytes));
+  const __m512i nibble = _mm512_set1_epi8(15);
+  __m512 totals[kCols];
+#pragma GCC unroll 4
+  for (__m512& total : totals) total = _mm512_setzero_ps();
+  for (int64_t offset = 0; offset < stride; offset += 64) {
+    const int64_t count = std::min<int64_t>(64, stride - offset);
+    const __mmask64 read = count == 64 ? ~0ull : (1ull << count) - 1;
+    const int64_t first_block = offset >> block_shift;
+    const int64_t blocks = (count + bytes - 1) >> block_shift;
+    const __m512 row_scales = LaneScales(row.scales.data(), first_block, blocks, lane_blocks);
+    const __m512i low_values = _mm512_maskz_loadu_epi8(read, low_row + offset);
+    const __m512i high_values = _mm512_maskz_loadu_epi8(read, high_row + offset);
+#pragma GCC unroll 4
+    for (int c = 0; c < kCols; ++c) {
+      const __m512i codes = _mm512_maskz_loadu_epi8(read, w.codes + (column + c) * stride + offset);
+      const __m512i low = _mm512_and_si512(codes, nibble);
+      const __m512i high = _mm512_and_si512(_mm512_srli_epi16(codes, 4), nibble);
+      const __m512i dots = _mm512_dpbusd_epi32(
+          _mm512_dpbusd_epi32(_mm512_setzero_si512(), low, low_values), high, high_values);
+      const __m512 scales = _mm512_mul_ps(LaneScales(w.scales + (column + c) * w.blocks_per_column,
+                                                     first_block, blocks, lane_blocks),
+                                          row_scales);
+      totals[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots), scales, totals[c]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int c = 0; c < kCols; ++c) {
+    totals[c] = _mm512_sub_ps(totals[c], ZeroTerms(w, column + c, row.zero_weights.data()));
+  }
+  if constexpr (kCols == 4) {
+    StoreFourSums(totals, y);
+  } else {
+    y[0] = _mm512_reduce_add_ps(totals[0]);
+  }
+}
+
+}  // namespace
+
+bool FourBitInt8RowAvx512Serves(const NBitsMatrix& w) {
+  static const bool vnni =
+      __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vnni");
+  return vnni && TakesInt8Rows(w);
+}
+
+NXRT_AVX512_VNNI void FourBitInt8RowTimesColumnsAvx512(const NBitsMatrix& w, const Int8Row& row,
+                                                       int64_t first, int64_t last, float* y) {
+  const __m512i lane_blocks = LaneBlocks(w.BytesPerBlock());
+  int64_t n = first;
+  for (; n + 4 <= last; n += 4) Int8ColumnsTimesRow<4>(w, row, n, y + n - first, lane_blocks);
+  for (; n < last; ++n) Int8ColumnsTimesRow<1>(w, row, n, y + n - first, lane_blocks);
+}
+
+}  // namespace nxrt::cpu
