@@ -19,49 +19,65 @@ NXRT_AVX512 inline __m512i LaneBlocks(int64_t bytes) {
                           _mm_cvtsi32_si128(shift));
 }
 
-// The scales of the blocks `first` on in `scales`, one per lane of 64 bytes
-// of codes; `blocks` of them are read.
-NXRT_AVX512 inline __m512 LaneScales(const float* scales, int64_t first, int64_t blocks,
-                                     __m512i lane_blocks) {
-  const __mmask16 read = static_cast<__mmask16>((1u << std::min<int64_t>(blocks, 16)) - 1);
-  return _mm512_permutexvar_ps(lane_blocks, _mm512_maskz_loadu_ps(read, scales + first));
+// The 64 bytes of codes at `offset` of each of kCols columns times the row:
+// byte multiply-adds into 32-bit lanes, each lane within one block, then
+// scaled by its block's two scales into totals. `read` masks the bytes and
+// `blocks` the blocks they reach: constants for every whole 64 bytes.
+template <int kCols>
+NXRT_AVX512_VNNI inline void AddCodes(const uint8_t* const* codes, const float* const* scales,
+                                      const Int8Row& row, int64_t stride, int64_t offset,
+                                      int64_t first_block, __mmask64 read, __mmask16 blocks,
+                                      __m512i lane_blocks, __m512* totals) {
+  const __m512i nibble = _mm512_set1_epi8(15);
+  const __m512 row_scales = _mm512_permutexvar_ps(
+      lane_blocks, _mm512_maskz_loadu_ps(blocks, row.scales.data() + first_block));
+  const __m512i low_values = _mm512_maskz_loadu_epi8(read, row.phases.data() + offset);
+  const __m512i high_values = _mm512_maskz_loadu_epi8(read, row.phases.data() + stride + offset);
+#pragma GCC unroll 4
+  for (int c = 0; c < kCols; ++c) {
+    const __m512i bytes = _mm512_maskz_loadu_epi8(read, codes[c] + offset);
+    const __m512i low = _mm512_and_si512(bytes, nibble);
+    const __m512i high = _mm512_and_si512(_mm512_srli_epi16(bytes, 4), nibble);
+    const __m512i dots = _mm512_dpbusd_epi32(
+        _mm512_dpbusd_epi32(_mm512_setzero_si512(), low, low_values), high, high_values);
+    const __m512 lane_scales = _mm512_mul_ps(
+        _mm512_permutexvar_ps(lane_blocks, _mm512_maskz_loadu_ps(blocks, scales[c] + first_block)),
+        row_scales);
+    totals[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots), lane_scales, totals[c]);
+  }
 }
 
 // kCols columns from `column` times an int8 row, 64 bytes of codes (128
-// codes) a step: byte multiply-adds into 32-bit lanes, each lane within one
-// block, then scaled by its block's two scales.
+// codes) a step, the last step masked to what is left.
 template <int kCols>
 NXRT_AVX512_VNNI void Int8ColumnsTimesRow(const NBitsMatrix& w, const Int8Row& row, int64_t column,
                                           float* y, __m512i lane_blocks) {
   const int64_t bytes = w.BytesPerBlock();
   const int64_t stride = w.blocks_per_column * bytes;
-  const int8_t* low_row = row.phases.data();
-  const int8_t* high_row = low_row + stride;
   const int block_shift = __builtin_ctzll(static_cast<unsigned long long>(bytes));
-  const __m512i nibble = _mm512_set1_epi8(15);
+  const uint8_t* codes[kCols];
+  const float* scales[kCols];
+#pragma GCC unroll 4
+  for (int c = 0; c < kCols; ++c) {
+    codes[c] = w.codes + (column + c) * stride;
+    scales[c] = w.scales + (column + c) * w.blocks_per_column;
+  }
   __m512 totals[kCols];
 #pragma GCC unroll 4
   for (__m512& total : totals) total = _mm512_setzero_ps();
-  for (int64_t offset = 0; offset < stride; offset += 64) {
-    const int64_t count = std::min<int64_t>(64, stride - offset);
-    const __mmask64 read = count == 64 ? ~0ull : (1ull << count) - 1;
-    const int64_t first_block = offset >> block_shift;
-    const int64_t blocks = (count + bytes - 1) >> block_shift;
-    const __m512 row_scales = LaneScales(row.scales.data(), first_block, blocks, lane_blocks);
-    const __m512i low_values = _mm512_maskz_loadu_epi8(read, low_row + offset);
-    const __m512i high_values = _mm512_maskz_loadu_epi8(read, high_row + offset);
-#pragma GCC unroll 4
-    for (int c = 0; c < kCols; ++c) {
-      const __m512i codes = _mm512_maskz_loadu_epi8(read, w.codes + (column + c) * stride + offset);
-      const __m512i low = _mm512_and_si512(codes, nibble);
-      const __m512i high = _mm512_and_si512(_mm512_srli_epi16(codes, 4), nibble);
-      const __m512i dots = _mm512_dpbusd_epi32(
-          _mm512_dpbusd_epi32(_mm512_setzero_si512(), low, low_values), high, high_values);
-      const __m512 scales = _mm512_mul_ps(LaneScales(w.scales + (column + c) * w.blocks_per_column,
-                                                     first_block, blocks, lane_blocks),
-                                          row_scales);
-      totals[c] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(dots), scales, totals[c]);
-    }
+  const auto block_mask = [&](int64_t count) {
+    return static_cast<__mmask16>((1u << ((count + bytes - 1) >> block_shift)) - 1);
+  };
+  const __mmask16 whole_blocks = block_mask(64);
+  const int64_t whole = stride & ~int64_t{63};
+  for (int64_t offset = 0; offset < whole; offset += 64) {
+    AddCodes<kCols>(codes, scales, row, stride, offset, offset >> block_shift, ~0ull, whole_blocks,
+                    lane_blocks, totals);
+  }
+  if (whole < stride) {
+    const int64_t count = stride - whole;
+    AddCodes<kCols>(codes, scales, row, stride, whole, whole >> block_shift, (1ull << count) - 1,
+                    block_mask(count), lane_blocks, totals);
   }
 #pragma GCC unroll 4
   for (int c = 0; c < kCols; ++c) {
