@@ -13,6 +13,9 @@ nxrt.Generator; batch 1 only), the decode step (the median over rounds of
 each round's median step), the ratios nxrt/ORT with their range over
 rounds, and tokens per second. ONNX Runtime's runs are timed around
 run_with_iobinding alone, not the Python loop around them.
+--int4 adds each decoder again after ONNX Runtime's MatMulNBitsQuantizer
+(4-bit, block 32, asymmetric; the same model for both engines) and prints
+each one's nxrt step over nxrt's float step.
 --markdown FILE also writes the table with the machine and the date.
 """
 import argparse
@@ -22,11 +25,14 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
+import onnx
 
 import nxrt
 from decode_vs_ort import MODELS, corpus_decoders
+from make_models import int4
 from ort_decoder import OrtDecoder, greedy
 
 
@@ -83,6 +89,17 @@ def measure(nxrt, model_path, kv, args, threads):
     return rows
 
 
+INT4_SUFFIX = " int4 b32"
+
+
+def quantized(run, folder):
+    """`run` (path, label, kv) with its decoder's MatMuls as 4-bit MatMulNBits, saved in `folder`."""
+    path, label, kv = run
+    out = os.path.join(folder, label.replace("/", "_").replace(".onnx", "") + "_int4_b32.onnx")
+    onnx.save(int4(onnx.load(path), 32), out)
+    return out, label + INT4_SUFFIX, kv
+
+
 def row(label, kv, threads, m, batch):
     median = lambda key: float(np.median(m[key]))  # noqa: E731
     ratios = [n / o for n, o in zip(m["nxrt_step"], m["ort_step"])]
@@ -117,6 +134,8 @@ def main():
     parser.add_argument("--steps", type=int, default=64)
     parser.add_argument("--prompt-tokens", type=int, default=16)
     parser.add_argument("--batch", type=int, default=1)
+    parser.add_argument("--int4", action="store_true",
+                        help="also each decoder with 4-bit weights (block 32)")
     parser.add_argument("--markdown", help="also write the table to this Markdown file")
     args = parser.parse_args()
     runs = []
@@ -125,15 +144,30 @@ def main():
     if args.corpus:
         runs += [(path, label, "growing") for path, label in corpus_decoders(args.corpus, args.manifest)]
     runs = [r for r in runs if not args.only or any(text in r[1] for text in args.only)]
+    scratch = tempfile.TemporaryDirectory(prefix="decode-vs-ort-")
+    if args.int4:
+        runs = [variant for r in runs for variant in (r, quantized(r, scratch.name))]
     lines = [HEADER]
     print(HEADER, flush=True)
     all_same = True
+    int4_over_float = []
     for threads in args.threads or [1, 2]:
+        float_step = {}
         for path, label, kv in runs:
             m = measure(args.nxrt, path, kv, args, threads)
             all_same &= m["same"]
             lines.append(row(label, kv, threads, m, args.batch))
             print(lines[-1], flush=True)
+            step = float(np.median(m["nxrt_step"]))
+            if label.endswith(INT4_SUFFIX):
+                float_label = label[:-len(INT4_SUFFIX)]
+                int4_over_float.append(f"- {float_label}, {threads} thread(s): "
+                                       f"{step / float_step[float_label]:.2f}")
+            else:
+                float_step[label] = step
+    if int4_over_float:
+        lines += ["", "nxrt's int4 step over its float step:", ""] + int4_over_float
+        print("\n".join(lines[-len(int4_over_float) - 2:]), flush=True)
     if args.markdown:
         with open(args.markdown, "w", encoding="utf-8") as f:
             f.write(f"# Greedy decoding, nxrt against ONNX Runtime\n\n"
