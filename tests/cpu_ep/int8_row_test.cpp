@@ -6,6 +6,7 @@
 // the VNNI one in fours).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -85,6 +86,54 @@ TEST_P(Int8RowTest, BothFormsGiveTheSameBitsAndTheIntegerSums) {
         << "column " << col;
     EXPECT_NEAR(portable[static_cast<size_t>(col)], want, 1e-4 * (1.0 + std::fabs(want)))
         << "column " << col;
+  }
+}
+
+// The row's codes, scales and zero weights against the rule written out
+// here: per block scale = max|a| / 127 and codes round(a * 127 / max|a|),
+// ties to even, even places in phase 0 and odd in phase 1, zero past K.
+TEST_P(Int8RowTest, TheRowIsQuantizedByTheRule) {
+  const Case c = GetParam();
+  NBitsMatrix w;
+  w.bits = 4;
+  w.block = c.block;
+  for (const int64_t k : {3 * c.block + 8, 2 * c.block + 5, c.block}) {
+    w.depth = k;
+    w.blocks_per_column = (k + c.block - 1) / c.block;
+    std::mt19937 random(static_cast<unsigned>(k));
+    std::normal_distribution<float> normal;
+    std::vector<float> a(static_cast<size_t>(k));
+    for (float& v : a) v = normal(random);
+    // Block 0 scales by exactly 1/2, so 5 and 7 sit at halves (2.5 -> 2,
+    // 3.5 -> 4); a block of zeros where there are two blocks or more.
+    a[0] = 254.0f;
+    a[1] = 5.0f;
+    a[2] = 7.0f;
+    if (w.blocks_per_column > 1) std::fill_n(a.begin() + c.block, c.block, 0.0f);
+    Int8Row row;
+    nxrt::cpu::QuantizeRow(w, a.data(), row);
+    const int64_t stride = w.blocks_per_column * w.BytesPerBlock();
+    ASSERT_EQ(row.phases.size(), static_cast<size_t>(2 * stride));
+    for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+      const int64_t end = std::min((b + 1) * c.block, k);
+      float largest = 0.0f;
+      for (int64_t i = b * c.block; i < end; ++i) largest = std::max(largest, std::fabs(a[i]));
+      const float inverse = largest != 0.0f ? 127.0f / largest : 0.0f;
+      int sum = 0;
+      for (int64_t i = b * c.block; i < (b + 1) * c.block; ++i) {
+        const int want =
+            i < k ? static_cast<int>(std::clamp(std::nearbyint(a[i] * inverse), -127.0f, 127.0f))
+                  : 0;
+        sum += want;
+        EXPECT_EQ(row.phases[static_cast<size_t>((i % 2) * stride + i / 2)], want)
+            << "K " << k << ", element " << i;
+      }
+      EXPECT_EQ(row.scales[static_cast<size_t>(b)], largest / 127.0f)
+          << "K " << k << ", block " << b;
+      EXPECT_EQ(row.zero_weights[static_cast<size_t>(b)],
+                largest / 127.0f * static_cast<float>(sum))
+          << "K " << k << ", block " << b;
+    }
   }
 }
 

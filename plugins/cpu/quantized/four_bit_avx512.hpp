@@ -40,4 +40,9 @@ bool FourBitInt8RowAvx512Serves(const NBitsMatrix& w);
 void FourBitInt8RowTimesColumnsAvx512(const NBitsMatrix& w, const Int8Row& row, int64_t first,
                                       int64_t last, float* y);
 
+// QuantizeRow's blocks (int8_row.hpp), the same codes, scales and zero
+// weights, sixteen values a step; `row`'s buffers are already sized, and
+// its phases zero. Needs FourBitInt8RowAvx512Serves(w). Allocates nothing.
+void FourBitQuantizeRowAvx512(const NBitsMatrix& w, const float* a, Int8Row& row);
+
 }  // namespace nxrt::cpu

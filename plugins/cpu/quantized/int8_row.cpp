@@ -118,6 +118,7 @@ void QuantizeRow(const NBitsMatrix& w, const float* a, Int8Row& row) {
   row.phases.assign(static_cast<size_t>(2 * stride), 0);
   row.scales.resize(static_cast<size_t>(w.blocks_per_column));
   row.zero_weights.resize(static_cast<size_t>(w.blocks_per_column));
+  if (FourBitInt8RowAvx512Serves(w)) return FourBitQuantizeRowAvx512(w, a, row);
   for (int64_t b = 0; b < w.blocks_per_column; ++b) {
     const BlockScale block = ScaleOfBlock(w, a, b);
     // Pairs of values, the even one to phase 0 and the odd to phase 1, so
