@@ -89,9 +89,10 @@ TEST_P(Int8RowTest, BothFormsGiveTheSameBitsAndTheIntegerSums) {
   }
 }
 
-// The row's codes, scales and zero weights against the rule written out
-// here: per block scale = max|a| / 127 and codes round(a * 127 / max|a|),
-// ties to even, even places in phase 0 and odd in phase 1, zero past K.
+// The row's codes, scales and zero weights, and the values rounded through
+// int8, against the rule written out here: per block scale = max|a| / 127
+// and codes round(a * 127 / max|a|), ties to even, even places in phase 0
+// and odd in phase 1, zero past K.
 TEST_P(Int8RowTest, TheRowIsQuantizedByTheRule) {
   const Case c = GetParam();
   NBitsMatrix w;
@@ -112,6 +113,8 @@ TEST_P(Int8RowTest, TheRowIsQuantizedByTheRule) {
     if (w.blocks_per_column > 1) std::fill_n(a.begin() + c.block, c.block, 0.0f);
     Int8Row row;
     nxrt::cpu::QuantizeRow(w, a.data(), row);
+    std::vector<float> rounded(static_cast<size_t>(k));
+    nxrt::cpu::RoundThroughInt8(w, a.data(), rounded.data());
     const int64_t stride = w.blocks_per_column * w.BytesPerBlock();
     ASSERT_EQ(row.phases.size(), static_cast<size_t>(2 * stride));
     for (int64_t b = 0; b < w.blocks_per_column; ++b) {
@@ -127,6 +130,10 @@ TEST_P(Int8RowTest, TheRowIsQuantizedByTheRule) {
         sum += want;
         EXPECT_EQ(row.phases[static_cast<size_t>((i % 2) * stride + i / 2)], want)
             << "K " << k << ", element " << i;
+        if (i < k) {
+          EXPECT_EQ(rounded[static_cast<size_t>(i)], static_cast<float>(want) * (largest / 127.0f))
+              << "K " << k << ", element " << i << " through int8";
+        }
       }
       EXPECT_EQ(row.scales[static_cast<size_t>(b)], largest / 127.0f)
           << "K " << k << ", block " << b;

@@ -45,4 +45,8 @@ void FourBitInt8RowTimesColumnsAvx512(const NBitsMatrix& w, const Int8Row& row, 
 // its phases zero. Needs FourBitInt8RowAvx512Serves(w). Allocates nothing.
 void FourBitQuantizeRowAvx512(const NBitsMatrix& w, const float* a, Int8Row& row);
 
+// RoundThroughInt8 (int8_row.hpp), the same values. Needs
+// FourBitInt8RowAvx512Serves(w). Allocates nothing.
+void FourBitRoundThroughInt8Avx512(const NBitsMatrix& w, const float* a, float* out);
+
 }  // namespace nxrt::cpu

@@ -90,38 +90,57 @@ NXRT_AVX512_VNNI void Int8ColumnsTimesRow(const NBitsMatrix& w, const Int8Row& r
   }
 }
 
+// Block `b` of `a`, [start, end), with its scale and the inverse its codes
+// are scaled by: the scalar form's arithmetic (int8_row.cpp), so both give
+// the same codes.
+struct Int8Block {
+  int64_t start, end;
+  float scale, inverse;
+
+  __mmask16 Lanes(int64_t k) const {
+    return static_cast<__mmask16>(end - k >= 16 ? 0xffff : (1u << (end - k)) - 1);
+  }
+};
+
+NXRT_AVX512 inline Int8Block BlockOf(const NBitsMatrix& w, const float* a, int64_t b) {
+  Int8Block block{b * w.block, std::min((b + 1) * w.block, w.depth), 0.0f, 0.0f};
+  __m512 largest = _mm512_setzero_ps();
+  for (int64_t k = block.start; k < block.end; k += 16) {
+    largest = _mm512_max_ps(largest, _mm512_abs_ps(_mm512_maskz_loadu_ps(block.Lanes(k), a + k)));
+  }
+  const float top = _mm512_reduce_max_ps(largest);
+  block.scale = top / 127.0f;
+  block.inverse = top != 0.0f ? 127.0f / top : 0.0f;
+  return block;
+}
+
+// The codes of a[k .. k + 15] in `block`, zero past its end: rounded to
+// nearest even, as nearbyint in the default rounding mode, and clamped.
+NXRT_AVX512 inline __m512i CodesAt(const Int8Block& block, const float* a, int64_t k) {
+  const __m512 scaled =
+      _mm512_mul_ps(_mm512_maskz_loadu_ps(block.Lanes(k), a + k), _mm512_set1_ps(block.inverse));
+  return _mm512_cvtps_epi32(
+      _mm512_min_ps(_mm512_max_ps(scaled, _mm512_set1_ps(-127.0f)), _mm512_set1_ps(127.0f)));
+}
+
 // Block `b` of `a` quantized as QuantizeRow does (int8_row.hpp), sixteen
 // values a step: the codes' even places to phase 0, odd to phase 1.
 NXRT_AVX512 void QuantizeBlock(const NBitsMatrix& w, const float* a, int64_t b, int64_t stride,
                                Int8Row& row) {
-  const int64_t start = b * w.block, end = std::min(start + w.block, w.depth);
-  const auto lanes = [end](int64_t k) {
-    return static_cast<__mmask16>(end - k >= 16 ? 0xffff : (1u << (end - k)) - 1);
-  };
-  __m512 largest = _mm512_setzero_ps();
-  for (int64_t k = start; k < end; k += 16) {
-    largest = _mm512_max_ps(largest, _mm512_abs_ps(_mm512_maskz_loadu_ps(lanes(k), a + k)));
-  }
-  const float top = _mm512_reduce_max_ps(largest);
-  // The scalar form's arithmetic, so both give the same codes.
-  const float scale = top / 127.0f, inverse = top != 0.0f ? 127.0f / top : 0.0f;
+  const Int8Block block = BlockOf(w, a, b);
   // Even places first, then odd, within each sixteen codes.
   const __m128i split = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
   __m512i sums = _mm512_setzero_si512();
-  for (int64_t k = start; k < end; k += 16) {
-    const __m512 scaled =
-        _mm512_mul_ps(_mm512_maskz_loadu_ps(lanes(k), a + k), _mm512_set1_ps(inverse));
-    // Rounded to nearest even, as nearbyint in the default rounding mode.
-    const __m512i codes = _mm512_cvtps_epi32(
-        _mm512_min_ps(_mm512_max_ps(scaled, _mm512_set1_ps(-127.0f)), _mm512_set1_ps(127.0f)));
+  for (int64_t k = block.start; k < block.end; k += 16) {
+    const __m512i codes = CodesAt(block, a, k);
     sums = _mm512_add_epi32(sums, codes);
     const __m128i places = _mm_shuffle_epi8(_mm512_cvtepi32_epi8(codes), split);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(row.phases.data() + k / 2), places);
     _mm_storel_epi64(reinterpret_cast<__m128i*>(row.phases.data() + stride + k / 2),
                      _mm_unpackhi_epi64(places, places));
   }
-  row.scales[b] = scale;
-  row.zero_weights[b] = scale * static_cast<float>(_mm512_reduce_add_epi32(sums));
+  row.scales[b] = block.scale;
+  row.zero_weights[b] = block.scale * static_cast<float>(_mm512_reduce_add_epi32(sums));
 }
 
 }  // namespace
@@ -145,6 +164,17 @@ NXRT_AVX512_VNNI void FourBitInt8RowTimesColumnsAvx512(const NBitsMatrix& w, con
 NXRT_AVX512 void FourBitQuantizeRowAvx512(const NBitsMatrix& w, const float* a, Int8Row& row) {
   const int64_t stride = w.blocks_per_column * w.BytesPerBlock();
   for (int64_t b = 0; b < w.blocks_per_column; ++b) QuantizeBlock(w, a, b, stride, row);
+}
+
+NXRT_AVX512 void FourBitRoundThroughInt8Avx512(const NBitsMatrix& w, const float* a, float* out) {
+  for (int64_t b = 0; b < w.blocks_per_column; ++b) {
+    const Int8Block block = BlockOf(w, a, b);
+    for (int64_t k = block.start; k < block.end; k += 16) {
+      _mm512_mask_storeu_ps(
+          out + k, block.Lanes(k),
+          _mm512_mul_ps(_mm512_cvtepi32_ps(CodesAt(block, a, k)), _mm512_set1_ps(block.scale)));
+    }
+  }
 }
 
 }  // namespace nxrt::cpu

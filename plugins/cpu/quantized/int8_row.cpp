@@ -142,6 +142,7 @@ void QuantizeRow(const NBitsMatrix& w, const float* a, Int8Row& row) {
 }
 
 void RoundThroughInt8(const NBitsMatrix& w, const float* a, float* out) {
+  if (FourBitInt8RowAvx512Serves(w)) return FourBitRoundThroughInt8Avx512(w, a, out);
   for (int64_t b = 0; b < w.blocks_per_column; ++b) {
     const BlockScale block = ScaleOfBlock(w, a, b);
     for (int64_t k = b * w.block; k < std::min((b + 1) * w.block, w.depth); ++k) {
