@@ -7,7 +7,9 @@
 namespace nxrt::cpu {
 namespace {
 
+using avx512::ColumnRuns;
 using avx512::FourSums;
+using avx512::RunsFrom;
 using avx512::SixteenZeroPoints;
 using avx512::StoreFourSums;
 using avx512::ZeroTerms;
@@ -20,6 +22,11 @@ struct Groups {
   int64_t count;       // per column
   bool paired_blocks;  // blocks of 16 codes, two to a group
 };
+
+// Whether group `g` is a lone last block of 16 codes, filling half the lanes.
+inline bool LoneHalfBlock(const NBitsMatrix& w, const Groups& groups, int64_t g) {
+  return groups.paired_blocks && 2 * g + 1 == w.blocks_per_column;
+}
 
 Groups GroupsOf(const NBitsMatrix& w) {
   const int64_t bytes = w.BytesPerBlock();
@@ -84,13 +91,7 @@ NXRT_AVX512 void ColumnsTimesRows(const NBitsMatrix& w, const NBitsRow* rows, in
   const float* phases[kRows];
 #pragma GCC unroll 4
   for (int r = 0; r < kRows; ++r) phases[r] = rows[r].phases.data();
-  const uint8_t* codes[kCols];
-  const float* scales[kCols];
-#pragma GCC unroll 4
-  for (int c = 0; c < kCols; ++c) {
-    codes[c] = w.codes + (column + c) * stride;
-    scales[c] = w.scales + (column + c) * w.blocks_per_column;
-  }
+  const ColumnRuns<kCols> runs = RunsFrom<kCols>(w, column);
   __m512 totals[kRows][kCols];
 #pragma GCC unroll 4
   for (auto& row : totals) {
@@ -99,8 +100,7 @@ NXRT_AVX512 void ColumnsTimesRows(const NBitsMatrix& w, const NBitsRow* rows, in
   }
   for (int64_t g = 0; g < groups.count; ++g) {
     const int64_t offset = g * groups.bytes;
-    // A lone last block of 16 codes fills half the lanes.
-    const bool half = kChunks == 0 && groups.paired_blocks && 2 * g + 1 == w.blocks_per_column;
+    const bool half = kChunks == 0 && LoneHalfBlock(w, groups, g);
     const __mmask16 lanes = half ? 0x00ff : 0xffff;
     __m512 low_sums[kRows][kCols], high_sums[kRows][kCols];
 #pragma GCC unroll 4
@@ -117,7 +117,7 @@ NXRT_AVX512 void ColumnsTimesRows(const NBitsMatrix& w, const NBitsRow* rows, in
       }
 #pragma GCC unroll 4
       for (int c = 0; c < kCols; ++c) {
-        const Codes widened = LoadCodes(codes[c] + j, half);
+        const Codes widened = LoadCodes(runs.codes[c] + j, half);
 #pragma GCC unroll 4
         for (int r = 0; r < kRows; ++r) {
           low_sums[r][c] = _mm512_fmadd_ps(widened.low, low_row[r], low_sums[r][c]);
@@ -133,8 +133,8 @@ NXRT_AVX512 void ColumnsTimesRows(const NBitsMatrix& w, const NBitsRow* rows, in
     }
 #pragma GCC unroll 4
     for (int c = 0; c < kCols; ++c) {
-      const __m512 scale =
-          kChunks == 0 ? GroupScale(w, scales[c], g, groups) : _mm512_set1_ps(scales[c][g]);
+      const __m512 scale = kChunks == 0 ? GroupScale(w, runs.scales[c], g, groups)
+                                        : _mm512_set1_ps(runs.scales[c][g]);
 #pragma GCC unroll 4
       for (int r = 0; r < kRows; ++r) {
         totals[r][c] =
@@ -192,6 +192,7 @@ NXRT_AVX512 void TwoColumnsTimesEightRows(const NBitsMatrix& w, const NBitsRow* 
   const float* phases[kRows];
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) phases[r] = rows[r].phases.data();
+  const ColumnRuns<kCols> runs = RunsFrom<kCols>(w, column);
   __m512 sums[kCols][kRows];
   BlockConstants window[kCols];  // blocks g to g + 15 when kChunks is 1
 #pragma GCC unroll 2
@@ -201,7 +202,7 @@ NXRT_AVX512 void TwoColumnsTimesEightRows(const NBitsMatrix& w, const NBitsRow* 
   }
   for (int64_t g = 0; g < groups.count; ++g) {
     const int64_t offset = g * groups.bytes;
-    const bool half = kChunks == 0 && groups.paired_blocks && 2 * g + 1 == w.blocks_per_column;
+    const bool half = kChunks == 0 && LoneHalfBlock(w, groups, g);
     const __mmask16 lanes = half ? 0x00ff : 0xffff;
     BlockConstants constants[kCols];
     if constexpr (kChunks == 0) {
@@ -215,8 +216,7 @@ NXRT_AVX512 void TwoColumnsTimesEightRows(const NBitsMatrix& w, const NBitsRow* 
             static_cast<__mmask16>((1u << std::min<int64_t>(16, w.blocks_per_column - g)) - 1);
 #pragma GCC unroll 2
         for (int c = 0; c < kCols; ++c) {
-          window[c].scale =
-              _mm512_maskz_loadu_ps(blocks, w.scales + (column + c) * w.blocks_per_column + g);
+          window[c].scale = _mm512_maskz_loadu_ps(blocks, runs.scales[c] + g);
           window[c].zero = SixteenZeroPoints(w, column + c, g, blocks);
         }
       }
@@ -230,7 +230,7 @@ NXRT_AVX512 void TwoColumnsTimesEightRows(const NBitsMatrix& w, const NBitsRow* 
     for (int64_t j = offset; j < offset + groups.bytes; j += 16) {
 #pragma GCC unroll 2
       for (int c = 0; c < kCols; ++c) {
-        const Codes codes = LoadCodes(w.codes + (column + c) * stride + j, half);
+        const Codes codes = LoadCodes(runs.codes[c] + j, half);
         const __m512 low =
             _mm512_mul_ps(_mm512_sub_ps(codes.low, constants[c].zero), constants[c].scale);
         const __m512 high =
@@ -318,7 +318,7 @@ NXRT_AVX512 void FourBitDequantizeColumnsAvx512(const NBitsMatrix& w, int64_t fi
     float* low_out = out + (n - first) * 2 * stride;
     float* high_out = low_out + stride;
     for (int64_t g = 0; g < groups.count; ++g) {
-      const bool half = groups.paired_blocks && 2 * g + 1 == w.blocks_per_column;
+      const bool half = LoneHalfBlock(w, groups, g);
       const __mmask16 lanes = half ? 0x00ff : 0xffff;
       const BlockConstants constants = ConstantsOf(w, n, g, groups);
       for (int64_t j = g * groups.bytes; j < (g + 1) * groups.bytes; j += 16) {

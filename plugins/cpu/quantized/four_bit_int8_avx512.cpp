@@ -7,6 +7,8 @@
 namespace nxrt::cpu {
 namespace {
 
+using avx512::ColumnRuns;
+using avx512::RunsFrom;
 using avx512::StoreFourSums;
 using avx512::ZeroTerms;
 
@@ -55,13 +57,7 @@ NXRT_AVX512_VNNI void Int8ColumnsTimesRow(const NBitsMatrix& w, const Int8Row& r
   const int64_t bytes = w.BytesPerBlock();
   const int64_t stride = w.blocks_per_column * bytes;
   const int block_shift = __builtin_ctzll(static_cast<unsigned long long>(bytes));
-  const uint8_t* codes[kCols];
-  const float* scales[kCols];
-#pragma GCC unroll 4
-  for (int c = 0; c < kCols; ++c) {
-    codes[c] = w.codes + (column + c) * stride;
-    scales[c] = w.scales + (column + c) * w.blocks_per_column;
-  }
+  const ColumnRuns<kCols> runs = RunsFrom<kCols>(w, column);
   __m512 totals[kCols];
 #pragma GCC unroll 4
   for (__m512& total : totals) total = _mm512_setzero_ps();
@@ -71,13 +67,13 @@ NXRT_AVX512_VNNI void Int8ColumnsTimesRow(const NBitsMatrix& w, const Int8Row& r
   const __mmask16 whole_blocks = block_mask(64);
   const int64_t whole = stride & ~int64_t{63};
   for (int64_t offset = 0; offset < whole; offset += 64) {
-    AddCodes<kCols>(codes, scales, row, stride, offset, offset >> block_shift, ~0ull, whole_blocks,
-                    lane_blocks, totals);
+    AddCodes<kCols>(runs.codes, runs.scales, row, stride, offset, offset >> block_shift, ~0ull,
+                    whole_blocks, lane_blocks, totals);
   }
   if (whole < stride) {
     const int64_t count = stride - whole;
-    AddCodes<kCols>(codes, scales, row, stride, whole, whole >> block_shift, (1ull << count) - 1,
-                    block_mask(count), lane_blocks, totals);
+    AddCodes<kCols>(runs.codes, runs.scales, row, stride, whole, whole >> block_shift,
+                    (1ull << count) - 1, block_mask(count), lane_blocks, totals);
   }
 #pragma GCC unroll 4
   for (int c = 0; c < kCols; ++c) {

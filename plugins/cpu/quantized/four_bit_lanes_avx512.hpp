@@ -82,4 +82,23 @@ NXRT_AVX512 inline void StoreFourSums(const __m512 sums[4], float* y) {
   _mm_storeu_ps(y, FourSums(sums));
 }
 
+// Where kCols neighbouring columns keep their codes and their scales.
+template <int kCols>
+struct ColumnRuns {
+  const uint8_t* codes[kCols];
+  const float* scales[kCols];
+};
+
+// The runs of columns first to first + kCols - 1 of `w`.
+template <int kCols>
+inline ColumnRuns<kCols> RunsFrom(const NBitsMatrix& w, int64_t first) {
+  const int64_t stride = w.blocks_per_column * w.BytesPerBlock();
+  ColumnRuns<kCols> runs;
+  for (int c = 0; c < kCols; ++c) {
+    runs.codes[c] = w.codes + (first + c) * stride;
+    runs.scales[c] = w.scales + (first + c) * w.blocks_per_column;
+  }
+  return runs;
+}
+
 }  // namespace nxrt::cpu::avx512
