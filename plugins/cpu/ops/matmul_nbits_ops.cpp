@@ -6,13 +6,13 @@
 // A single row (a decode step) takes one pass over the codes, widening each
 // block in registers against the row (on AVX-512 four columns at a time,
 // quantized/four_bit_avx512.hpp), its columns split into contiguous runs
-// across the EP's threads; a few rows take one such pass per four. Many
-// rows dequantize panels of columns into a per-thread buffer that oneDNN's
-// sgemm multiplies. At accuracy_level 4, 4-bit codes with code zero points
-// meet rows quantized to int8 per block (quantized/int8_row.hpp), as in
-// ONNX Runtime: in integers for a few rows, widened back to float for the
-// panels. Everything else computes in float32, which meets every level's
-// minimum.
+// across the EP's threads; a few rows take one such pass per eight (per
+// four without AVX-512). Many rows dequantize panels of columns into a
+// per-thread buffer that oneDNN's sgemm multiplies. At accuracy_level 4,
+// 4-bit codes with code zero points meet rows quantized to int8 per block
+// (quantized/int8_row.hpp), as in ONNX Runtime: in integers for a few rows,
+// widened back to float for the panels. Everything else computes in
+// float32, which meets every level's minimum.
 #include <algorithm>
 #include <string>
 #include <vector>
