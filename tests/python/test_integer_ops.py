@@ -347,7 +347,8 @@ def test_a_wrong_zero_point_count_is_a_clear_error_and_the_session_stays_usable(
 @pytest.mark.parametrize("dtype", [np.uint8, np.int8])
 @pytest.mark.parametrize("a_shape,b_shape", [((2, 8, 5, 7), (2, 8, 5, 7)),
                                              ((2, 8, 5, 7), (1, 8, 1, 1)),
-                                             ((3, 40), ()), ((1, 1, 6), (4, 3, 1))])
+                                             ((3, 40), ()), ((1, 1, 6), (4, 3, 1)),
+                                             ((2, 3, 40, 40), (1, 3, 1, 1)), ((), (48, 40))])
 def test_qlinear_binary_is_the_qdq_formula(op, dtype, a_shape, b_shape):
     """com.microsoft QLinearAdd and QLinearMul: within one step of
     quantize(dequantize(A) op dequantize(B)) computed in float32 step by step

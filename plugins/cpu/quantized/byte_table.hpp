@@ -6,9 +6,9 @@
 // again only when the scales or zero points it was made for change.
 #pragma once
 
-#include <array>
 #include <cstdint>
 
+#include "quantized/byte_lookup.hpp"
 #include "quantized/saturating_round.hpp"
 
 namespace nxrt::cpu {
@@ -35,13 +35,13 @@ class ByteTable {
   }
 
   void Apply(const uint8_t* x, int64_t count, uint8_t* y) const {
-    for (int64_t i = 0; i < count; ++i) y[i] = entries_[x[i]];
+    LookUpBytes(entries_, x, count, y);
   }
 
  private:
   bool made_ = false;
   ByteQuantization made_for_;
-  std::array<uint8_t, 256> entries_{};
+  ByteLookupTable entries_{};
 };
 
 }  // namespace nxrt::cpu

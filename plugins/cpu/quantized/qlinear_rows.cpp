@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "quantized/byte_lookup.hpp"
 #include "quantized/saturating_round.hpp"
 
 #if defined(__x86_64__)
@@ -89,16 +90,47 @@ __attribute__((target("avx2"))) void Avx2(QLinearOp op, const QLinearScales& s, 
 }
 #endif
 
-}  // namespace
-
 template <typename T>
-void QLinearRow(QLinearOp op, const QLinearScales& s, const T* a, int64_t a_step, const T* b,
+void Arithmetic(QLinearOp op, const QLinearScales& s, const T* a, int64_t a_step, const T* b,
                 int64_t b_step, int64_t n, T* c) {
 #if defined(__x86_64__)
   static const bool avx2 = __builtin_cpu_supports("avx2");
   if (avx2) return Avx2(op, s, a, a_step, b, b_step, n, c);
 #endif
   Portable(op, s, a, a_step, b, b_step, n, c);
+}
+
+// Rows shorter than this pay more for their table than it saves.
+constexpr int64_t kTableFrom = 1024;
+
+// With one operand the same along the row, c is a function of the other's
+// byte: its 256 results, computed by the same arithmetic, then one lookup
+// per element.
+template <typename T>
+void ThroughTable(QLinearOp op, const QLinearScales& s, const T* varying, bool varying_is_a,
+                  const T* fixed, int64_t n, T* c) {
+  T bytes[256];
+  for (int bits = 0; bits < 256; ++bits) bytes[bits] = static_cast<T>(static_cast<uint8_t>(bits));
+  ByteLookupTable table;
+  T* entries = reinterpret_cast<T*>(table.data());
+  if (varying_is_a) {
+    Arithmetic(op, s, bytes, 1, fixed, 0, 256, entries);
+  } else {
+    Arithmetic(op, s, fixed, 0, bytes, 1, 256, entries);
+  }
+  LookUpBytes(table, reinterpret_cast<const uint8_t*>(varying), n, reinterpret_cast<uint8_t*>(c));
+}
+
+}  // namespace
+
+template <typename T>
+void QLinearRow(QLinearOp op, const QLinearScales& s, const T* a, int64_t a_step, const T* b,
+                int64_t b_step, int64_t n, T* c) {
+  if (n >= kTableFrom && (a_step == 0) != (b_step == 0) && ByteLookupIsVectorised()) {
+    return a_step == 0 ? ThroughTable(op, s, b, false, a, n, c)
+                       : ThroughTable(op, s, a, true, b, n, c);
+  }
+  Arithmetic(op, s, a, a_step, b, b_step, n, c);
 }
 
 template void QLinearRow(QLinearOp, const QLinearScales&, const uint8_t*, int64_t, const uint8_t*,

@@ -6,7 +6,10 @@
 // then rounded half to even, shifted by c_zero and saturated. With AVX2, 32
 // elements at a time in intrinsics (GCC's vectorised form of the loop packs
 // the bytes back one at a time and runs at half the speed); the two forms
-// give the same bits, neither contracting into FMA.
+// give the same bits, neither contracting into FMA. A long row whose other
+// operand is one value (a scalar, or a channel's constant) is a function of
+// one byte: its 256 results are computed so, then looked up
+// (quantized/byte_lookup.hpp), the same bits at a quarter of the time.
 #pragma once
 
 #include <cstdint>
