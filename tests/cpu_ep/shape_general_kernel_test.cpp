@@ -13,6 +13,7 @@
 #include "cpu_environment.hpp"
 #include "ir_model_builder.hpp"
 #include "nxrt/session.hpp"
+#include "wave.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -28,12 +29,6 @@ std::unique_ptr<nxrt::Session> SessionOf(nxrt::graph::Graph graph) {
   auto session = nxrt::Session::Create(CpuEnvironment(), std::move(graph), options);
   EXPECT_TRUE(session.ok()) << session.status().ToString();
   return session.ok() ? std::move(session).value() : nullptr;
-}
-
-std::vector<float> Wave(size_t count, double step, double scale) {
-  std::vector<float> v(count);
-  for (size_t i = 0; i < count; ++i) v[i] = static_cast<float>(scale * std::sin(step * i + 0.3));
-  return v;
 }
 
 // x [N, 24, H, W] -> Conv 1x1 (40 maps, bias) -> Relu when `relu`.

@@ -16,6 +16,7 @@
 #include "cpu_environment.hpp"
 #include "ir_model_builder.hpp"
 #include "nxrt/session.hpp"
+#include "wave.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -24,12 +25,6 @@ using nxrt::graph::DataType;
 
 constexpr int64_t kChannels = 12;
 constexpr int64_t kMaps = 20;
-
-std::vector<float> Wave(size_t count, double step, double scale) {
-  std::vector<float> v(count);
-  for (size_t i = 0; i < count; ++i) v[i] = static_cast<float>(scale * std::sin(step * i + 0.3));
-  return v;
-}
 
 // The window along the one axis that moves; the other axis of a 2-D
 // convolution has extent 1 in the image and the kernel.

@@ -1,8 +1,10 @@
 // ConvTranspose for float and double, any number of spatial axes, with
 // groups, pads, strides, dilations, output_padding, output_shape and
-// auto_pad. A float ConvTranspose with one to three spatial axes runs on
-// oneDNN's deconvolution (onednn/float_convolution.hpp), its constant
-// weights prepared once and shared between shape variants; the others, and
+// auto_pad. A float ConvTranspose whose windows tile the output without
+// overlap is one product and a scatter (ops/patch_conv_transpose.hpp); one
+// with one to three spatial axes otherwise runs on oneDNN's deconvolution
+// (onednn/float_convolution.hpp), its constant weights prepared once and
+// shared between shape variants; the others, and
 // shapes oneDNN has only a reference kernel for, run one GEMM per image and
 // group followed by col2im.
 #include <algorithm>
@@ -10,6 +12,7 @@
 
 #include "cpu_kernel.hpp"
 #include "onednn/float_convolution.hpp"
+#include "ops/patch_conv_transpose.hpp"
 #include "ops/window_columns.hpp"
 #include "window_geometry.hpp"
 
@@ -83,13 +86,16 @@ class ConvTransposeKernel : public CpuKernel {
     }
     out_dims_ = {batch_, maps_};
     out_dims_.insert(out_dims_.end(), g.in.begin(), g.in.end());
-    if (dtype_ == NXRT_DTYPE_FLOAT32 && ElementCount(out_dims_) > 0 && ElementCount(x) > 0 &&
-        ElementCount(w) > 0) {
+    const bool any = ElementCount(out_dims_) > 0 && ElementCount(x) > 0 && ElementCount(w) > 0;
+    if (dtype_ == NXRT_DTYPE_FLOAT32 && any) {
+      patches_ = PatchConvTranspose::Plan({batch_, channels_, maps_, group_, geometry_});
+    }
+    if (dtype_ == NXRT_DTYPE_FLOAT32 && any && !patches_) {
       const bool bias = inputs.size() > 2 && inputs[2].dtype != NXRT_DTYPE_UNDEFINED;
       onednn_ = onednn::FloatConvolution::PlanTransposed(
           {batch_, channels_, maps_, group_, geometry_, bias});
     }
-    if (!onednn_) {
+    if (!onednn_ && !patches_) {
       const int64_t rows = (maps_ / group_) * ElementCount(kernel);
       columns_.resize(rows * ElementCount(in) * (dtype_ == NXRT_DTYPE_FLOAT64 ? 2 : 1));
     }
@@ -111,12 +117,19 @@ class ConvTransposeKernel : public CpuKernel {
   }
   // On oneDNN with prepared weights compute allocates nothing.
   bool CaptureSafe() const override { return onednn_ && weights_ != nullptr; }
+  void ApplySettings(const EpSettings& settings, std::string_view /*node_name*/) override {
+    threads_ = settings.threads;
+  }
 
   void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
                std::span<nxrt_value> outputs) override {
     nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, dtype_, out_dims_);
     if (ElementCount(out_dims_) == 0) return;
-    if (onednn_) {
+    if (patches_) {
+      patches_->Run(DataAs<float>(inputs[0].tensor), DataAs<float>(inputs[1].tensor),
+                    IsPresent(inputs, 2) ? DataAs<float>(inputs[2].tensor) : nullptr,
+                    MutableDataAs<float>(out), threads_);
+    } else if (onednn_) {
       onednn_->Run(DataAs<float>(inputs[0].tensor), DataAs<float>(inputs[1].tensor), weights_.get(),
                    IsPresent(inputs, 2) ? DataAs<float>(inputs[2].tensor) : nullptr,
                    MutableDataAs<float>(out));
@@ -167,6 +180,8 @@ class ConvTransposeKernel : public CpuKernel {
   int64_t channels_ = 0;
   int64_t maps_ = 0;
   Dims out_dims_;
+  int threads_ = 1;
+  std::optional<PatchConvTranspose> patches_;
   std::optional<onednn::FloatConvolution> onednn_;
   std::shared_ptr<onednn::PreparedWeights> weights_;  // constant W, prepared for onednn_
   std::vector<float> columns_;
