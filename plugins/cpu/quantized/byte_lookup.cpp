@@ -1,8 +1,6 @@
 #include "quantized/byte_lookup.hpp"
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "x86_intrinsics.hpp"
 
 namespace nxrt::cpu {
 namespace {

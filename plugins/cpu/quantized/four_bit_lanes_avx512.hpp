@@ -4,20 +4,10 @@
 // with AVX-512 F, BW, VL and DQ, and a caller compiled for them.
 #pragma once
 
-// GCC 12's AVX-512 headers widen from deliberately undefined registers,
-// which its uninitialised-use warnings take for a mistake once inlined.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <immintrin.h>
-#pragma GCC diagnostic pop
-#else
-#include <immintrin.h>
-#endif
-
 #include <algorithm>
 #include <cstdint>
+
+#include "x86_intrinsics.hpp"
 
 #include "quantized/nbits_matrix.hpp"
 

@@ -1,11 +1,10 @@
 #include "quantized/int8_row.hpp"
 
-#include <immintrin.h>
-
 #include <algorithm>
 #include <cmath>
 
 #include "quantized/four_bit_avx512.hpp"
+#include "x86_intrinsics.hpp"
 
 namespace nxrt::cpu {
 namespace {

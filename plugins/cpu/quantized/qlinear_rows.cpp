@@ -4,10 +4,7 @@
 
 #include "quantized/byte_lookup.hpp"
 #include "quantized/saturating_round.hpp"
-
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "x86_intrinsics.hpp"
 
 namespace nxrt::cpu {
 namespace {

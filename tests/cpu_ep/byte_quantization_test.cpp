@@ -1,0 +1,54 @@
+// QuantizeLinear's rows (quantized/byte_quantization.hpp) against the rule
+// one element at a time (quantized/saturating_round.hpp): ties to even,
+// values past either end, NaN, per-axis scales and zero points, and every
+// length around the vector width.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "quantized/byte_quantization.hpp"
+#include "quantized/saturating_round.hpp"
+
+namespace nxrt_test {
+namespace {
+
+template <typename T>
+void ExpectEveryByteFollowsTheRule() {
+  const std::vector<float> scales = {0.5f, 0.037f, 3.0f};
+  const std::vector<T> zeros = {T(0), T(100), T(-7)};
+  for (int64_t inner = 0; inner <= 70; ++inner) {
+    const nxrt::cpu::ChannelView view{2, 3, inner};
+    std::vector<float> x(view.outer * view.channels * inner);
+    for (size_t i = 0; i < x.size(); ++i) {
+      // Halves (ties), large values of both signs, NaN, and others.
+      const float step = static_cast<float>(static_cast<int64_t>(i % 41) - 20);
+      x[i] = i % 13 == 0  ? std::numeric_limits<float>::quiet_NaN()
+             : i % 7 == 0 ? step * 1e4f
+             : i % 3 == 0 ? step * 0.25f
+                          : step * 0.173f;
+    }
+    std::vector<T> y(x.size() + 1, T(42));
+    nxrt::cpu::QuantizeBytes(x.data(), view, scales.data(), zeros.data(), y.data());
+    for (int64_t o = 0; o < view.outer; ++o) {
+      for (int64_t c = 0; c < view.channels; ++c) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const int64_t at = (o * view.channels + c) * inner + i;
+          const T want = nxrt::cpu::SaturatingRound<T>(x[at] / scales[c], float(zeros[c]));
+          ASSERT_EQ(y[at], want) << "x " << x[at] << " in a run of " << inner << ", channel " << c;
+        }
+      }
+    }
+    ASSERT_EQ(y.back(), T(42)) << "a write past the end, runs of " << inner;
+  }
+}
+
+TEST(ByteQuantization, QuantizedBytesFollowTheRule) {
+  ExpectEveryByteFollowsTheRule<uint8_t>();
+  ExpectEveryByteFollowsTheRule<int8_t>();
+}
+
+}  // namespace
+}  // namespace nxrt_test
