@@ -70,11 +70,12 @@ def test_matches_onnxruntime(name, dims):
 
 
 # Every Conv, MatMul, Add and Mul of the QDQ models between DequantizeLinear
-# and QuantizeLinear, by the op it runs as.
+# and QuantizeLinear, by the op it runs as, and every data movement op
+# between a DequantizeLinear and a QuantizeLinear of the same scale.
 QDQ_FUSIONS = {
-    "cnn_int8_qdq.onnx": {"QLinearConv": 2},
+    "cnn_int8_qdq.onnx": {"QLinearConv": 2, "Flatten": 1},
     "bert_layer_int8_qdq.onnx": {"QLinearMatMul": 6, "com.microsoft::QLinearAdd": 6,
-                                 "com.microsoft::QLinearMul": 1},
+                                 "com.microsoft::QLinearMul": 1, "Transpose": 4, "Reshape": 4},
 }
 
 
@@ -129,3 +130,36 @@ def test_a_bias_joins_the_fused_conv_only_at_the_accumulator_scale(tmp_path, fac
     feeds = {"image": np.random.default_rng(4).normal(size=(1, 3, 8, 8)).astype(np.float32)}
     want = run(onnxruntime, path, feeds, False)[0]
     np.testing.assert_allclose(run(nxrt, path, feeds)[0], want, rtol=0, atol=0.05 + 1e-6)
+
+
+def qdq_transpose(path, y_scale):
+    """Q -> DQ -> Transpose -> Q (scale `y_scale`) -> DQ, the first Q at 0.02."""
+    from onnx import TensorProto, helper, numpy_helper
+    constants = {"x_scale": np.array(0.02, np.float32), "zero": np.array(7, np.uint8),
+                 "y_scale": np.array(y_scale, np.float32)}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "x_scale", "zero"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "x_scale", "zero"], ["xf"]),
+        helper.make_node("Transpose", ["xf"], ["t"], perm=[0, 2, 1]),
+        helper.make_node("QuantizeLinear", ["t", "y_scale", "zero"], ["tq"]),
+        helper.make_node("DequantizeLinear", ["tq", "y_scale", "zero"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "qdq_transpose", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 5])],
+        [numpy_helper.from_array(v, k) for k, v in constants.items()])
+    onnx.save(helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)]),
+              str(path))
+
+
+@pytest.mark.parametrize("y_scale,fused", [(0.02, True), (0.03, False)])
+def test_a_transpose_moves_the_bytes_only_between_equal_quantizations(tmp_path, y_scale, fused):
+    """Q(DQ(x)) is x only at the same scale and zero point: then the
+    Transpose runs on the bytes, else the nodes stay; both compute the graph."""
+    path = tmp_path / "qdq_transpose.onnx"
+    qdq_transpose(path, y_scale)
+    printed = subprocess.run([NXRT_CLI, "inspect", str(path)], check=True, capture_output=True,
+                             text=True).stdout
+    assert (" fused as Transpose" in printed) == fused, printed
+    feeds = {"x": np.random.default_rng(5).normal(size=(2, 5, 3)).astype(np.float32)}
+    want = run(onnxruntime, path, feeds, False)[0]
+    np.testing.assert_array_equal(run(nxrt, path, feeds)[0], want)

@@ -1,5 +1,6 @@
 #include "partitioner/qdq_fusion.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 
@@ -224,6 +225,41 @@ std::vector<FusionCandidate> ElementwiseCandidates(const graph::Graph& graph, No
             *chain, graph)};
 }
 
+// Whether two quantizations give every byte the same value: the same scale
+// and zero point values, or constants of the same dtype and bytes.
+bool SameQuantization(const graph::Graph& graph, const Quantization& a, const Quantization& b) {
+  const auto same = [&](ValueId x, ValueId y) {
+    if (x == y) return true;
+    const graph::Value& u = graph.value(x);
+    const graph::Value& v = graph.value(y);
+    if (!u.is_constant() || !v.is_constant() || u.dtype != v.dtype) return false;
+    const auto ub = graph.weights->Get(*u.initializer).bytes;
+    const auto vb = graph.weights->Get(*v.initializer).bytes;
+    return std::equal(ub.begin(), ub.end(), vb.begin(), vb.end());
+  };
+  return same(a.scale, b.scale) && same(a.zero, b.zero);
+}
+
+// DQ(x) -> a data movement op -> Q with the same scale and zero point: the
+// Q gives back each byte of x where the op put it, so the op moves the
+// bytes themselves, as ONNX Runtime's QDQ transformer drops such pairs.
+std::vector<FusionCandidate> MovementCandidates(const graph::Graph& graph, NodeId head_id,
+                                                const ChainRules& rules) {
+  const graph::Node& head = graph.node(head_id);
+  const std::optional<NodeId> x_dq = rules.Producer(head_id, 0, "DequantizeLinear");
+  std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
+  if (!x_dq || !chain) return {};
+  const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
+  if (!x || !PerTensor(graph, *x) || !SameQuantization(graph, *x, chain->y)) return {};
+  std::vector<ValueId> inputs = {x->data};
+  for (size_t i = 1; i < head.inputs.size(); ++i) {
+    if (!head.inputs[i]) return {};  // rare in exports: left as it is
+    inputs.push_back(*head.inputs[i]);
+  }
+  Absorb(*chain, *x_dq, head_id, rules);
+  return {Fused(head, "", head.op_type.c_str(), std::move(inputs), *chain, graph)};
+}
+
 }  // namespace
 
 std::vector<std::string> FuseQdqChains(
@@ -244,6 +280,12 @@ std::vector<std::string> FuseQdqChains(
     add(FuseChains(graph, views, providers, capture_plan, partition, op,
                    [&](NodeId head, const ChainRules& rules) {
                      return ElementwiseCandidates(graph, head, rules, fused_op);
+                   }));
+  }
+  for (const char* op : {"Transpose", "Reshape", "Squeeze", "Unsqueeze", "Flatten"}) {
+    add(FuseChains(graph, views, providers, capture_plan, partition, op,
+                   [&](NodeId head, const ChainRules& rules) {
+                     return MovementCandidates(graph, head, rules);
                    }));
   }
   return lines;

@@ -5,6 +5,9 @@
 //   DQ(a), DQ(b) -> MatMul -> Q           => QLinearMatMul
 //   DQ(a), DQ(b) -> Add or Mul -> Q       => com.microsoft QLinearAdd or
 //                                            QLinearMul
+//   DQ(x) -> Transpose, Reshape, Squeeze, => the op on x's bytes, when the
+//     Unsqueeze or Flatten -> Q              Q's scale and zero point are
+//                                            the DQ's (Q(DQ(x)) is x)
 // the fused node reading the quantized tensors, their scales and zero
 // points, with the head's attributes and the Q's output.
 //
@@ -32,10 +35,9 @@
 
 namespace nxrt::partitioner {
 
-// Offers each Conv, MatMul, Add and Mul in QDQ form to the provider that placed it,
-// replacing the view of each one claimed in `views` (by node id) and marking
-// the DequantizeLinear and QuantizeLinear nodes it absorbs in `partition`.
-// Returns one line per fusion.
+// Offers each Conv, MatMul, Add, Mul and data movement op in QDQ form to the provider that placed
+// it, replacing the view of each one claimed in `views` (by node id) and marking the
+// DequantizeLinear and QuantizeLinear nodes it absorbs in `partition`. Returns one line per fusion.
 std::vector<std::string> FuseQdqChains(
     const graph::Graph& graph, std::vector<std::shared_ptr<const plugin_host::NodeView>>& views,
     std::span<const RankedProvider> providers, const graph::CapturePlan& capture_plan,
