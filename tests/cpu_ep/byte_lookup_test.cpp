@@ -1,7 +1,8 @@
 // Byte tables (quantized/byte_lookup.hpp) and the QLinearAdd and QLinearMul
 // rows that run through them (quantized/qlinear_rows.hpp): every length
-// around the vector width, unaligned starts, in place, and a table row
-// giving the same bytes as the row's arithmetic, one element at a time.
+// around the vector width, unaligned starts, in place, rows of every length
+// against the row formula, and a table row giving the same bytes as the
+// row's arithmetic, one element at a time.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 
 #include "quantized/byte_lookup.hpp"
 #include "quantized/qlinear_rows.hpp"
+#include "quantized/saturating_round.hpp"
 
 namespace nxrt_test {
 namespace {
@@ -70,6 +72,32 @@ void ExpectTableRowsMatchArithmetic(QLinearOp op) {
         }
         ASSERT_EQ(row[i], one[i]) << "element " << i << ", fixed " << int(fixed)
                                   << (fixed_is_a ? " as A" : " as B");
+      }
+    }
+  }
+}
+
+// The row formulas of quantized/qlinear_rows.hpp, one element.
+template <typename T>
+T RowFormula(QLinearOp op, const QLinearScales& s, T a, T b) {
+  const float x = static_cast<float>(a), y = static_cast<float>(b);
+  const float v = op == QLinearOp::kAdd ? x * s.a_ratio + y * s.b_ratio + s.offset
+                                        : (x - s.a_zero) * (y - s.b_zero) * s.ratio;
+  return nxrt::cpu::SaturatingRound<T>(v, s.c_zero);
+}
+
+TEST(QLinearRowTest, EveryLengthFollowsTheFormula) {
+  const QLinearScales s{3.0f, 250.0f, 7.0f, 0.71f, 1.37f, -(0.71f * 3.0f + 1.37f * 250.0f), 0.013f};
+  const std::vector<uint8_t> a = RandomBytes(700, 4), b = RandomBytes(700, 5);
+  for (const QLinearOp op : {QLinearOp::kAdd, QLinearOp::kMul}) {
+    for (int64_t n = 1; n <= 600; n += n < 100 ? 1 : 37) {
+      for (const int64_t b_step : {0, 1}) {
+        std::vector<uint8_t> c(n + 1, 0xCD);
+        nxrt::cpu::QLinearRow(op, s, a.data(), 1, b.data(), b_step, n, c.data());
+        for (int64_t i = 0; i < n; ++i) {
+          ASSERT_EQ(c[i], RowFormula(op, s, a[i], b[i * b_step])) << "element " << i << " of " << n;
+        }
+        ASSERT_EQ(c[n], 0xCD) << "a write past the end of a row of " << n;
       }
     }
   }

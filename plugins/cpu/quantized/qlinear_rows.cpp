@@ -83,7 +83,15 @@ __attribute__((target("avx2"))) void Avx2(QLinearOp op, const QLinearScales& s, 
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(c + i),
                         _mm256_permutevar8x32_epi32(packed, order));
   }
-  Portable(op, s, a + i * a_step, a_step, b + i * b_step, b_step, n - i, c + i);
+  if (i == n) return;
+  // The rest through one more step on copies padded to 32 (the scalar loop
+  // costs more per element than a whole step).
+  const int64_t rest = n - i;
+  T a_rest[32] = {}, b_rest[32] = {}, c_rest[32];
+  for (int64_t j = 0; j < (a_step == 0 ? 1 : rest); ++j) a_rest[j] = a[(i + j) * a_step];
+  for (int64_t j = 0; j < (b_step == 0 ? 1 : rest); ++j) b_rest[j] = b[(i + j) * b_step];
+  Avx2(op, s, a_rest, a_step, b_rest, b_step, 32, c_rest);
+  for (int64_t j = 0; j < rest; ++j) c[i + j] = c_rest[j];
 }
 #endif
 
@@ -97,8 +105,10 @@ void Arithmetic(QLinearOp op, const QLinearScales& s, const T* a, int64_t a_step
   Portable(op, s, a, a_step, b, b_step, n, c);
 }
 
-// Rows shorter than this pay more for their table than it saves.
-constexpr int64_t kTableFrom = 1024;
+// Rows shorter than this pay more for their table than it saves (256
+// elements of arithmetic to make it, then about a fifth of the arithmetic's
+// cost per element).
+constexpr int64_t kTableFrom = 512;
 
 // With one operand the same along the row, c is a function of the other's
 // byte: its 256 results, computed by the same arithmetic, then one lookup
