@@ -103,6 +103,22 @@ TEST(QLinearRowTest, EveryLengthFollowsTheFormula) {
   }
 }
 
+TEST(QLinearRowTest, TheAvx2FormGivesTheSameBits) {
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "this CPU has no AVX2";
+  const QLinearScales s{3.0f, 250.0f, 7.0f, 0.71f, 1.37f, -(0.71f * 3.0f + 1.37f * 250.0f), 0.013f};
+  const std::vector<uint8_t> a = RandomBytes(700, 6), b = RandomBytes(700, 7);
+  for (const QLinearOp op : {QLinearOp::kAdd, QLinearOp::kMul}) {
+    for (int64_t n = 1; n <= 500; n += n < 100 ? 1 : 37) {
+      for (const int64_t a_step : {0, 1}) {
+        std::vector<uint8_t> row(n), avx2(n);
+        nxrt::cpu::QLinearRow(op, s, a.data(), a_step, b.data(), 1, n, row.data());
+        nxrt::cpu::QLinearRowAvx2(op, s, a.data(), a_step, b.data(), 1, n, avx2.data());
+        ASSERT_EQ(row, avx2) << "a row of " << n;
+      }
+    }
+  }
+}
+
 TEST(QLinearRowTest, AddThroughItsTableIsItsArithmetic) {
   ExpectTableRowsMatchArithmetic<uint8_t>(QLinearOp::kAdd);
   ExpectTableRowsMatchArithmetic<int8_t>(QLinearOp::kAdd);

@@ -1,7 +1,8 @@
-// QuantizeLinear's rows (quantized/byte_quantization.hpp) against the rule
-// one element at a time (quantized/saturating_round.hpp): ties to even,
-// values past either end, NaN, per-axis scales and zero points, and every
-// length around the vector width.
+// QuantizeLinear's and DequantizeLinear's rows
+// (quantized/byte_quantization.hpp) against the rule one element at a time
+// (quantized/saturating_round.hpp): ties to even, values past either end,
+// NaN, every byte, per-axis scales and zero points, and every length around
+// the vector width.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -48,6 +49,34 @@ void ExpectEveryByteFollowsTheRule() {
 TEST(ByteQuantization, QuantizedBytesFollowTheRule) {
   ExpectEveryByteFollowsTheRule<uint8_t>();
   ExpectEveryByteFollowsTheRule<int8_t>();
+}
+
+template <typename T>
+void ExpectEveryFloatFollowsTheRule() {
+  const std::vector<float> scales = {0.5f, 0.037f, 3.0f};
+  const std::vector<T> zeros = {T(0), T(100), T(-7)};
+  for (int64_t inner = 0; inner <= 70; ++inner) {
+    const nxrt::cpu::ChannelView view{2, 3, inner};
+    std::vector<T> x(view.outer * view.channels * inner);
+    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(i * 37 + 11);
+    std::vector<float> y(x.size() + 1, -1.5f);
+    nxrt::cpu::DequantizeBytes(x.data(), view, scales.data(), zeros.data(), y.data());
+    for (int64_t o = 0; o < view.outer; ++o) {
+      for (int64_t c = 0; c < view.channels; ++c) {
+        for (int64_t i = 0; i < inner; ++i) {
+          const int64_t at = (o * view.channels + c) * inner + i;
+          const float want = static_cast<float>(int32_t{x[at]} - int32_t{zeros[c]}) * scales[c];
+          ASSERT_EQ(y[at], want) << "byte " << int{x[at]} << " in a run of " << inner;
+        }
+      }
+    }
+    ASSERT_EQ(y.back(), -1.5f) << "a write past the end, runs of " << inner;
+  }
+}
+
+TEST(ByteQuantization, DequantizedFloatsFollowTheRule) {
+  ExpectEveryFloatFollowsTheRule<uint8_t>();
+  ExpectEveryFloatFollowsTheRule<int8_t>();
 }
 
 }  // namespace

@@ -63,10 +63,40 @@ void QuantizeRun(const float* x, float scale, float zero, int64_t n, T* y) {
 }
 
 template <typename T>
-NXRT_ISA_CLONES void DequantizeRun(const T* __restrict x, float scale, int32_t zero, int64_t n,
-                                   float* __restrict y) {
+NXRT_ISA_CLONES void PortableDequantizeRun(const T* __restrict x, float scale, int32_t zero,
+                                           int64_t n, float* __restrict y) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = static_cast<float>(static_cast<int32_t>(x[i]) - zero) * scale;
+}
+
+#if defined(__x86_64__)
+// The portable loop's steps sixteen lanes at a time, the last step masked.
+template <typename T>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void Avx512DequantizeRun(const T* x,
+                                                                              float scale,
+                                                                              int32_t zero,
+                                                                              int64_t n, float* y) {
+  const __m512 factor = _mm512_set1_ps(scale);
+  const __m512i shift = _mm512_set1_epi32(zero);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 lanes = n - i >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m128i bytes = _mm_maskz_loadu_epi8(lanes, x + i);
+    const __m512i wide =
+        std::is_same_v<T, uint8_t> ? _mm512_cvtepu8_epi32(bytes) : _mm512_cvtepi8_epi32(bytes);
+    _mm512_mask_storeu_ps(y + i, lanes,
+                          _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_sub_epi32(wide, shift)), factor));
+  }
+}
+#endif
+
+template <typename T>
+void DequantizeRun(const T* x, float scale, int32_t zero, int64_t n, float* y) {
+#if defined(__x86_64__)
+  static const bool avx512 =
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+  if (avx512) return Avx512DequantizeRun(x, scale, zero, n, y);
+#endif
+  PortableDequantizeRun(x, scale, zero, n, y);
 }
 
 // run(offset, channel) for each channel's run of view.inner elements.

@@ -93,13 +93,61 @@ __attribute__((target("avx2"))) void Avx2(QLinearOp op, const QLinearScales& s, 
   Avx2(op, s, a_rest, a_step, b_rest, b_step, 32, c_rest);
   for (int64_t j = 0; j < rest; ++j) c[i + j] = c_rest[j];
 }
+
+// Sixteen bytes from p widened to floats, the lanes past `lanes` zero.
+template <typename T>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) inline __m512 LoadSixteen(const T* p,
+                                                                               __mmask16 lanes) {
+  const __m128i bytes = _mm_maskz_loadu_epi8(lanes, p);
+  return _mm512_cvtepi32_ps(std::is_same_v<T, uint8_t> ? _mm512_cvtepu8_epi32(bytes)
+                                                       : _mm512_cvtepi8_epi32(bytes));
+}
+
+// Sixteen lanes a step, the last step masked; the same arithmetic as Avx2.
+template <typename T, QLinearOp kOp>
+__attribute__((target("avx512f,avx512bw,avx512vl"))) void Avx512(const QLinearScales& s, const T* a,
+                                                                 int64_t a_step, const T* b,
+                                                                 int64_t b_step, int64_t n, T* c) {
+  constexpr float kLowest = std::is_same_v<T, uint8_t> ? 0.0f : -128.0f;
+  constexpr float kHighest = std::is_same_v<T, uint8_t> ? 255.0f : 127.0f;
+  const __m512 low = _mm512_set1_ps(kLowest - s.c_zero), high = _mm512_set1_ps(kHighest - s.c_zero);
+  const __m512i zero = _mm512_set1_epi32(static_cast<int32_t>(s.c_zero));
+  const __m512 a_ratio = _mm512_set1_ps(s.a_ratio), b_ratio = _mm512_set1_ps(s.b_ratio);
+  const __m512 offset = _mm512_set1_ps(s.offset), ratio = _mm512_set1_ps(s.ratio);
+  const __m512 a_zero = _mm512_set1_ps(s.a_zero), b_zero = _mm512_set1_ps(s.b_zero);
+  const __m512 a_fixed = _mm512_set1_ps(static_cast<float>(a[0]));
+  const __m512 b_fixed = _mm512_set1_ps(static_cast<float>(b[0]));
+#pragma GCC unroll 4
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 lanes = n - i >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (n - i)) - 1);
+    const __m512 x = a_step == 0 ? a_fixed : LoadSixteen(a + i, lanes);
+    const __m512 y = b_step == 0 ? b_fixed : LoadSixteen(b + i, lanes);
+    const __m512 v =
+        kOp == QLinearOp::kAdd
+            ? _mm512_add_ps(_mm512_add_ps(_mm512_mul_ps(x, a_ratio), _mm512_mul_ps(y, b_ratio)),
+                            offset)
+            : _mm512_mul_ps(_mm512_mul_ps(_mm512_sub_ps(x, a_zero), _mm512_sub_ps(y, b_zero)),
+                            ratio);
+    // max returns its second operand for NaN, as SaturatingRound does.
+    const __m512 clamped = _mm512_min_ps(_mm512_max_ps(v, low), high);
+    // In T's range, so the truncating narrowing is exact.
+    _mm512_mask_cvtepi32_storeu_epi8(c + i, lanes,
+                                     _mm512_add_epi32(_mm512_cvtps_epi32(clamped), zero));
+  }
+}
 #endif
 
 template <typename T>
 void Arithmetic(QLinearOp op, const QLinearScales& s, const T* a, int64_t a_step, const T* b,
                 int64_t b_step, int64_t n, T* c) {
 #if defined(__x86_64__)
+  static const bool avx512 =
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
   static const bool avx2 = __builtin_cpu_supports("avx2");
+  if (avx512) {
+    return op == QLinearOp::kAdd ? Avx512<T, QLinearOp::kAdd>(s, a, a_step, b, b_step, n, c)
+                                 : Avx512<T, QLinearOp::kMul>(s, a, a_step, b, b_step, n, c);
+  }
   if (avx2) return Avx2(op, s, a, a_step, b, b_step, n, c);
 #endif
   Portable(op, s, a, a_step, b, b_step, n, c);
@@ -140,6 +188,20 @@ void QLinearRow(QLinearOp op, const QLinearScales& s, const T* a, int64_t a_step
   Arithmetic(op, s, a, a_step, b, b_step, n, c);
 }
 
+template <typename T>
+void QLinearRowAvx2(QLinearOp op, const QLinearScales& s, const T* a, int64_t a_step, const T* b,
+                    int64_t b_step, int64_t n, T* c) {
+#if defined(__x86_64__)
+  Avx2(op, s, a, a_step, b, b_step, n, c);
+#else
+  Portable(op, s, a, a_step, b, b_step, n, c);
+#endif
+}
+
+template void QLinearRowAvx2(QLinearOp, const QLinearScales&, const uint8_t*, int64_t,
+                             const uint8_t*, int64_t, int64_t, uint8_t*);
+template void QLinearRowAvx2(QLinearOp, const QLinearScales&, const int8_t*, int64_t, const int8_t*,
+                             int64_t, int64_t, int8_t*);
 template void QLinearRow(QLinearOp, const QLinearScales&, const uint8_t*, int64_t, const uint8_t*,
                          int64_t, int64_t, uint8_t*);
 template void QLinearRow(QLinearOp, const QLinearScales&, const int8_t*, int64_t, const int8_t*,
