@@ -132,34 +132,72 @@ def test_a_bias_joins_the_fused_conv_only_at_the_accumulator_scale(tmp_path, fac
     np.testing.assert_allclose(run(nxrt, path, feeds)[0], want, rtol=0, atol=0.05 + 1e-6)
 
 
-def qdq_transpose(path, y_scale):
-    """Q -> DQ -> Transpose -> Q (scale `y_scale`) -> DQ, the first Q at 0.02."""
+def qdq_around(path, op, y_scale, x_shape=(2, 5, 3), y_shape=None, constants=None):
+    """Q -> DQ -> `op` (reading "xf", writing "t") -> Q (scale `y_scale`) -> DQ,
+    the first Q at 0.02, both with zero point 7; `constants` are more
+    initializers `op` reads."""
     from onnx import TensorProto, helper, numpy_helper
     constants = {"x_scale": np.array(0.02, np.float32), "zero": np.array(7, np.uint8),
-                 "y_scale": np.array(y_scale, np.float32)}
+                 "y_scale": np.array(y_scale, np.float32), **(constants or {})}
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "x_scale", "zero"], ["xq"]),
         helper.make_node("DequantizeLinear", ["xq", "x_scale", "zero"], ["xf"]),
-        helper.make_node("Transpose", ["xf"], ["t"], perm=[0, 2, 1]),
+        op,
         helper.make_node("QuantizeLinear", ["t", "y_scale", "zero"], ["tq"]),
         helper.make_node("DequantizeLinear", ["tq", "y_scale", "zero"], ["y"])]
     graph = helper.make_graph(
-        nodes, "qdq_transpose", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, 3])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 3, 5])],
+        nodes, "qdq_around", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y_shape or x_shape)],
         [numpy_helper.from_array(v, k) for k, v in constants.items()])
     onnx.save(helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)]),
               str(path))
+
+
+def fused_ops(path):
+    printed = subprocess.run([NXRT_CLI, "inspect", str(path)], check=True, capture_output=True,
+                             text=True).stdout
+    return [line.rsplit(" fused as ", 1)[1].split()[0]
+            for line in printed.splitlines() if " fused as " in line]
 
 
 @pytest.mark.parametrize("y_scale,fused", [(0.02, True), (0.03, False)])
 def test_a_transpose_moves_the_bytes_only_between_equal_quantizations(tmp_path, y_scale, fused):
     """Q(DQ(x)) is x only at the same scale and zero point: then the
     Transpose runs on the bytes, else the nodes stay; both compute the graph."""
+    from onnx import helper
     path = tmp_path / "qdq_transpose.onnx"
-    qdq_transpose(path, y_scale)
-    printed = subprocess.run([NXRT_CLI, "inspect", str(path)], check=True, capture_output=True,
-                             text=True).stdout
-    assert (" fused as Transpose" in printed) == fused, printed
+    qdq_around(path, helper.make_node("Transpose", ["xf"], ["t"], perm=[0, 2, 1]), y_scale,
+               y_shape=(2, 3, 5))
+    assert (fused_ops(path) == ["Transpose"]) == fused
     feeds = {"x": np.random.default_rng(5).normal(size=(2, 5, 3)).astype(np.float32)}
     want = run(onnxruntime, path, feeds, False)[0]
     np.testing.assert_array_equal(run(nxrt, path, feeds)[0], want)
+
+
+@pytest.mark.parametrize("op,constant_first", [("Div", False), ("Div", True), ("Sub", True),
+                                               ("Add", False), ("Mul", True)])
+def test_an_op_with_a_float_constant_is_a_table_of_the_graphs_bytes(tmp_path, op, constant_first):
+    """DQ(x) -> Add, Sub, Mul or Div with a float constant -> Q is a function
+    of x's byte: fused into one table lookup, with the very bytes the
+    graph's float steps give, the constant on either side."""
+    from onnx import helper
+    path = tmp_path / "qdq_scalar.onnx"
+    inputs = ["c", "xf"] if constant_first else ["xf", "c"]
+    qdq_around(path, helper.make_node(op, inputs, ["t"]), 0.013, x_shape=(4, 700),
+               constants={"c": np.array([6.0 if op == "Div" else -0.37], np.float32)})
+    assert fused_ops(path) == ["pkg.nxrt::QLinearScalar"]
+    feeds = {"x": np.random.default_rng(6).normal(size=(4, 700)).astype(np.float32)}
+    want = run(onnxruntime, path, feeds, False)[0]
+    np.testing.assert_array_equal(run(nxrt, path, feeds)[0], want)
+
+
+def test_a_quantized_sigmoid_is_onnx_runtimes_qlinear_sigmoid(tmp_path):
+    """DQ(x) -> Sigmoid -> Q runs as com.microsoft QLinearSigmoid: within one
+    step of the graph's float sigmoid."""
+    from onnx import helper
+    path = tmp_path / "qdq_sigmoid.onnx"
+    qdq_around(path, helper.make_node("Sigmoid", ["xf"], ["t"]), 1.0 / 255, x_shape=(4, 700))
+    assert fused_ops(path) == ["com.microsoft::QLinearSigmoid"]
+    feeds = {"x": np.random.default_rng(7).normal(size=(4, 700)).astype(np.float32) * 3}
+    want = run(onnxruntime, path, feeds, False)[0]
+    np.testing.assert_allclose(run(nxrt, path, feeds)[0], want, rtol=0, atol=1.0 / 255 + 1e-7)

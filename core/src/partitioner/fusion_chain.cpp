@@ -158,6 +158,14 @@ graph::Attribute StringAttribute(const std::string& name, const std::string& val
   return a;
 }
 
+graph::Attribute IntAttribute(const std::string& name, int64_t value) {
+  graph::Attribute a;
+  a.name = name;
+  a.type = graph::AttributeType::kInt;
+  a.i = value;
+  return a;
+}
+
 graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> values) {
   graph::Attribute a;
   a.name = name;

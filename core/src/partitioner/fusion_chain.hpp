@@ -69,6 +69,8 @@ class ChainRules {
 
 // A string attribute, for the fused node's settings.
 graph::Attribute StringAttribute(const std::string& name, const std::string& value);
+// An integer attribute, likewise.
+graph::Attribute IntAttribute(const std::string& name, int64_t value);
 // A list-of-floats attribute, likewise.
 graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> values);
 

@@ -136,11 +136,12 @@ void Absorb(QdqChain& chain, NodeId dq, NodeId head, const ChainRules& rules) {
 }
 
 FusionCandidate Fused(const graph::Node& head, const char* domain, const char* op,
-                      std::vector<ValueId> inputs, const QdqChain& chain,
-                      const graph::Graph& graph) {
+                      std::vector<ValueId> inputs, const QdqChain& chain, const graph::Graph& graph,
+                      std::vector<graph::Attribute> more_attributes = {}) {
   auto fused = std::make_shared<graph::Node>(head);
   fused->op_type = op;
   fused->domain = domain;
+  for (graph::Attribute& a : more_attributes) fused->attributes.push_back(std::move(a));
   fused->inputs.assign(inputs.begin(), inputs.end());
   fused->outputs = {graph.node(chain.quantize).outputs[0]};
   std::vector<NodeId> absorbed = chain.dequantizes;
@@ -225,6 +226,48 @@ std::vector<FusionCandidate> ElementwiseCandidates(const graph::Graph& graph, No
             *chain, graph)};
 }
 
+// DQ(x) -> Add, Sub, Mul or Div with a float32 constant of one element ->
+// Q, x and the result of one 8-bit dtype: a function of x's byte alone.
+std::vector<FusionCandidate> ScalarCandidates(const graph::Graph& graph, NodeId head_id,
+                                              const ChainRules& rules) {
+  const graph::Node& head = graph.node(head_id);
+  if (head.inputs.size() != 2 || !head.inputs[0] || !head.inputs[1]) return {};
+  for (const size_t x_at : {size_t{0}, size_t{1}}) {
+    const ValueId constant = *head.inputs[1 - x_at];
+    const std::optional<NodeId> x_dq = rules.Producer(head_id, x_at, "DequantizeLinear");
+    if (!x_dq || !FloatScalar(graph, constant)) continue;
+    // A constant of higher rank than x would widen the result's shape.
+    std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
+    const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
+    if (!chain || !x || !PerTensor(graph, *x) || RankOf(graph, constant) > RankOf(graph, x->data) ||
+        graph.value(chain->y.zero).dtype != graph.value(x->data).dtype) {
+      return {};
+    }
+    Absorb(*chain, *x_dq, head_id, rules);
+    return {Fused(
+        head, "pkg.nxrt", "QLinearScalar",
+        {x->data, x->scale, x->zero, constant, chain->y.scale, chain->y.zero}, *chain, graph,
+        {StringAttribute("op", head.op_type), IntAttribute("constant_first", x_at == 1 ? 1 : 0)})};
+  }
+  return {};
+}
+
+// DQ(x) -> Sigmoid -> Q, one 8-bit dtype: ONNX Runtime's QLinearSigmoid.
+std::vector<FusionCandidate> SigmoidCandidates(const graph::Graph& graph, NodeId head_id,
+                                               const ChainRules& rules) {
+  const std::optional<NodeId> x_dq = rules.Producer(head_id, 0, "DequantizeLinear");
+  std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
+  if (!x_dq || !chain) return {};
+  const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
+  if (!x || !PerTensor(graph, *x) ||
+      graph.value(chain->y.zero).dtype != graph.value(x->data).dtype) {
+    return {};
+  }
+  Absorb(*chain, *x_dq, head_id, rules);
+  return {Fused(graph.node(head_id), "com.microsoft", "QLinearSigmoid",
+                {x->data, x->scale, x->zero, chain->y.scale, chain->y.zero}, *chain, graph)};
+}
+
 // Whether two quantizations give every byte the same value: the same scale
 // and zero point values, or constants of the same dtype and bytes.
 bool SameQuantization(const graph::Graph& graph, const Quantization& a, const Quantization& b) {
@@ -275,13 +318,20 @@ std::vector<std::string> FuseQdqChains(
   add(FuseChains(
       graph, views, providers, capture_plan, partition, "MatMul",
       [&](NodeId head, const ChainRules& rules) { return MatMulCandidates(graph, head, rules); }));
-  for (const auto& [op, fused] : {std::pair{"Add", "QLinearAdd"}, std::pair{"Mul", "QLinearMul"}}) {
+  for (const auto& [op, fused] : {std::pair{"Add", "QLinearAdd"}, std::pair{"Sub", ""},
+                                  std::pair{"Mul", "QLinearMul"}, std::pair{"Div", ""}}) {
     const char* fused_op = fused;
     add(FuseChains(graph, views, providers, capture_plan, partition, op,
                    [&](NodeId head, const ChainRules& rules) {
-                     return ElementwiseCandidates(graph, head, rules, fused_op);
+                     std::vector<FusionCandidate> both;
+                     if (*fused_op != '\0')
+                       both = ElementwiseCandidates(graph, head, rules, fused_op);
+                     return both.empty() ? ScalarCandidates(graph, head, rules) : both;
                    }));
   }
+  add(FuseChains(
+      graph, views, providers, capture_plan, partition, "Sigmoid",
+      [&](NodeId head, const ChainRules& rules) { return SigmoidCandidates(graph, head, rules); }));
   for (const char* op : {"Transpose", "Reshape", "Squeeze", "Unsqueeze", "Flatten"}) {
     add(FuseChains(graph, views, providers, capture_plan, partition, op,
                    [&](NodeId head, const ChainRules& rules) {

@@ -5,6 +5,9 @@
 //   DQ(a), DQ(b) -> MatMul -> Q           => QLinearMatMul
 //   DQ(a), DQ(b) -> Add or Mul -> Q       => com.microsoft QLinearAdd or
 //                                            QLinearMul
+//   DQ(x) -> Add, Sub, Mul or Div with a  => pkg.nxrt QLinearScalar, one
+//     float constant of one element -> Q      table lookup per element
+//   DQ(x) -> Sigmoid -> Q                 => com.microsoft QLinearSigmoid
 //   DQ(x) -> Transpose, Reshape, Squeeze, => the op on x's bytes, when the
 //     Unsqueeze or Flatten -> Q              Q's scale and zero point are
 //                                            the DQ's (Q(DQ(x)) is x)
@@ -35,7 +38,8 @@
 
 namespace nxrt::partitioner {
 
-// Offers each Conv, MatMul, Add, Mul and data movement op in QDQ form to the provider that placed
+// Offers each Conv, MatMul, Add, Sub, Mul, Div, Sigmoid and data movement op
+// in QDQ form to the provider that placed
 // it, replacing the view of each one claimed in `views` (by node id) and marking the
 // DequantizeLinear and QuantizeLinear nodes it absorbs in `partition`. Returns one line per fusion.
 std::vector<std::string> FuseQdqChains(

@@ -15,6 +15,7 @@ namespace nxrt::cpu {
 
 struct ByteQuantization {
   float x_scale = 0, x_zero = 0, y_scale = 0, y_zero = 0;
+  float operand = 0;  // a value f reads besides x (QLinearScalar's constant)
   bool operator==(const ByteQuantization&) const = default;
 };
 

@@ -319,6 +319,7 @@ void AddElementwiseRules(RuleTable& t) {
                          "QLinearSigmoid", "QLinearLeakyRelu"}) {
     t.Add("com.microsoft", op, SameAsFirstInput);
   }
+  t.Add("pkg.nxrt", "QLinearScalar", SameAsFirstInput);
   for (const char* op : {"Identity", "Neg", "Abs"}) t.Add("", op, UnaryTracked);
   for (const char* op : {"IsInf", "IsNaN"}) t.Add("", op, BoolOfFirstInput);
   t.Add("", "Not", Not);
