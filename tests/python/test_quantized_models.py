@@ -201,3 +201,45 @@ def test_a_quantized_sigmoid_is_onnx_runtimes_qlinear_sigmoid(tmp_path):
     feeds = {"x": np.random.default_rng(7).normal(size=(4, 700)).astype(np.float32) * 3}
     want = run(onnxruntime, path, feeds, False)[0]
     np.testing.assert_allclose(run(nxrt, path, feeds)[0], want, rtol=0, atol=1.0 / 255 + 1e-7)
+
+
+def test_a_nearest_resize_moves_the_bytes(tmp_path):
+    """A nearest Resize between equal quantizations runs on the bytes."""
+    from onnx import helper
+    path = tmp_path / "qdq_resize.onnx"
+    qdq_around(path, helper.make_node("Resize", ["xf", "", "scales"], ["t"], mode="nearest"), 0.02,
+               x_shape=(1, 2, 3, 5), y_shape=(1, 2, 6, 10),
+               constants={"scales": np.array([1, 1, 2, 2], np.float32)})
+    assert fused_ops(path) == ["Resize"]
+    feeds = {"x": np.random.default_rng(8).normal(size=(1, 2, 3, 5)).astype(np.float32)}
+    want = run(onnxruntime, path, feeds, False)[0]
+    np.testing.assert_array_equal(run(nxrt, path, feeds)[0], want)
+
+
+def test_a_concat_of_dequantized_operands_is_qlinear_concat(tmp_path):
+    """DQ(a), DQ(b) -> Concat -> Q, each operand at its own scale: QLinearConcat,
+    with the very bytes of the graph's float steps."""
+    from onnx import TensorProto, helper, numpy_helper
+    constants = {"a_scale": np.array(0.02, np.float32), "b_scale": np.array(0.05, np.float32),
+                 "y_scale": np.array(0.03, np.float32), "zero": np.array(7, np.uint8)}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["a", "a_scale", "zero"], ["aq"]),
+        helper.make_node("DequantizeLinear", ["aq", "a_scale", "zero"], ["af"]),
+        helper.make_node("QuantizeLinear", ["b", "b_scale", "zero"], ["bq"]),
+        helper.make_node("DequantizeLinear", ["bq", "b_scale", "zero"], ["bf"]),
+        helper.make_node("Concat", ["af", "bf", "af"], ["t"], axis=1),
+        helper.make_node("QuantizeLinear", ["t", "y_scale", "zero"], ["tq"]),
+        helper.make_node("DequantizeLinear", ["tq", "y_scale", "zero"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "qdq_concat",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in ("a", "b")],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 9])],
+        [numpy_helper.from_array(v, k) for k, v in constants.items()])
+    path = tmp_path / "qdq_concat.onnx"
+    onnx.save(helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)]),
+              str(path))
+    assert fused_ops(path) == ["com.microsoft::QLinearConcat"]
+    rng = np.random.default_rng(9)
+    feeds = {n: rng.normal(size=(2, 3)).astype(np.float32) for n in ("a", "b")}
+    want = run(onnxruntime, path, feeds, False)[0]
+    np.testing.assert_array_equal(run(nxrt, path, feeds)[0], want)

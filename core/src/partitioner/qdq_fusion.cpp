@@ -136,7 +136,8 @@ void Absorb(QdqChain& chain, NodeId dq, NodeId head, const ChainRules& rules) {
 }
 
 FusionCandidate Fused(const graph::Node& head, const char* domain, const char* op,
-                      std::vector<ValueId> inputs, const QdqChain& chain, const graph::Graph& graph,
+                      std::vector<std::optional<ValueId>> inputs, const QdqChain& chain,
+                      const graph::Graph& graph,
                       std::vector<graph::Attribute> more_attributes = {}) {
   auto fused = std::make_shared<graph::Node>(head);
   fused->op_type = op;
@@ -164,8 +165,8 @@ std::vector<FusionCandidate> ConvCandidates(const graph::Graph& graph, NodeId co
   if (w_rank < 3 || !weights.shape || !(*weights.shape)[0].is_static()) return {};
   const int64_t maps = (*weights.shape)[0].extent();
   if (!PerTensorOrAxis(graph, *w, 0, w_rank, maps)) return {};
-  std::vector<ValueId> inputs = {x->data,  x->scale, x->zero,        w->data,
-                                 w->scale, w->zero,  chain->y.scale, chain->y.zero};
+  std::vector<std::optional<ValueId>> inputs = {x->data,  x->scale, x->zero,        w->data,
+                                                w->scale, w->zero,  chain->y.scale, chain->y.zero};
   Absorb(*chain, *x_dq, conv_id, rules);
   Absorb(*chain, *w_dq, conv_id, rules);
   if (conv.inputs.size() > 2 && conv.inputs[2]) {
@@ -294,13 +295,37 @@ std::vector<FusionCandidate> MovementCandidates(const graph::Graph& graph, NodeI
   if (!x_dq || !chain) return {};
   const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
   if (!x || !PerTensor(graph, *x) || !SameQuantization(graph, *x, chain->y)) return {};
-  std::vector<ValueId> inputs = {x->data};
-  for (size_t i = 1; i < head.inputs.size(); ++i) {
-    if (!head.inputs[i]) return {};  // rare in exports: left as it is
-    inputs.push_back(*head.inputs[i]);
-  }
+  // Only a nearest Resize moves values; the others blend them.
+  const graph::Attribute* mode = head.FindAttribute("mode");
+  if (head.op_type == "Resize" && mode != nullptr && mode->s != "nearest") return {};
+  std::vector<std::optional<ValueId>> inputs = head.inputs;
+  inputs[0] = x->data;
   Absorb(*chain, *x_dq, head_id, rules);
   return {Fused(head, "", head.op_type.c_str(), std::move(inputs), *chain, graph)};
+}
+
+// DQ(x1), ..., DQ(xn) -> Concat -> Q, one 8-bit dtype: ONNX Runtime's
+// QLinearConcat, each operand requantised from its own scale into Y's.
+std::vector<FusionCandidate> ConcatCandidates(const graph::Graph& graph, NodeId head_id,
+                                              const ChainRules& rules) {
+  const graph::Node& head = graph.node(head_id);
+  std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
+  if (!chain || head.inputs.empty()) return {};
+  const DataType dtype = graph.value(chain->y.zero).dtype;
+  std::vector<std::optional<ValueId>> inputs = {chain->y.scale, chain->y.zero};
+  std::vector<NodeId> dequantizes;
+  for (size_t i = 0; i < head.inputs.size(); ++i) {
+    const std::optional<NodeId> dq = rules.Producer(head_id, i, "DequantizeLinear");
+    const std::optional<Quantization> x =
+        dq ? ByteDequantize(graph, *dq) : std::optional<Quantization>();
+    if (!x || !PerTensor(graph, *x) || graph.value(x->data).dtype != dtype) return {};
+    inputs.insert(inputs.end(), {x->data, x->scale, x->zero});
+    if (std::find(dequantizes.begin(), dequantizes.end(), *dq) == dequantizes.end()) {
+      dequantizes.push_back(*dq);
+    }
+  }
+  for (NodeId dq : dequantizes) Absorb(*chain, dq, head_id, rules);
+  return {Fused(head, "com.microsoft", "QLinearConcat", std::move(inputs), *chain, graph)};
 }
 
 }  // namespace
@@ -332,12 +357,15 @@ std::vector<std::string> FuseQdqChains(
   add(FuseChains(
       graph, views, providers, capture_plan, partition, "Sigmoid",
       [&](NodeId head, const ChainRules& rules) { return SigmoidCandidates(graph, head, rules); }));
-  for (const char* op : {"Transpose", "Reshape", "Squeeze", "Unsqueeze", "Flatten"}) {
+  for (const char* op : {"Transpose", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Resize"}) {
     add(FuseChains(graph, views, providers, capture_plan, partition, op,
                    [&](NodeId head, const ChainRules& rules) {
                      return MovementCandidates(graph, head, rules);
                    }));
   }
+  add(FuseChains(
+      graph, views, providers, capture_plan, partition, "Concat",
+      [&](NodeId head, const ChainRules& rules) { return ConcatCandidates(graph, head, rules); }));
   return lines;
 }
 

@@ -8,9 +8,10 @@
 //   DQ(x) -> Add, Sub, Mul or Div with a  => pkg.nxrt QLinearScalar, one
 //     float constant of one element -> Q      table lookup per element
 //   DQ(x) -> Sigmoid -> Q                 => com.microsoft QLinearSigmoid
+//   DQ(xi)... -> Concat -> Q              => com.microsoft QLinearConcat
 //   DQ(x) -> Transpose, Reshape, Squeeze, => the op on x's bytes, when the
-//     Unsqueeze or Flatten -> Q              Q's scale and zero point are
-//                                            the DQ's (Q(DQ(x)) is x)
+//     Unsqueeze, Flatten or nearest          Q's scale and zero point are
+//     Resize -> Q                            the DQ's (Q(DQ(x)) is x)
 // the fused node reading the quantized tensors, their scales and zero
 // points, with the head's attributes and the Q's output.
 //
@@ -38,8 +39,8 @@
 
 namespace nxrt::partitioner {
 
-// Offers each Conv, MatMul, Add, Sub, Mul, Div, Sigmoid and data movement op
-// in QDQ form to the provider that placed
+// Offers each Conv, MatMul, Add, Sub, Mul, Div, Sigmoid, Concat and data
+// movement op in QDQ form to the provider that placed
 // it, replacing the view of each one claimed in `views` (by node id) and marking the
 // DequantizeLinear and QuantizeLinear nodes it absorbs in `partition`. Returns one line per fusion.
 std::vector<std::string> FuseQdqChains(
