@@ -9,7 +9,9 @@ and OPT from both exporters), this runs `nxrt generate --ep cpu --json
 decode of the same prompts in onnxruntime (CPUExecutionProvider, one
 thread), fed by the roles nxrt reports (ort_decoder.py). Every run's
 last-position logits of every row must agree (rtol 1e-3, atol 1e-5) and so
-must the generated tokens. Prints the worst difference of the first runs
+must the generated tokens. With --int4 BLOCK every decoder runs after ONNX
+Runtime's MatMulNBitsQuantizer at that block size instead (4-bit
+MatMulNBits on both engines). Prints the worst difference of the first runs
 and of every mismatch; exits 1 on a mismatch, 77 (a skip for ctest) when
 the models are not there.
 """
@@ -105,6 +107,18 @@ def corpus_decoders(corpus_cases, manifest):
     return [(os.path.join(corpus_cases, f"exported_{name}", "model.onnx"), name) for name in names]
 
 
+def quantized_runs(runs, block, folder):
+    """`runs` with each decoder's MatMuls as 4-bit MatMulNBits of `block`,
+    saved in `folder`."""
+    from make_models import int4
+    quantized = []
+    for path, label, kv in runs:
+        out = os.path.join(folder, f"{label}_int4_b{block}.onnx")
+        onnx.save(int4(onnx.load(path), block), out)
+        quantized.append((out, f"{label} int4 b{block}", kv))
+    return quantized
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--nxrt", required=True, help="the nxrt binary")
@@ -117,6 +131,9 @@ def main():
     parser.add_argument("--prompt-tokens", type=int, default=16)
     parser.add_argument("--steps", type=int, default=32)
     parser.add_argument("--threads", type=int, default=1, help="the cpu EP's threads in nxrt (default 1)")
+    parser.add_argument("--int4", type=int, action="append", metavar="BLOCK",
+                        help="run every decoder with 4-bit weights of this block size instead "
+                        "(repeatable)")
     args = parser.parse_args()
     runs = []  # (model path, label, kv form)
     if args.models:
@@ -128,8 +145,11 @@ def main():
         print(f"decode_vs_ort: {', '.join(missing)} missing; build the 'models' and "
               "'nxrt_corpus_cases' targets")
         return SKIP_EXIT_CODE
-    results = [check_model(args.nxrt, path, label, kv, args.batch, args.prompt_tokens, args.steps,
-                           args.threads, args.speculate) for path, label, kv in runs]
+    with tempfile.TemporaryDirectory(prefix="decode_vs_ort_int4_") as folder:
+        if args.int4:
+            runs = [run for block in args.int4 for run in quantized_runs(runs, block, folder)]
+        results = [check_model(args.nxrt, path, label, kv, args.batch, args.prompt_tokens,
+                               args.steps, args.threads, args.speculate) for path, label, kv in runs]
     failed = [label for (_, label, _), ok in zip(runs, results) if not ok]
     print(f"decode_vs_ort: {len(runs) - len(failed)} of {len(runs)} decoders generate ONNX Runtime's "
           f"tokens and logits" + (f"; different: {', '.join(failed)}" if failed else ""))
