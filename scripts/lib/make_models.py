@@ -68,6 +68,16 @@ def int8(model, dims, static=None):
         return onnx.load(output)
 
 
+def corpus(name):
+    """The corpus model `name` (tests/corpus/models), its weights drawn from their seeds."""
+    import seeded_weights
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                        "tests", "corpus", "models", name + ".onnx")
+    return seeded_weights.restore(onnx.load(path, load_external_data=False))
+
+
+TEXT_DIMS = {"batch_size": 1, "sequence_length": 16}
+
 # file name -> (builder, the dim bindings each probe run uses)
 MODELS = {
     "add_chain_1000.onnx": (lambda: model_zoo.add_chain(1000), [{}]),
@@ -80,6 +90,13 @@ MODELS = {
                                  [{"batch": 1, "seq": 16}]),
     "bert_layer_int8_dynamic.onnx": (lambda: int8(model_zoo.bert_layer(), {}),
                                      [{"batch": 1, "seq": 16}]),
+    # A corpus CNN and encoder (exported by torch.onnx) after the same quantizers.
+    "mobilenet_v2_int8_qdq.onnx": (
+        lambda: int8(corpus("mobilenet_v2_torchscript"), {"batch_size": 1}, "qdq"),
+        [{"batch_size": 1}]),
+    "bert_corpus_int8_qdq.onnx": (lambda: int8(corpus("bert_torchscript"), TEXT_DIMS, "qdq"),
+                                  [TEXT_DIMS]),
+    "bert_corpus_int8_dynamic.onnx": (lambda: int8(corpus("bert_torchscript"), {}), [TEXT_DIMS]),
     "decoder.onnx": (lambda: model_zoo.decoder(DEFAULT_DECODER),
                      [decoder_dims(past=0, new=8), decoder_dims(past=8, new=1)]),
     f"decoder_fixed_kv{FIXED_KV_CAPACITY}.onnx": (

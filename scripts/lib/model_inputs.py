@@ -1,8 +1,9 @@
 """Input tensors for the generated models, from a seeded generator.
 
 Symbolic dims are bound by name (batch, seq, past_sequence_length, ...); the
-decoders' token ids are drawn below their vocabulary and their attention
-masks are all ones, so every feed is valid for the model it is made for.
+token ids are drawn below their vocabulary, attention masks are all ones and
+token type ids all zeros, so every feed is valid for the model it is made
+for.
 """
 import numpy as np
 import onnx
@@ -10,6 +11,10 @@ from onnx import helper
 
 VOCAB_INPUTS = {"input_ids"}
 MASK_INPUTS = {"attention_mask"}
+TYPE_INPUTS = {"token_type_ids"}
+# The token embedding's name (the generated decoders', transformers'
+# encoders'), within its name after a quantizer's suffix.
+VOCAB_TABLES = ("embed_tokens.weight", "word_embeddings.weight")
 
 
 def _concrete_shape(value_info, dims):
@@ -26,9 +31,10 @@ def _concrete_shape(value_info, dims):
 
 def _vocabulary(model):
     for init in model.graph.initializer:
-        if init.name == "embed_tokens.weight":
+        if len(init.dims) == 2 and any(table in init.name for table in VOCAB_TABLES):
             return init.dims[0]
-    raise ValueError("model has input_ids but no embed_tokens.weight to size its vocabulary")
+    raise ValueError(f"model has input_ids but none of {', '.join(VOCAB_TABLES)} to size its "
+                     "vocabulary")
 
 
 def random_feeds(model, dims, seed=0):
@@ -45,6 +51,8 @@ def random_feeds(model, dims, seed=0):
             feeds[value_info.name] = rng.integers(0, _vocabulary(model), size=shape).astype(dtype)
         elif value_info.name in MASK_INPUTS:
             feeds[value_info.name] = np.ones(shape, dtype)
+        elif value_info.name in TYPE_INPUTS:
+            feeds[value_info.name] = np.zeros(shape, dtype)
         elif np.issubdtype(dtype, np.floating):
             feeds[value_info.name] = rng.standard_normal(shape).astype(dtype)
         else:

@@ -1,6 +1,7 @@
 """The int8 models onnxruntime's own quantizers make of the generated CNN and
-encoder layer (scripts/lib/make_models.py): static QDQ, static QOperator
-and dynamic. nxrt runs each on its integer kernels, QDQ through the fusion
+encoder layer and of the corpus's MobileNetV2 and BERT (exported by
+torch.onnx; scripts/lib/make_models.py): static QDQ, static QOperator and
+dynamic. nxrt runs each on its integer kernels, QDQ through the fusion
 into QLinearConv and QLinearMatMul, and matches ONNX Runtime to within a
 quarter of one quantisation step."""
 
@@ -15,11 +16,18 @@ import pytest
 import nxrt
 from conftest import NXRT_CLI, model_path
 
+# (file, dims, output steps of nxrt's own beyond ONNX Runtime's spread): in
+# the corpus's deep MobileNetV2 a tie rounded the other way in an early
+# layer reaches the output, as between ONNX Runtime's own two forms, which
+# differ there by two or three steps.
 MODELS = [
-    ("cnn_int8_qdq.onnx", {}),
-    ("cnn_int8_qoperator.onnx", {}),
-    ("bert_layer_int8_qdq.onnx", {"batch": 1, "seq": 24}),
-    ("bert_layer_int8_dynamic.onnx", {"batch": 2, "seq": 24}),
+    ("cnn_int8_qdq.onnx", {}, 0),
+    ("cnn_int8_qoperator.onnx", {}, 0),
+    ("bert_layer_int8_qdq.onnx", {"batch": 1, "seq": 24}, 0),
+    ("bert_layer_int8_dynamic.onnx", {"batch": 2, "seq": 24}, 0),
+    ("mobilenet_v2_int8_qdq.onnx", {"batch_size": 1}, 1),
+    ("bert_corpus_int8_qdq.onnx", {"batch_size": 2, "sequence_length": 12}, 0),
+    ("bert_corpus_int8_dynamic.onnx", {"batch_size": 2, "sequence_length": 12}, 0),
 ]
 
 # Of the largest output magnitude: a quarter of an int8 step (1/255 of a
@@ -30,16 +38,30 @@ MODELS = [
 # kernels round in another order), nxrt may be as far from either. The
 # kernels themselves are checked bit for bit (test_integer_ops.py).
 STEP_SHARE = 1e-3
+FLOAT_SLACK = 1e-6
+
+
+def vocabulary(model):
+    """Rows of the token embedding (its name kept through the quantizer)."""
+    return next(t.dims[0] for t in model.graph.initializer
+                if "word_embeddings.weight" in t.name and len(t.dims) == 2)
 
 
 def random_feeds(model, dims, seed):
-    """Standard normal float32 for each graph input, symbolic dims bound by `dims`."""
+    """Standard normal float32 for each float graph input, token ids below the
+    vocabulary, attention masks of ones and token types of zeros; symbolic
+    dims bound by `dims`."""
     rng = np.random.default_rng(seed)
     feeds = {}
     for value in model.graph.input:
         shape = [d.dim_value if d.HasField("dim_value") else dims[d.dim_param]
                  for d in value.type.tensor_type.shape.dim]
-        feeds[value.name] = rng.standard_normal(shape).astype(np.float32)
+        if value.name == "input_ids":
+            feeds[value.name] = rng.integers(0, vocabulary(model), shape).astype(np.int64)
+        elif value.name in ("attention_mask", "token_type_ids"):
+            feeds[value.name] = np.full(shape, value.name == "attention_mask", np.int64)
+        else:
+            feeds[value.name] = rng.standard_normal(shape).astype(np.float32)
     return feeds
 
 
@@ -52,18 +74,35 @@ def run(module, path, feeds, optimized=True):
     return session.run(None, feeds)
 
 
-@pytest.mark.parametrize("name,dims", MODELS)
-def test_matches_onnxruntime(name, dims):
+def output_steps(model):
+    """The quantization step of each graph output a DequantizeLinear makes
+    from a constant scale of one element, else 0."""
+    producers = {node.output[0]: node for node in model.graph.node}
+    scales = {t.name: onnx.numpy_helper.to_array(t) for t in model.graph.initializer}
+    steps = []
+    for output in model.graph.output:
+        node = producers.get(output.name)
+        scale = scales.get(node.input[1]) if node and node.op_type == "DequantizeLinear" else None
+        steps.append(float(scale) if scale is not None and scale.size == 1 else 0.0)
+    return steps
+
+
+@pytest.mark.parametrize("name,dims,own_steps", MODELS)
+def test_matches_onnxruntime(name, dims, own_steps):
     """Against ONNX Runtime as it ships (fusing QDQ as nxrt does) and with its
     graph optimizations off (running the model's ops one by one)."""
     path = model_path(name)
     model = onnx.load(str(path))
+    steps = output_steps(model)
     for seed in range(3):
         feeds = random_feeds(model, dims, seed)
         ours = run(nxrt, path, feeds)
         optimized, plain = run(onnxruntime, path, feeds), run(onnxruntime, path, feeds, False)
-        for y, fused, unfused in zip(ours, optimized, plain):
-            bound = max(STEP_SHARE * np.abs(unfused).max(), np.abs(fused - unfused).max())
+        for y, fused, unfused, step in zip(ours, optimized, plain, steps):
+            # Outputs of a DequantizeLinear are whole steps apart; the float
+            # differences of two such pairs round apart in the last bits.
+            bound = (max(STEP_SHARE * np.abs(unfused).max(), np.abs(fused - unfused).max())
+                     + own_steps * step + FLOAT_SLACK * np.abs(unfused).max())
             for want, form in ((fused, "optimized"), (unfused, "plain")):
                 np.testing.assert_allclose(y, want, rtol=0, atol=bound,
                                            err_msg=f"{name}, seed {seed}, ONNX Runtime {form}")
@@ -73,9 +112,16 @@ def test_matches_onnxruntime(name, dims):
 # and QuantizeLinear, by the op it runs as, and every data movement op
 # between a DequantizeLinear and a QuantizeLinear of the same scale.
 QDQ_FUSIONS = {
-    "cnn_int8_qdq.onnx": {"QLinearConv": 2, "Flatten": 1},
+    "cnn_int8_qdq.onnx": {"QLinearConv": 2, "com.microsoft::QLinearGlobalAveragePool": 1,
+                          "Flatten": 1, "com.microsoft::QGemm": 1},
     "bert_layer_int8_qdq.onnx": {"QLinearMatMul": 6, "com.microsoft::QLinearAdd": 6,
                                  "com.microsoft::QLinearMul": 1, "Transpose": 4, "Reshape": 4},
+    "mobilenet_v2_int8_qdq.onnx": {"QLinearConv": 52, "com.microsoft::QLinearAdd": 10,
+                                   "com.microsoft::QGemm": 1,
+                                   "com.microsoft::QLinearGlobalAveragePool": 1, "Flatten": 1},
+    "bert_corpus_int8_qdq.onnx": {"QLinearMatMul": 16, "com.microsoft::QGemm": 1,
+                                  "com.microsoft::QLinearAdd": 22,
+                                  "com.microsoft::QLinearMul": 8, "Transpose": 8, "Reshape": 10},
 }
 
 

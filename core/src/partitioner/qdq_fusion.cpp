@@ -205,6 +205,62 @@ std::vector<FusionCandidate> MatMulCandidates(const graph::Graph& graph, NodeId 
             *chain, graph)};
 }
 
+// DQ(a), DQ(b)[, DQ(c)] -> Gemm -> Q: ONNX Runtime's QGemm, B per tensor or
+// per output column, a bias only at the accumulator's scale (beta 1).
+std::vector<FusionCandidate> GemmCandidates(const graph::Graph& graph, NodeId gemm_id,
+                                            const ChainRules& rules) {
+  const graph::Node& gemm = graph.node(gemm_id);
+  const std::optional<NodeId> a_dq = rules.Producer(gemm_id, 0, "DequantizeLinear");
+  const std::optional<NodeId> b_dq = rules.Producer(gemm_id, 1, "DequantizeLinear");
+  std::optional<QdqChain> chain = OutputChain(graph, gemm_id, rules);
+  if (!a_dq || !b_dq || !chain) return {};
+  const std::optional<Quantization> a = ByteDequantize(graph, *a_dq);
+  const std::optional<Quantization> b = ByteDequantize(graph, *b_dq);
+  if (!a || !b || !PerTensor(graph, *a) || RankOf(graph, b->data) != 2) return {};
+  const graph::Value& b_value = graph.value(b->data);
+  const graph::Attribute* trans_b = gemm.FindAttribute("transB");
+  const int64_t column_axis = trans_b != nullptr && trans_b->i != 0 ? 0 : 1;
+  const graph::Dim& columns = (*b_value.shape)[column_axis];
+  if (!columns.is_static() || !PerTensorOrAxis(graph, *b, column_axis, 2, columns.extent())) {
+    return {};
+  }
+  std::vector<std::optional<ValueId>> inputs = {a->data, a->scale, a->zero,
+                                                b->data, b->scale, b->zero};
+  Absorb(*chain, *a_dq, gemm_id, rules);
+  Absorb(*chain, *b_dq, gemm_id, rules);
+  if (gemm.inputs.size() > 2 && gemm.inputs[2]) {
+    const graph::Attribute* beta = gemm.FindAttribute("beta");
+    const std::optional<NodeId> c_dq = rules.Producer(gemm_id, 2, "DequantizeLinear");
+    if ((beta != nullptr && beta->f != 1.0f) || !c_dq) return {};
+    const std::optional<Quantization> c = OperandsOf(graph, graph.node(*c_dq));
+    if (!c || !IsAccumulatorBias(graph, *c, *a, *b, columns.extent())) return {};
+    inputs.push_back(c->data);
+    Absorb(*chain, *c_dq, gemm_id, rules);
+  } else {
+    inputs.push_back(std::nullopt);
+  }
+  inputs.push_back(chain->y.scale);
+  inputs.push_back(chain->y.zero);
+  return {Fused(gemm, "com.microsoft", "QGemm", std::move(inputs), *chain, graph)};
+}
+
+// DQ(x) -> GlobalAveragePool -> Q, one 8-bit dtype: ONNX Runtime's
+// QLinearGlobalAveragePool.
+std::vector<FusionCandidate> GlobalAveragePoolCandidates(const graph::Graph& graph, NodeId head_id,
+                                                         const ChainRules& rules) {
+  const std::optional<NodeId> x_dq = rules.Producer(head_id, 0, "DequantizeLinear");
+  std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
+  if (!x_dq || !chain) return {};
+  const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
+  if (!x || !PerTensor(graph, *x) ||
+      graph.value(chain->y.zero).dtype != graph.value(x->data).dtype) {
+    return {};
+  }
+  Absorb(*chain, *x_dq, head_id, rules);
+  return {Fused(graph.node(head_id), "com.microsoft", "QLinearGlobalAveragePool",
+                {x->data, x->scale, x->zero, chain->y.scale, chain->y.zero}, *chain, graph)};
+}
+
 // DQ(a), DQ(b) -> Add or Mul -> Q, all per tensor and of one 8-bit dtype.
 std::vector<FusionCandidate> ElementwiseCandidates(const graph::Graph& graph, NodeId head_id,
                                                    const ChainRules& rules, const char* fused_op) {
@@ -343,6 +399,13 @@ std::vector<std::string> FuseQdqChains(
   add(FuseChains(
       graph, views, providers, capture_plan, partition, "MatMul",
       [&](NodeId head, const ChainRules& rules) { return MatMulCandidates(graph, head, rules); }));
+  add(FuseChains(
+      graph, views, providers, capture_plan, partition, "Gemm",
+      [&](NodeId head, const ChainRules& rules) { return GemmCandidates(graph, head, rules); }));
+  add(FuseChains(graph, views, providers, capture_plan, partition, "GlobalAveragePool",
+                 [&](NodeId head, const ChainRules& rules) {
+                   return GlobalAveragePoolCandidates(graph, head, rules);
+                 }));
   for (const auto& [op, fused] : {std::pair{"Add", "QLinearAdd"}, std::pair{"Sub", ""},
                                   std::pair{"Mul", "QLinearMul"}, std::pair{"Div", ""}}) {
     const char* fused_op = fused;
