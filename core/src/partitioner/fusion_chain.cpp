@@ -124,9 +124,14 @@ std::optional<std::pair<graph::NodeId, graph::NodeId>> ChainRules::GatedBy(
 }
 
 bool ChainRules::MayAbsorb(graph::NodeId producer, graph::NodeId reader) const {
+  // A node of constants computes the same in every run, captured or not.
+  const graph::Node& made_by = graph_.node(producer);
+  const bool of_constants =
+      std::all_of(made_by.inputs.begin(), made_by.inputs.end(),
+                  [&](const auto& input) { return !input || graph_.value(*input).is_constant(); });
   return ReadOnlyBy(producer, reader) && !partition_.absorbed[producer.index] &&
          partition_.provider_of_node[producer.index] == partition_.provider_of_node[reader.index] &&
-         capture_plan_.IsEligible(producer) == capture_plan_.IsEligible(reader);
+         (of_constants || capture_plan_.IsEligible(producer) == capture_plan_.IsEligible(reader));
 }
 
 bool ChainRules::ReadOnlyBy(graph::NodeId node, graph::NodeId reader) const {

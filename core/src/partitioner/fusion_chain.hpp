@@ -42,7 +42,9 @@ class ChainRules {
   std::optional<graph::NodeId> Producer(graph::NodeId node, size_t input,
                                         std::string_view op) const;
   // Whether a fused node in `reader`'s place may absorb `producer`: by the
-  // rule chains join by, `reader` alone reads its output.
+  // rule chains join by, `reader` alone reads its output (a producer of
+  // constants alone, such as a weight's DequantizeLinear, joins whatever
+  // its reader's capture eligibility).
   bool MayAbsorb(graph::NodeId producer, graph::NodeId reader) const;
 
   // The default-domain `gate_op` and `combine_op` nodes that may join the
