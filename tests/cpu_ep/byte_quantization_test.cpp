@@ -16,12 +16,28 @@
 namespace nxrt_test {
 namespace {
 
+// Three channels in runs of 0 to 70 elements, and channels along the last
+// axis (runs of one), 3 and 37 of them.
+std::vector<nxrt::cpu::ChannelView> Views() {
+  std::vector<nxrt::cpu::ChannelView> views = {{5, 37, 1}};
+  for (int64_t inner = 0; inner <= 70; ++inner) views.push_back({2, 3, inner});
+  return views;
+}
+
+// Per-channel values that repeat every three channels.
+template <typename V>
+std::vector<V> ThreeWays(int64_t channels, V a, V b, V c) {
+  std::vector<V> v(channels);
+  for (int64_t i = 0; i < channels; ++i) v[i] = i % 3 == 0 ? a : i % 3 == 1 ? b : c;
+  return v;
+}
+
 template <typename T>
 void ExpectEveryByteFollowsTheRule() {
-  const std::vector<float> scales = {0.5f, 0.037f, 3.0f};
-  const std::vector<T> zeros = {T(0), T(100), T(-7)};
-  for (int64_t inner = 0; inner <= 70; ++inner) {
-    const nxrt::cpu::ChannelView view{2, 3, inner};
+  for (const nxrt::cpu::ChannelView& view : Views()) {
+    const int64_t inner = view.inner;
+    const std::vector<float> scales = ThreeWays(view.channels, 0.5f, 0.037f, 3.0f);
+    const std::vector<T> zeros = ThreeWays(view.channels, T(0), T(100), T(-7));
     std::vector<float> x(view.outer * view.channels * inner);
     for (size_t i = 0; i < x.size(); ++i) {
       // Halves (ties), large values of both signs, NaN, and others.
@@ -53,10 +69,10 @@ TEST(ByteQuantization, QuantizedBytesFollowTheRule) {
 
 template <typename T>
 void ExpectEveryFloatFollowsTheRule() {
-  const std::vector<float> scales = {0.5f, 0.037f, 3.0f};
-  const std::vector<T> zeros = {T(0), T(100), T(-7)};
-  for (int64_t inner = 0; inner <= 70; ++inner) {
-    const nxrt::cpu::ChannelView view{2, 3, inner};
+  for (const nxrt::cpu::ChannelView& view : Views()) {
+    const int64_t inner = view.inner;
+    const std::vector<float> scales = ThreeWays(view.channels, 0.5f, 0.037f, 3.0f);
+    const std::vector<T> zeros = ThreeWays(view.channels, T(0), T(100), T(-7));
     std::vector<T> x(view.outer * view.channels * inner);
     for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<T>(i * 37 + 11);
     std::vector<float> y(x.size() + 1, -1.5f);

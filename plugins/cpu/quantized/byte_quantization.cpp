@@ -99,6 +99,35 @@ void DequantizeRun(const T* x, float scale, int32_t zero, int64_t n, float* y) {
   PortableDequantizeRun(x, scale, zero, n, y);
 }
 
+// Channels along the last axis (runs of one element): each row's elements
+// against the channels' scales and zero points, in loops that vectorise.
+template <typename T>
+NXRT_ISA_CLONES void QuantizeAcross(const float* __restrict x, const ChannelView& view,
+                                    const float* __restrict scale, const T* __restrict zero,
+                                    T* __restrict y) {
+  for (int64_t o = 0; o < view.outer; ++o) {
+    const float* row = x + o * view.channels;
+    T* out = y + o * view.channels;
+    for (int64_t c = 0; c < view.channels; ++c) {
+      out[c] = SaturatingRound<T>(row[c] / scale[c], zero ? static_cast<float>(zero[c]) : 0.0f);
+    }
+  }
+}
+
+template <typename T>
+NXRT_ISA_CLONES void DequantizeAcross(const T* __restrict x, const ChannelView& view,
+                                      const float* __restrict scale, const T* __restrict zero,
+                                      float* __restrict y) {
+  for (int64_t o = 0; o < view.outer; ++o) {
+    const T* row = x + o * view.channels;
+    float* out = y + o * view.channels;
+    for (int64_t c = 0; c < view.channels; ++c) {
+      const int32_t z = zero ? static_cast<int32_t>(zero[c]) : 0;
+      out[c] = static_cast<float>(static_cast<int32_t>(row[c]) - z) * scale[c];
+    }
+  }
+}
+
 // run(offset, channel) for each channel's run of view.inner elements.
 template <typename Run>
 void ForEachRun(const ChannelView& view, Run&& run) {
@@ -112,6 +141,7 @@ void ForEachRun(const ChannelView& view, Run&& run) {
 template <typename T>
 void QuantizeBytes(const float* x, const ChannelView& view, const float* scale, const T* zero,
                    T* y) {
+  if (view.inner == 1 && view.channels > 1) return QuantizeAcross(x, view, scale, zero, y);
   ForEachRun(view, [&](int64_t at, int64_t c) {
     const float z = zero ? static_cast<float>(zero[c]) : 0.0f;
     QuantizeRun(x + at, scale[c], z, view.inner, y + at);
@@ -121,6 +151,7 @@ void QuantizeBytes(const float* x, const ChannelView& view, const float* scale, 
 template <typename T>
 void DequantizeBytes(const T* x, const ChannelView& view, const float* scale, const T* zero,
                      float* y) {
+  if (view.inner == 1 && view.channels > 1) return DequantizeAcross(x, view, scale, zero, y);
   ForEachRun(view, [&](int64_t at, int64_t c) {
     DequantizeRun(x + at, scale[c], zero ? zero[c] : 0, view.inner, y + at);
   });
