@@ -7,6 +7,7 @@
 
 #include "broadcast.hpp"
 #include "cpu_kernel.hpp"
+#include "isa_clones.hpp"
 
 namespace nxrt::cpu {
 namespace {
@@ -123,6 +124,33 @@ void AddVariadic(OpRegistry& r, const char* name, Fold fold, auto list) {
                }});
 }
 
+// One row of Where for elements moved as E (an unsigned integer of their
+// size), each operand's step 0 or 1 as a template argument so that the
+// common rows (a mask over a tensor and a scalar) vectorise.
+template <typename E, int kC, int kX, int kY>
+NXRT_ISA_CLONES void SelectRow(const bool* __restrict c, const E* __restrict x,
+                               const E* __restrict y, int64_t n, E* __restrict z) {
+  for (int64_t i = 0; i < n; ++i) z[i] = c[i * kC] ? x[i * kX] : y[i * kY];
+}
+
+template <typename E>
+void SelectRow(const bool* c, int64_t sc, const E* x, int64_t sx, const E* y, int64_t sy, int64_t n,
+               E* z) {
+  const int form = (sc << 2) | (sx << 1) | sy;  // each step 0 or 1 here
+  switch (form) {
+    case 0b100:
+      return SelectRow<E, 1, 0, 0>(c, x, y, n, z);
+    case 0b101:
+      return SelectRow<E, 1, 0, 1>(c, x, y, n, z);
+    case 0b110:
+      return SelectRow<E, 1, 1, 0>(c, x, y, n, z);
+    case 0b111:
+      return SelectRow<E, 1, 1, 1>(c, x, y, n, z);
+    default:
+      for (int64_t i = 0; i < n; ++i) z[i] = c[i * sc] ? x[i * sx] : y[i * sy];
+  }
+}
+
 // The three input dims are known when the kernel is made, so the broadcast
 // plan is too, and compute allocates nothing.
 class WhereKernel : public CpuKernel {
@@ -153,7 +181,17 @@ class WhereKernel : public CpuKernel {
     const int64_t sc = plan.strides[0].back();
     const int64_t sx = plan.strides[1].back();
     const int64_t sy = plan.strides[2].back();
+    const bool unit_steps = sc <= 1 && sx <= 1 && sy <= 1;
     ForEachRow(plan, [&](const std::array<int64_t, 3>& off, int64_t o, int64_t n) {
+      const auto as = [&](auto element) {
+        using E = decltype(element);
+        SelectRow(c + off[0], sc, reinterpret_cast<const E*>(x) + off[1], sx,
+                  reinterpret_cast<const E*>(y) + off[2], sy, n, reinterpret_cast<E*>(z) + o);
+      };
+      if (unit_steps && size == 4) return as(uint32_t{});
+      if (unit_steps && size == 8) return as(uint64_t{});
+      if (unit_steps && size == 2) return as(uint16_t{});
+      if (unit_steps && size == 1) return as(uint8_t{});
       for (int64_t i = 0; i < n; ++i) {
         const std::byte* src =
             c[off[0] + i * sc] ? x + (off[1] + i * sx) * size : y + (off[2] + i * sy) * size;
