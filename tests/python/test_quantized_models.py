@@ -289,3 +289,38 @@ def test_a_concat_of_dequantized_operands_is_qlinear_concat(tmp_path):
     feeds = {n: rng.normal(size=(2, 3)).astype(np.float32) for n in ("a", "b")}
     want = run(onnxruntime, path, feeds, False)[0]
     np.testing.assert_array_equal(run(nxrt, path, feeds)[0], want)
+
+
+def test_a_dequantized_constant_no_fusion_takes_is_folded(tmp_path):
+    """DQ(constant) -> Gather (an embedding table): the float table is made
+    once at load, with the bytes DequantizeLinear gives; a DQ(constant) that
+    a MatMul reads stays for the QLinearMatMul."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(10)
+    constants = {"table": rng.integers(0, 256, (10, 4)).astype(np.uint8),
+                 "scale": np.array(0.03, np.float32), "zero": np.array(9, np.uint8),
+                 "w": rng.integers(0, 256, (4, 3)).astype(np.uint8)}
+    nodes = [
+        helper.make_node("DequantizeLinear", ["table", "scale", "zero"], ["table_f"],
+                         name="table_dq"),
+        helper.make_node("Gather", ["table_f", "ids"], ["rows"]),
+        helper.make_node("QuantizeLinear", ["rows", "scale", "zero"], ["rows_q"]),
+        helper.make_node("DequantizeLinear", ["rows_q", "scale", "zero"], ["a"]),
+        helper.make_node("DequantizeLinear", ["w", "scale", "zero"], ["w_f"], name="w_dq"),
+        helper.make_node("MatMul", ["a", "w_f"], ["product"]),
+        helper.make_node("QuantizeLinear", ["product", "scale", "zero"], ["product_q"]),
+        helper.make_node("DequantizeLinear", ["product_q", "scale", "zero"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "qdq_gather", [helper.make_tensor_value_info("ids", TensorProto.INT64, [5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5, 3])],
+        [numpy_helper.from_array(v, k) for k, v in constants.items()])
+    path = tmp_path / "qdq_gather.onnx"
+    onnx.save(helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)]),
+              str(path))
+    printed = subprocess.run([NXRT_CLI, "inspect", str(path)], check=True, capture_output=True,
+                             text=True).stdout
+    assert "node 'table_dq'" not in printed and "folded" in printed, printed
+    assert "DequantizeLinear 'w_dq'" in printed and " fused as QLinearMatMul" in printed, printed
+    feeds = {"ids": np.array([0, 9, 3, 3, 7], np.int64)}
+    want = run(onnxruntime, path, feeds, False)[0]
+    np.testing.assert_array_equal(run(nxrt, path, feeds)[0], want)

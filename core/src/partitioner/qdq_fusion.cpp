@@ -384,51 +384,63 @@ std::vector<FusionCandidate> ConcatCandidates(const graph::Graph& graph, NodeId 
   return {Fused(head, "com.microsoft", "QLinearConcat", std::move(inputs), *chain, graph)};
 }
 
+// Add and Mul of two dequantized operands, else of one and a constant.
+std::vector<FusionCandidate> AddCandidates(const graph::Graph& graph, NodeId head_id,
+                                           const ChainRules& rules) {
+  std::vector<FusionCandidate> both = ElementwiseCandidates(graph, head_id, rules, "QLinearAdd");
+  return both.empty() ? ScalarCandidates(graph, head_id, rules) : both;
+}
+
+std::vector<FusionCandidate> MulCandidates(const graph::Graph& graph, NodeId head_id,
+                                           const ChainRules& rules) {
+  std::vector<FusionCandidate> both = ElementwiseCandidates(graph, head_id, rules, "QLinearMul");
+  return both.empty() ? ScalarCandidates(graph, head_id, rules) : both;
+}
+
+// Each head op and its fusions, offered in this order.
+struct Head {
+  std::string_view op;
+  std::vector<FusionCandidate> (*candidates)(const graph::Graph&, NodeId, const ChainRules&);
+};
+constexpr Head kHeads[] = {
+    {"Conv", ConvCandidates},
+    {"MatMul", MatMulCandidates},
+    {"Gemm", GemmCandidates},
+    {"GlobalAveragePool", GlobalAveragePoolCandidates},
+    {"Add", AddCandidates},
+    {"Sub", ScalarCandidates},
+    {"Mul", MulCandidates},
+    {"Div", ScalarCandidates},
+    {"Sigmoid", SigmoidCandidates},
+    {"Transpose", MovementCandidates},
+    {"Reshape", MovementCandidates},
+    {"Squeeze", MovementCandidates},
+    {"Unsqueeze", MovementCandidates},
+    {"Flatten", MovementCandidates},
+    {"Resize", MovementCandidates},
+    {"Concat", ConcatCandidates},
+};
+
 }  // namespace
+
+bool QdqFusionMayTake(std::string_view op_type) {
+  return std::any_of(std::begin(kHeads), std::end(kHeads),
+                     [&](const Head& head) { return head.op == op_type; });
+}
 
 std::vector<std::string> FuseQdqChains(
     const graph::Graph& graph, std::vector<std::shared_ptr<const plugin_host::NodeView>>& views,
     std::span<const RankedProvider> providers, const graph::CapturePlan& capture_plan,
     Partition& partition) {
-  std::vector<std::string> lines = FuseChains(
-      graph, views, providers, capture_plan, partition, "Conv",
-      [&](NodeId head, const ChainRules& rules) { return ConvCandidates(graph, head, rules); });
-  const auto add = [&](std::vector<std::string> more) {
-    for (std::string& line : more) lines.push_back(std::move(line));
-  };
-  add(FuseChains(
-      graph, views, providers, capture_plan, partition, "MatMul",
-      [&](NodeId head, const ChainRules& rules) { return MatMulCandidates(graph, head, rules); }));
-  add(FuseChains(
-      graph, views, providers, capture_plan, partition, "Gemm",
-      [&](NodeId head, const ChainRules& rules) { return GemmCandidates(graph, head, rules); }));
-  add(FuseChains(graph, views, providers, capture_plan, partition, "GlobalAveragePool",
-                 [&](NodeId head, const ChainRules& rules) {
-                   return GlobalAveragePoolCandidates(graph, head, rules);
-                 }));
-  for (const auto& [op, fused] : {std::pair{"Add", "QLinearAdd"}, std::pair{"Sub", ""},
-                                  std::pair{"Mul", "QLinearMul"}, std::pair{"Div", ""}}) {
-    const char* fused_op = fused;
-    add(FuseChains(graph, views, providers, capture_plan, partition, op,
-                   [&](NodeId head, const ChainRules& rules) {
-                     std::vector<FusionCandidate> both;
-                     if (*fused_op != '\0')
-                       both = ElementwiseCandidates(graph, head, rules, fused_op);
-                     return both.empty() ? ScalarCandidates(graph, head, rules) : both;
-                   }));
+  std::vector<std::string> lines;
+  for (const Head& head : kHeads) {
+    for (std::string& line : FuseChains(graph, views, providers, capture_plan, partition, head.op,
+                                        [&](NodeId id, const ChainRules&rules) {
+                                          return head.candidates(graph, id, rules);
+                                        })) {
+      lines.push_back(std::move(line));
+    }
   }
-  add(FuseChains(
-      graph, views, providers, capture_plan, partition, "Sigmoid",
-      [&](NodeId head, const ChainRules& rules) { return SigmoidCandidates(graph, head, rules); }));
-  for (const char* op : {"Transpose", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Resize"}) {
-    add(FuseChains(graph, views, providers, capture_plan, partition, op,
-                   [&](NodeId head, const ChainRules& rules) {
-                     return MovementCandidates(graph, head, rules);
-                   }));
-  }
-  add(FuseChains(
-      graph, views, providers, capture_plan, partition, "Concat",
-      [&](NodeId head, const ChainRules& rules) { return ConcatCandidates(graph, head, rules); }));
   return lines;
 }
 

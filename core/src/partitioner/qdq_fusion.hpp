@@ -32,6 +32,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nxrt/graph/capture_classifier.hpp"
@@ -40,6 +41,10 @@
 #include "plugin_host/node_view.hpp"
 
 namespace nxrt::partitioner {
+
+// Whether a DequantizeLinear that a default-domain `op_type` node reads may
+// be taken into a fusion below (constant folding leaves those for it).
+bool QdqFusionMayTake(std::string_view op_type);
 
 // Offers each Conv, MatMul, Gemm, GlobalAveragePool, Add, Sub, Mul, Div,
 // Sigmoid, Concat and data movement op in QDQ form to the provider that placed

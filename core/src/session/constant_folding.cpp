@@ -10,6 +10,7 @@
 #include "nxrt/graph/value_consumers.hpp"
 #include "nxrt/session.hpp"
 #include "nxrt/support/log.hpp"
+#include "partitioner/qdq_fusion.hpp"
 
 namespace nxrt::session {
 namespace {
@@ -35,9 +36,23 @@ struct Plan {
 
 // The nodes that fold, in order, and which of their results the rest of
 // the graph reads.
+// A DequantizeLinear of constants folds unless a reader may take it into a
+// QDQ fusion (an integer kernel reads the 8-bit weights); the float weights
+// it leaves are what the graph computes on every run.
+bool DequantizeFolds(const graph::Graph& graph, const graph::ValueConsumers& consumers,
+                     const graph::Node& node) {
+  if (node.op_type != "DequantizeLinear" || !node.outputs[0]) return false;
+  const auto readers = consumers.Of(*node.outputs[0]);
+  return std::none_of(readers.begin(), readers.end(), [&](const graph::ValueConsumer& reader) {
+    const graph::Node& r = graph.node(reader.node);
+    return !r.is_default_domain() || partitioner::QdqFusionMayTake(r.op_type);
+  });
+}
+
 Plan PlanFolding(const graph::Graph& graph) {
   Plan plan;
   plan.folded.assign(graph.nodes.size(), false);
+  const graph::ValueConsumers readers(graph);
   std::unordered_set<uint32_t> outputs;
   for (graph::ValueId id : graph.outputs) outputs.insert(id.index);
   std::unordered_set<uint32_t> constant;
@@ -46,7 +61,10 @@ Plan PlanFolding(const graph::Graph& graph) {
   }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const graph::Node& node = graph.nodes[n];
-    if (!node.is_default_domain() || !Folds(node.op_type) || node.outputs.empty()) continue;
+    if (!node.is_default_domain() || node.outputs.empty() ||
+        !(Folds(node.op_type) || DequantizeFolds(graph, readers, node))) {
+      continue;
+    }
     bool all_constant = !node.inputs.empty();
     for (const auto& input : node.inputs) {
       if (input && !constant.contains(input->index)) all_constant = false;

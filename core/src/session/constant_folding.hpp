@@ -8,7 +8,8 @@
 // concatenates an LSTM's gate weights, the TorchScript one transposes shared
 // weights and builds masks from constant shapes.
 //
-// Only deterministic tensor ops of the default domain fold (an allow-list),
+// Only deterministic tensor ops of the default domain fold (an allow-list,
+// and a DequantizeLinear no QDQ fusion may take),
 // never a graph output, and only while their results stay within a bound
 // (kFoldedBytesLimit), so a ConstantOfShape of a vast shape stays a node and
 // fails, if ever, where any run would. A fold that cannot be made (a node
