@@ -2,8 +2,9 @@
 (CPU, one thread each, same inputs), the engines alternating round by
 round, and prints per model the median latencies, nxrt/ORT with its range
 over the rounds, and each engine's int8/float ratio. The models: the
-generated CNN and encoder layer and their int8 forms (scripts/make-models),
-and the released PP-OCRv4 detector and recogniser
+generated CNN and encoder layer, the corpus's MobileNetV2 and BERT
+(exported by torch.onnx) and their int8 forms (scripts/make-models), and
+the released PP-OCRv4 detector and recogniser
 (scripts/fetch-released-models) after onnxruntime's static quantizer (QDQ,
 and QOperator for the detector),
 made here on first use into .cache/quantized-models. Both engines run from
@@ -30,7 +31,8 @@ OCR_DET_DIMS = {"p2o.DynamicDimension.0": 1, "p2o.DynamicDimension.1": 480,
 OCR_REC_DIMS = {"p2o.DynamicDimension.0": 1, "?": 48, "p2o.DynamicDimension.1": 320}
 
 # (label, float model, int8 model, dims); a path under "released" is made
-# from the released model of that name.
+# from the released model of that name, one under "corpus" is the corpus
+# case of that name.
 PAIRS = [
     ("cnn 1x3x64x64, static QDQ", "cnn.onnx", "cnn_int8_qdq.onnx", {}),
     ("cnn 1x3x64x64, static QOperator", "cnn.onnx", "cnn_int8_qoperator.onnx", {}),
@@ -38,6 +40,12 @@ PAIRS = [
      {"batch": 1, "seq": 128}),
     ("bert_layer seq 128, dynamic", "bert_layer.onnx", "bert_layer_int8_dynamic.onnx",
      {"batch": 1, "seq": 128}),
+    ("MobileNetV2 (corpus) 224x224, static QDQ", "corpus/mobilenet_v2_torchscript",
+     "mobilenet_v2_int8_qdq.onnx", {"batch_size": 1}),
+    ("BERT (corpus) seq 128, static QDQ", "corpus/bert_torchscript", "bert_corpus_int8_qdq.onnx",
+     {"batch_size": 1, "sequence_length": 128}),
+    ("BERT (corpus) seq 128, dynamic", "corpus/bert_torchscript", "bert_corpus_int8_dynamic.onnx",
+     {"batch_size": 1, "sequence_length": 128}),
     ("PP-OCRv4 det 480x480, static QDQ", "released/ppocrv4_det.onnx",
      "released/ppocrv4_det_int8_qdq.onnx", OCR_DET_DIMS),
     ("PP-OCRv4 det 480x480, static QOperator", "released/ppocrv4_det.onnx",
@@ -50,6 +58,10 @@ PAIRS = [
 def resolve(name, models, released, cache, dims):
     """The path of `name`, quantizing a released model on first use; None
     when its source is missing."""
+    if name.startswith("corpus/"):
+        path = os.path.join(os.path.dirname(models), "corpus-cases",
+                            "exported_" + name.split("/", 1)[1], "model.onnx")
+        return path if os.path.isfile(path) else None
     if not name.startswith("released/"):
         path = os.path.join(models, name)
         return path if os.path.isfile(path) else None
