@@ -110,7 +110,8 @@ def test_matches_onnxruntime(name, dims, own_steps):
 
 # Every Conv, MatMul, Add and Mul of the QDQ models between DequantizeLinear
 # and QuantizeLinear, by the op it runs as, and every data movement op
-# between a DequantizeLinear and a QuantizeLinear of the same scale.
+# between a DequantizeLinear and a QuantizeLinear of the same scale; every
+# MatMulInteger of the dynamic ones with the Cast, Mul and Add after it.
 QDQ_FUSIONS = {
     "cnn_int8_qdq.onnx": {"QLinearConv": 2, "com.microsoft::QLinearGlobalAveragePool": 1,
                           "Flatten": 1, "com.microsoft::QGemm": 1},
@@ -119,6 +120,9 @@ QDQ_FUSIONS = {
     "mobilenet_v2_int8_qdq.onnx": {"QLinearConv": 52, "com.microsoft::QLinearAdd": 10,
                                    "com.microsoft::QGemm": 1,
                                    "com.microsoft::QLinearGlobalAveragePool": 1, "Flatten": 1},
+    "bert_layer_int8_dynamic.onnx": {"com.microsoft::MatMulIntegerToFloat": 4},
+    "bert_corpus_int8_dynamic.onnx": {"com.microsoft::MatMulIntegerToFloat": 13,
+                                      "pkg.nxrt::Gelu": 2},
     "bert_corpus_int8_qdq.onnx": {"QLinearMatMul": 16, "com.microsoft::QGemm": 1,
                                   "com.microsoft::QLinearAdd": 22,
                                   "com.microsoft::QLinearMul": 8, "Transpose": 8, "Reshape": 10},
@@ -322,5 +326,36 @@ def test_a_dequantized_constant_no_fusion_takes_is_folded(tmp_path):
     assert "node 'table_dq'" not in printed and "folded" in printed, printed
     assert "DequantizeLinear 'w_dq'" in printed and " fused as QLinearMatMul" in printed, printed
     feeds = {"ids": np.array([0, 9, 3, 3, 7], np.int64)}
+    want = run(onnxruntime, path, feeds, False)[0]
+    np.testing.assert_array_equal(run(nxrt, path, feeds)[0], want)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_a_dynamic_product_brought_back_to_float_is_matmul_integer_to_float(tmp_path, bias):
+    """DynamicQuantizeLinear -> MatMulInteger -> Cast -> Mul(a_scale * b_scale)
+    [-> Add(bias)], as the dynamic quantizer writes it, runs as one
+    MatMulIntegerToFloat with the very bits of the graph's float steps."""
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(11)
+    constants = {"w": rng.integers(-127, 128, (6, 5)).astype(np.int8),
+                 "w_scale": rng.uniform(0.01, 0.03, 5).astype(np.float32),
+                 "w_zero": np.zeros(5, np.int8), "bias": rng.normal(size=5).astype(np.float32)}
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["xq", "x_scale", "x_zero"]),
+        helper.make_node("MatMulInteger", ["xq", "w", "x_zero", "w_zero"], ["sums"]),
+        helper.make_node("Cast", ["sums"], ["sums_f"], to=TensorProto.FLOAT),
+        helper.make_node("Mul", ["x_scale", "w_scale"], ["scale"]),
+        helper.make_node("Mul", ["sums_f", "scale"], ["y" if not bias else "product"])]
+    if bias:
+        nodes.append(helper.make_node("Add", ["bias", "product"], ["y"]))
+    graph = helper.make_graph(
+        nodes, "dynamic", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4, 5])],
+        [numpy_helper.from_array(v, k) for k, v in constants.items()])
+    path = tmp_path / "dynamic.onnx"
+    onnx.save(helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)]),
+              str(path))
+    assert fused_ops(path) == ["com.microsoft::MatMulIntegerToFloat"]
+    feeds = {"x": rng.normal(size=(3, 4, 6)).astype(np.float32)}
     want = run(onnxruntime, path, feeds, False)[0]
     np.testing.assert_array_equal(run(nxrt, path, feeds)[0], want)

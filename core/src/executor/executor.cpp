@@ -7,6 +7,7 @@
 #include "partitioner/gelu_fusion.hpp"
 #include "partitioner/gemm_fusion.hpp"
 #include "partitioner/hard_swish_fusion.hpp"
+#include "partitioner/integer_matmul_fusion.hpp"
 #include "partitioner/matmul_fusion.hpp"
 #include "partitioner/qdq_fusion.hpp"
 #include "partitioner/swish_fusion.hpp"
@@ -34,10 +35,10 @@ Result<std::unique_ptr<Executor>> Executor::Build(const graph::Graph& graph, Exe
   NXRT_ASSIGN_OR_RETURN(partitioner::Partition partition,
                         partitioner::PartitionGraph(graph, views, shared.providers, plan));
   if (shared.fuse_nodes) {
-    for (const auto fuse :
-         {partitioner::FuseQdqChains, partitioner::FuseConvChains, partitioner::FuseMatMulChains,
-          partitioner::FuseGemmChains, partitioner::FuseHardSwishChains,
-          partitioner::FuseSwishChains, partitioner::FuseGeluChains}) {
+    for (const auto fuse : {partitioner::FuseQdqChains, partitioner::FuseIntegerMatMulChains,
+                            partitioner::FuseConvChains, partitioner::FuseMatMulChains,
+                            partitioner::FuseGemmChains, partitioner::FuseHardSwishChains,
+                            partitioner::FuseSwishChains, partitioner::FuseGeluChains}) {
       for (std::string& line : fuse(graph, views, shared.providers, plan, partition)) {
         executor->fusions_.push_back(std::move(line));
       }

@@ -1,8 +1,12 @@
-// MatMulInteger and QLinearMatMul: (A - a_zero) x (B - b_zero) of 8-bit
-// integers, exactly in int32 (quantized/integer_product.hpp, on oneDNN's
-// integer kernels). MatMulInteger returns the sums; QLinearMatMul rescales
-// them by a_scale * b_scale / y_scale (worked out in the scales' dtype, as
-// ONNX Runtime does), rounds half to even, adds y_zero and saturates.
+// MatMulInteger, QLinearMatMul and com.microsoft MatMulIntegerToFloat:
+// (A - a_zero) x (B - b_zero) of 8-bit integers, exactly in int32
+// (quantized/integer_product.hpp, on oneDNN's integer kernels).
+// MatMulInteger returns the sums; QLinearMatMul rescales them by
+// a_scale * b_scale / y_scale (worked out in the scales' dtype, as ONNX
+// Runtime does), rounds half to even, adds y_zero and saturates;
+// MatMulIntegerToFloat returns float(sum) * (a_scale * b_scale) + bias, the
+// float steps of the Cast, Mul and Add that ONNX Runtime's dynamic quantizer
+// writes after a MatMulInteger (partitioner/integer_matmul_fusion.hpp).
 // A has any rank; B is 2-D, or has A's rank and leading dims. Zero points
 // per tensor, a's also per row (MatMulInteger), b's also per column; scales
 // per tensor, b's also per column. A constant 2-D B is prepared once and
@@ -28,6 +32,7 @@ struct Operands {
 };
 constexpr Operands kMatMulInteger{0, 2, 1, 3};
 constexpr Operands kQLinearMatMul{0, 2, 3, 5};
+constexpr Operands kMatMulIntegerToFloat{0, 4, 1, 5};
 
 // The values of a uint8 or int8 tensor, widened.
 void Widened(const nxrt_tensor& t, std::vector<int32_t>& out) {
@@ -223,6 +228,53 @@ class QLinearMatMulKernel : public IntegerMatMulKernel {
   std::vector<int32_t> sums_;
 };
 
+class MatMulIntegerToFloatKernel : public IntegerMatMulKernel {
+ public:
+  MatMulIntegerToFloatKernel(const sdk::Node& node, std::span<const nxrt_shape> shapes)
+      : IntegerMatMulKernel(node, shapes, kMatMulIntegerToFloat) {}
+
+  void Compute(sdk::ComputeContext& ctx, std::span<const nxrt_value> inputs,
+               std::span<nxrt_value> outputs) override {
+    enum : size_t { kAScale = 2, kBScale = 3, kBias = 6 };
+    const int64_t n = columns();
+    const nxrt_tensor& a_scale = inputs[kAScale].tensor;
+    const nxrt_tensor& b_scale = inputs[kBScale].tensor;
+    const int64_t b_scales = ElementCount(b_scale);
+    if (ElementCount(a_scale) != 1 || (b_scales != 1 && b_scales != n)) {
+      Fail("a_scale takes one value, b_scale one or one per column of B (" + std::to_string(n) +
+           "); fix the scales' shapes");
+    }
+    const bool bias = IsPresent(inputs, kBias);
+    if (bias && ElementCount(inputs[kBias].tensor) != n) {
+      Fail("bias needs one value per column of B (" + std::to_string(n) + ")");
+    }
+    scales_.resize(n);
+    for (int64_t j = 0; j < n; ++j) {
+      scales_[j] = *DataAs<float>(a_scale) * DataAs<float>(b_scale)[b_scales == 1 ? 0 : j];
+    }
+    nxrt_tensor& out = PrepareOutput(ctx, outputs, 0, NXRT_DTYPE_FLOAT32, out_dims());
+    ReadZeroPoints(inputs);
+    sums_.resize(ElementCount(out_dims()));
+    Multiply(inputs, sums_.data());
+    float* y = MutableDataAs<float>(out);
+    const float* b = bias ? DataAs<float>(inputs[kBias].tensor) : nullptr;
+    for (size_t i = 0; i < sums_.size(); i += n) {
+      ScaleRow(sums_.data() + i, scales_.data(), b, n, y + i);
+    }
+  }
+
+ private:
+  static void ScaleRow(const int32_t* __restrict sums, const float* __restrict scales,
+                       const float* __restrict bias, int64_t n, float* __restrict y) {
+    for (int64_t j = 0; j < n; ++j) y[j] = static_cast<float>(sums[j]) * scales[j];
+    if (bias == nullptr) return;
+    for (int64_t j = 0; j < n; ++j) y[j] += bias[j];
+  }
+
+  std::vector<float> scales_;
+  std::vector<int32_t> sums_;
+};
+
 }  // namespace
 
 void RegisterIntegerMatMulOps(OpRegistry& r) {
@@ -251,6 +303,26 @@ void RegisterIntegerMatMulOps(OpRegistry& r) {
          [](const sdk::Node& node, std::span<const nxrt_shape> shapes, int64_t) {
            return std::make_unique<QLinearMatMulKernel>(node, shapes);
          }});
+  r.Add("MatMulIntegerToFloat",
+        {1,
+         [](const sdk::Node& node, int64_t, std::span<const nxrt_value_info> inputs) {
+           for (size_t i : {0, 1}) {
+             if (auto reason = CheckInputDtype(node, inputs, i, Int8Types{})) {
+               return sdk::ClaimResult::Declined(*reason);
+             }
+           }
+           for (size_t i : {2, 3, 6}) {
+             if (i >= inputs.size() || inputs[i].dtype == NXRT_DTYPE_UNDEFINED) continue;
+             if (auto reason = CheckInputDtype(node, inputs, i, TypeList<float>{})) {
+               return sdk::ClaimResult::Declined(*reason);
+             }
+           }
+           return sdk::ClaimResult::Claimed();
+         },
+         [](const sdk::Node& node, std::span<const nxrt_shape> shapes, int64_t) {
+           return std::make_unique<MatMulIntegerToFloatKernel>(node, shapes);
+         }},
+        "com.microsoft");
 }
 
 }  // namespace nxrt::cpu

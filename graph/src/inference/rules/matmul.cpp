@@ -53,6 +53,9 @@ Status MatMul(NodeContext& ctx) {
 Status MatMulInteger(NodeContext& ctx) {
   return MatMulShape(ctx, DataType::kInt32, 0, 1);
 }
+Status MatMulIntegerToFloat(NodeContext& ctx) {
+  return MatMulShape(ctx, ctx.input_dtype(2), 0, 1);
+}
 Status QLinearMatMul(NodeContext& ctx) {
   return MatMulShape(ctx, ctx.input_dtype(7), 0, 3);
 }
@@ -200,6 +203,7 @@ void AddMatMulRules(RuleTable& t) {
   t.Add("com.microsoft", "FusedMatMul", FusedMatMul);
   t.Add("", "MatMul", MatMul);
   t.Add("", "MatMulInteger", MatMulInteger);
+  t.Add("com.microsoft", "MatMulIntegerToFloat", MatMulIntegerToFloat);
   t.Add("", "QLinearMatMul", QLinearMatMul);
   t.Add("", "Gemm", Gemm);
   t.Add("com.microsoft", "QGemm", QGemm);
