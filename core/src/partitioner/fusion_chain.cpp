@@ -179,6 +179,17 @@ graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> val
   return a;
 }
 
+std::optional<int64_t> StaticCount(const graph::Graph& graph, graph::ValueId id) {
+  const std::optional<graph::Shape>& shape = graph.value(id).shape;
+  if (!shape) return std::nullopt;
+  int64_t count = 1;
+  for (const graph::Dim& d : *shape) {
+    if (!d.is_static()) return std::nullopt;
+    count *= d.extent();
+  }
+  return count;
+}
+
 std::optional<float> FloatScalar(const graph::Graph& graph, std::optional<graph::ValueId> id) {
   if (!id || !graph.value(*id).is_constant()) return std::nullopt;
   const graph::TensorData& data = graph.weights->Get(*graph.value(*id).initializer);

@@ -76,6 +76,9 @@ graph::Attribute IntAttribute(const std::string& name, int64_t value);
 // A list-of-floats attribute, likewise.
 graph::Attribute FloatsAttribute(const std::string& name, std::vector<float> values);
 
+// The element count of `id` when its shape is static, else nullopt.
+std::optional<int64_t> StaticCount(const graph::Graph& graph, graph::ValueId id);
+
 // The value of `id` when it is a float32 constant of one element.
 std::optional<float> FloatScalar(const graph::Graph& graph, std::optional<graph::ValueId> id);
 

@@ -13,18 +13,6 @@ using graph::ValueId;
 
 constexpr int64_t kFloatType = 1;  // TensorProto.FLOAT
 
-// The static element count of `id`, or nullopt.
-std::optional<int64_t> StaticCount(const graph::Graph& graph, ValueId id) {
-  const std::optional<graph::Shape>& shape = graph.value(id).shape;
-  if (!shape) return std::nullopt;
-  int64_t count = 1;
-  for (const graph::Dim& d : *shape) {
-    if (!d.is_static()) return std::nullopt;
-    count *= d.extent();
-  }
-  return count;
-}
-
 // The columns of MatMulInteger's B, when static.
 std::optional<int64_t> Columns(const graph::Graph& graph, const graph::Node& product) {
   const std::optional<graph::Shape>& b = graph.value(*product.inputs[1]).shape;

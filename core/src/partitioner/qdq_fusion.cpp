@@ -37,18 +37,6 @@ bool IsByte(DataType dtype) {
   return dtype == DataType::kUint8 || dtype == DataType::kInt8;
 }
 
-// The static element count of `id`, or nullopt.
-std::optional<int64_t> StaticCount(const graph::Graph& graph, ValueId id) {
-  const std::optional<graph::Shape>& shape = graph.value(id).shape;
-  if (!shape) return std::nullopt;
-  int64_t count = 1;
-  for (const graph::Dim& d : *shape) {
-    if (!d.is_static()) return std::nullopt;
-    count *= d.extent();
-  }
-  return count;
-}
-
 size_t RankOf(const graph::Graph& graph, ValueId id) {
   const std::optional<graph::Shape>& shape = graph.value(id).shape;
   return shape ? shape->size() : 0;
@@ -244,21 +232,44 @@ std::vector<FusionCandidate> GemmCandidates(const graph::Graph& graph, NodeId ge
   return {Fused(gemm, "com.microsoft", "QGemm", std::move(inputs), *chain, graph)};
 }
 
-// DQ(x) -> GlobalAveragePool -> Q, one 8-bit dtype: ONNX Runtime's
-// QLinearGlobalAveragePool.
+// DQ(x) -> head -> Q with x (input `x_at`) per tensor: x and the chain,
+// x's DequantizeLinear noted for absorption.
+struct ByteChain {
+  Quantization x;
+  QdqChain chain;
+};
+std::optional<ByteChain> ByteInputChain(const graph::Graph& graph, NodeId head_id, size_t x_at,
+                                        const ChainRules& rules) {
+  const std::optional<NodeId> x_dq = rules.Producer(head_id, x_at, "DequantizeLinear");
+  std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
+  if (!x_dq || !chain) return std::nullopt;
+  const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
+  if (!x || !PerTensor(graph, *x)) return std::nullopt;
+  Absorb(*chain, *x_dq, head_id, rules);
+  return ByteChain{*x, std::move(*chain)};
+}
+
+// DQ(x) -> a one-input head -> Q, x and the result of one 8-bit dtype: the
+// contrib op `fused_op` that reads (X, its scale and zero point, Y's).
+std::vector<FusionCandidate> OneInputCandidates(const graph::Graph& graph, NodeId head_id,
+                                                const ChainRules& rules, const char* fused_op) {
+  const std::optional<ByteChain> c = ByteInputChain(graph, head_id, 0, rules);
+  if (!c || graph.value(c->chain.y.zero).dtype != graph.value(c->x.data).dtype) return {};
+  return {Fused(graph.node(head_id), "com.microsoft", fused_op,
+                {c->x.data, c->x.scale, c->x.zero, c->chain.y.scale, c->chain.y.zero}, c->chain,
+                graph)};
+}
+
+// DQ(x) -> GlobalAveragePool -> Q: ONNX Runtime's QLinearGlobalAveragePool.
 std::vector<FusionCandidate> GlobalAveragePoolCandidates(const graph::Graph& graph, NodeId head_id,
                                                          const ChainRules& rules) {
-  const std::optional<NodeId> x_dq = rules.Producer(head_id, 0, "DequantizeLinear");
-  std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
-  if (!x_dq || !chain) return {};
-  const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
-  if (!x || !PerTensor(graph, *x) ||
-      graph.value(chain->y.zero).dtype != graph.value(x->data).dtype) {
-    return {};
-  }
-  Absorb(*chain, *x_dq, head_id, rules);
-  return {Fused(graph.node(head_id), "com.microsoft", "QLinearGlobalAveragePool",
-                {x->data, x->scale, x->zero, chain->y.scale, chain->y.zero}, *chain, graph)};
+  return OneInputCandidates(graph, head_id, rules, "QLinearGlobalAveragePool");
+}
+
+// DQ(x) -> Sigmoid -> Q: ONNX Runtime's QLinearSigmoid.
+std::vector<FusionCandidate> SigmoidCandidates(const graph::Graph& graph, NodeId head_id,
+                                               const ChainRules& rules) {
+  return OneInputCandidates(graph, head_id, rules, "QLinearSigmoid");
 }
 
 // DQ(a), DQ(b) -> Add or Mul -> Q, all per tensor and of one 8-bit dtype.
@@ -291,38 +302,22 @@ std::vector<FusionCandidate> ScalarCandidates(const graph::Graph& graph, NodeId 
   if (head.inputs.size() != 2 || !head.inputs[0] || !head.inputs[1]) return {};
   for (const size_t x_at : {size_t{0}, size_t{1}}) {
     const ValueId constant = *head.inputs[1 - x_at];
-    const std::optional<NodeId> x_dq = rules.Producer(head_id, x_at, "DequantizeLinear");
-    if (!x_dq || !FloatScalar(graph, constant)) continue;
+    if (!rules.Producer(head_id, x_at, "DequantizeLinear") || !FloatScalar(graph, constant)) {
+      continue;
+    }
+    const std::optional<ByteChain> c = ByteInputChain(graph, head_id, x_at, rules);
     // A constant of higher rank than x would widen the result's shape.
-    std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
-    const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
-    if (!chain || !x || !PerTensor(graph, *x) || RankOf(graph, constant) > RankOf(graph, x->data) ||
-        graph.value(chain->y.zero).dtype != graph.value(x->data).dtype) {
+    if (!c || RankOf(graph, constant) > RankOf(graph, c->x.data) ||
+        graph.value(c->chain.y.zero).dtype != graph.value(c->x.data).dtype) {
       return {};
     }
-    Absorb(*chain, *x_dq, head_id, rules);
     return {Fused(
         head, "pkg.nxrt", "QLinearScalar",
-        {x->data, x->scale, x->zero, constant, chain->y.scale, chain->y.zero}, *chain, graph,
+        {c->x.data, c->x.scale, c->x.zero, constant, c->chain.y.scale, c->chain.y.zero}, c->chain,
+        graph,
         {StringAttribute("op", head.op_type), IntAttribute("constant_first", x_at == 1 ? 1 : 0)})};
   }
   return {};
-}
-
-// DQ(x) -> Sigmoid -> Q, one 8-bit dtype: ONNX Runtime's QLinearSigmoid.
-std::vector<FusionCandidate> SigmoidCandidates(const graph::Graph& graph, NodeId head_id,
-                                               const ChainRules& rules) {
-  const std::optional<NodeId> x_dq = rules.Producer(head_id, 0, "DequantizeLinear");
-  std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
-  if (!x_dq || !chain) return {};
-  const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
-  if (!x || !PerTensor(graph, *x) ||
-      graph.value(chain->y.zero).dtype != graph.value(x->data).dtype) {
-    return {};
-  }
-  Absorb(*chain, *x_dq, head_id, rules);
-  return {Fused(graph.node(head_id), "com.microsoft", "QLinearSigmoid",
-                {x->data, x->scale, x->zero, chain->y.scale, chain->y.zero}, *chain, graph)};
 }
 
 // Whether two quantizations give every byte the same value: the same scale
@@ -346,18 +341,14 @@ bool SameQuantization(const graph::Graph& graph, const Quantization& a, const Qu
 std::vector<FusionCandidate> MovementCandidates(const graph::Graph& graph, NodeId head_id,
                                                 const ChainRules& rules) {
   const graph::Node& head = graph.node(head_id);
-  const std::optional<NodeId> x_dq = rules.Producer(head_id, 0, "DequantizeLinear");
-  std::optional<QdqChain> chain = OutputChain(graph, head_id, rules);
-  if (!x_dq || !chain) return {};
-  const std::optional<Quantization> x = ByteDequantize(graph, *x_dq);
-  if (!x || !PerTensor(graph, *x) || !SameQuantization(graph, *x, chain->y)) return {};
   // Only a nearest Resize moves values; the others blend them.
   const graph::Attribute* mode = head.FindAttribute("mode");
   if (head.op_type == "Resize" && mode != nullptr && mode->s != "nearest") return {};
+  const std::optional<ByteChain> c = ByteInputChain(graph, head_id, 0, rules);
+  if (!c || !SameQuantization(graph, c->x, c->chain.y)) return {};
   std::vector<std::optional<ValueId>> inputs = head.inputs;
-  inputs[0] = x->data;
-  Absorb(*chain, *x_dq, head_id, rules);
-  return {Fused(head, "", head.op_type.c_str(), std::move(inputs), *chain, graph)};
+  inputs[0] = c->x.data;
+  return {Fused(head, "", head.op_type.c_str(), std::move(inputs), c->chain, graph)};
 }
 
 // DQ(x1), ..., DQ(xn) -> Concat -> Q, one 8-bit dtype: ONNX Runtime's
