@@ -359,3 +359,41 @@ def test_a_dynamic_product_brought_back_to_float_is_matmul_integer_to_float(tmp_
     feeds = {"x": rng.normal(size=(3, 4, 6)).astype(np.float32)}
     want = run(onnxruntime, path, feeds, False)[0]
     np.testing.assert_array_equal(run(nxrt, path, feeds)[0], want)
+
+
+def contrib_node_model(path, node, inputs, output, constants, domain):
+    """A model of `node` alone (of `domain`), its output "y" the ValueInfo
+    `output`."""
+    from onnx import helper, numpy_helper
+    graph = helper.make_graph([node], "contrib", inputs, [output],
+                              [numpy_helper.from_array(v, k) for k, v in constants.items()])
+    onnx.save(helper.make_model(graph, ir_version=10, opset_imports=[
+        helper.make_opsetid("", 21), helper.make_opsetid(domain, 1)]), str(path))
+
+
+def test_a_qlinear_scalar_of_another_op_is_a_one_line_error(tmp_path):
+    from onnx import TensorProto, helper
+    path = tmp_path / "scalar_pow.onnx"
+    node = helper.make_node("QLinearScalar", ["x", "s", "z", "c", "s", "z"], ["y"],
+                            domain="pkg.nxrt", op="Pow")
+    contrib_node_model(path, node, [helper.make_tensor_value_info("x", TensorProto.UINT8, [4])],
+                       helper.make_tensor_value_info("y", TensorProto.UINT8, [4]), {"s": np.array(0.1, np.float32), "z": np.array(3, np.uint8),
+                             "c": np.array([2.0], np.float32)}, "pkg.nxrt")
+    with pytest.raises(nxrt.Error, match="op 'Pow' is none of Add, Sub, Mul and Div; set one") \
+            as raised:
+        run(nxrt, path, {"x": np.arange(4, dtype=np.uint8)})
+    assert "\n" not in str(raised.value)
+
+
+def test_matmul_integer_to_float_with_a_bias_of_the_wrong_size_is_a_one_line_error(tmp_path):
+    from onnx import TensorProto, helper
+    path = tmp_path / "to_float_bias.onnx"
+    node = helper.make_node("MatMulIntegerToFloat", ["a", "b", "s", "s", "", "", "bias"], ["y"],
+                            domain="com.microsoft")
+    contrib_node_model(path, node, [helper.make_tensor_value_info("a", TensorProto.UINT8, [2, 3])],
+                       helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5]), {"b": np.ones((3, 5), np.int8), "s": np.array(0.5, np.float32),
+                                "bias": np.zeros(3, np.float32)}, "com.microsoft")
+    with pytest.raises(nxrt.Error, match=r"bias needs one value per column of B \(5\); fix") \
+            as raised:
+        run(nxrt, path, {"a": np.ones((2, 3), np.uint8)})
+    assert "\n" not in str(raised.value)

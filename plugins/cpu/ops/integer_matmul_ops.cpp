@@ -246,7 +246,7 @@ class MatMulIntegerToFloatKernel : public IntegerMatMulKernel {
     }
     const bool bias = IsPresent(inputs, kBias);
     if (bias && ElementCount(inputs[kBias].tensor) != n) {
-      Fail("bias needs one value per column of B (" + std::to_string(n) + ")");
+      Fail("bias needs one value per column of B (" + std::to_string(n) + "); fix its shape");
     }
     scales_.resize(n);
     for (int64_t j = 0; j < n; ++j) {

@@ -61,7 +61,8 @@ struct Scalar {
     if (name == "Sub") return Op::kSub;
     if (name == "Mul") return Op::kMul;
     if (name == "Div") return Op::kDiv;
-    FailInvalid(NodeText(node) + ": op '" + name + "' is none of Add, Sub, Mul and Div");
+    FailInvalid(NodeText(node) + ": op '" + name +
+                "' is none of Add, Sub, Mul and Div; set one of them");
   }
   Op op;
   bool constant_first;
