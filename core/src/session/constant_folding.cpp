@@ -34,8 +34,6 @@ struct Plan {
   std::vector<graph::ValueId> results;  // folded values read by what stays
 };
 
-// The nodes that fold, in order, and which of their results the rest of
-// the graph reads.
 // A DequantizeLinear of constants folds unless a reader may take it into a
 // QDQ fusion (an integer kernel reads the 8-bit weights); the float weights
 // it leaves are what the graph computes on every run.
@@ -49,10 +47,12 @@ bool DequantizeFolds(const graph::Graph& graph, const graph::ValueConsumers& con
   });
 }
 
+// The nodes that fold, in order, and which of their results the rest of
+// the graph reads.
 Plan PlanFolding(const graph::Graph& graph) {
   Plan plan;
   plan.folded.assign(graph.nodes.size(), false);
-  const graph::ValueConsumers readers(graph);
+  const graph::ValueConsumers consumers(graph);
   std::unordered_set<uint32_t> outputs;
   for (graph::ValueId id : graph.outputs) outputs.insert(id.index);
   std::unordered_set<uint32_t> constant;
@@ -62,7 +62,7 @@ Plan PlanFolding(const graph::Graph& graph) {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const graph::Node& node = graph.nodes[n];
     if (!node.is_default_domain() || node.outputs.empty() ||
-        !(Folds(node.op_type) || DequantizeFolds(graph, readers, node))) {
+        !(Folds(node.op_type) || DequantizeFolds(graph, consumers, node))) {
       continue;
     }
     bool all_constant = !node.inputs.empty();
@@ -76,7 +76,6 @@ Plan PlanFolding(const graph::Graph& graph) {
     plan.folded[n] = true;
     for (const auto& output : node.outputs) constant.insert(output->index);
   }
-  const graph::ValueConsumers consumers(graph);
   const std::unordered_set<std::string> outer_reads = graph::OuterScopeReads(graph);
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     if (!plan.folded[n]) continue;

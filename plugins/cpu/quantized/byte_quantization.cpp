@@ -1,7 +1,6 @@
 #include "quantized/byte_quantization.hpp"
 
 #include <algorithm>
-
 #include <type_traits>
 
 #include "isa_clones.hpp"
@@ -39,7 +38,7 @@ __attribute__((target("avx512f"))) inline void QuantizeSixteen(const QuantizeLan
 }
 
 // Sixteen lanes a step, each narrowed by the store (the compiler's form of
-// the loop narrows the bytes one by one).
+// the loop narrows the bytes one by one), the last step masked.
 template <typename T>
 __attribute__((target("avx512f"))) void Avx512QuantizeRun(const float* x, float scale, float zero,
                                                           int64_t n, T* y) {
@@ -47,9 +46,10 @@ __attribute__((target("avx512f"))) void Avx512QuantizeRun(const float* x, float 
   constexpr float kHighest = std::is_same_v<T, uint8_t> ? 255.0f : 127.0f;
   const QuantizeLanes q{_mm512_set1_ps(scale), _mm512_set1_ps(zero), _mm512_set1_ps(kLowest - zero),
                         _mm512_set1_ps(kHighest - zero)};
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) QuantizeSixteen(q, x + i, 0xFFFF, y + i);
-  if (i < n) QuantizeSixteen(q, x + i, static_cast<__mmask16>((1u << (n - i)) - 1), y + i);
+  for (int64_t i = 0; i < n; i += 16) {
+    const __mmask16 lanes = n - i >= 16 ? 0xFFFF : static_cast<__mmask16>((1u << (n - i)) - 1);
+    QuantizeSixteen(q, x + i, lanes, y + i);
+  }
 }
 #endif
 
